@@ -1,0 +1,232 @@
+"""Building ctypes classes from a computed layout, with checked assignment.
+
+Classes use natural ctypes layout where the host's ctypes agrees with the MSVC
+layout computed in layout.py, and explicit padding with ``_pack_ = 1`` where it
+does not (for example a 32-bit Linux host, where ctypes aligns 8-byte integers to
+4).  Either way size and every offset are the target's.
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+
+from .errors import InvalidFieldType, InvalidFieldValue, MissingMember
+from .layout import BitField, RecordLayout, Scalar, record_leaves
+
+_UNSIGNED = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32, 8: ctypes.c_uint64}
+_SIGNED = {1: ctypes.c_int8, 2: ctypes.c_int16, 4: ctypes.c_int32, 8: ctypes.c_int64}
+
+
+class FieldRule:
+    """What one attribute of a class accepts."""
+
+    __slots__ = ("owner", "name", "c_type", "lo", "hi", "bits", "record", "count")
+
+    def __init__(self, owner, name, c_type, lo=0, hi=0, bits=0, record=None, count=None):
+        self.owner, self.name, self.c_type = owner, name, c_type
+        self.lo, self.hi, self.bits, self.record, self.count = lo, hi, bits, record, count
+
+    def check_int(self, value, where: str):
+        if isinstance(value, bool):
+            value = int(value)
+        try:
+            number = operator.index(value)
+        except TypeError:
+            raise InvalidFieldType(self.owner, where, value, self.valid(),
+                                   f"is not an integer ({type(value).__name__}); {self.c_type} holds whole numbers") from None
+        if not self.lo <= number <= self.hi:
+            if number < 0 and self.lo == 0:
+                hint = f"is negative; {self.c_type} is unsigned"
+            else:
+                hint = f"does not fit in {self.bits} bits"
+            raise InvalidFieldValue(self.owner, where, value, self.valid(),
+                                    f"{hint}; pass a value in range (mask it first if truncation is meant)")
+        return number
+
+    def valid(self) -> str:
+        if self.record is not None:
+            return f"an instance of {self.record.__name__} from the same target"
+        return f"{self.lo}..{self.hi}" if self.lo else f"0..{self.hi} (0x{self.hi:X})"
+
+
+def _check_assignment(self, name, value):
+    cls = type(self)
+    rule = cls._rules_.get(name)
+    if rule is None:
+        if name.startswith("_"):
+            return value
+        _raise_missing(cls, name)
+    if rule.record is not None:
+        if type(value) is not rule.record:
+            what = "an integer" if isinstance(value, int) else type(value).__name__
+            hint = " (assign its .Value, or .QuadPart for a LARGE_INTEGER)" if isinstance(value, int) else ""
+            raise InvalidFieldType(cls._c_name_, name, value, rule.valid(),
+                                   f"is {what}, not a {rule.record.__name__}{hint}")
+        return value
+    if rule.count is not None:
+        values = list(value)
+        if len(values) != rule.count:
+            raise InvalidFieldValue(cls._c_name_, name, value, f"{rule.count} items of {rule.valid()}",
+                                    f"has {len(values)} items, the array has {rule.count}")
+        return [rule.check_int(v, f"{name}[{i}]") for i, v in enumerate(values)]
+    return rule.check_int(value, name)
+
+
+def _raise_missing(cls, name):
+    note = cls._absent_.get(name)
+    if note:
+        raise MissingMember(f"{cls._c_name_} has no member {name!r} at {cls._target_label_}: {note}")
+    raise MissingMember(f"{cls._c_name_} has no member {name!r} at {cls._target_label_} "
+                        f"(members: {', '.join(n for n in cls._rules_ if not n.startswith('_'))})")
+
+
+class _Checked:
+    """Behaviour shared by the Structure and Union classes of every target."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, _check_assignment(self, name, value))
+
+    def __getattr__(self, name):  # only called when normal lookup fails
+        if name.startswith("__"):
+            raise AttributeError(name)
+        _raise_missing(type(self), name)
+
+    def __repr__(self):
+        from .introspect import leaves
+
+        values = ((leaf.path, _read(self, leaf.path)) for leaf in leaves(type(self)))
+        shown = ", ".join(f"{path}={value:#x}" for path, value in values if value)
+        return f"{type(self).__name__}[{type(self)._target_label_}]({shown})"
+
+
+def _read(obj, path):
+    for part in path.replace("[", ".[").split("."):
+        obj = obj[int(part[1:-1])] if part.startswith("[") else getattr(obj, part)
+    return obj
+
+
+class CheckedStructure(_Checked, ctypes.Structure):
+    __slots__ = ()
+
+
+class CheckedUnion(_Checked, ctypes.Union):
+    __slots__ = ()
+
+
+def _checked_array(element, count, rule):
+    def __setitem__(self, index, value):
+        if isinstance(index, slice):
+            values = [rule.check_int(v, f"{rule.name}[{index}]") for v in value]
+            ctypes.Array.__setitem__(self, index, values)
+        else:
+            ctypes.Array.__setitem__(self, index, rule.check_int(value, f"{rule.name}[{index}]"))
+
+    return type(f"{rule.c_type}_Array_{count}", (ctypes.Array,),
+                {"_type_": element, "_length_": count, "__setitem__": __setitem__})
+
+
+class Builder:
+    """Builds every class of one target; typedef classes are shared within it."""
+
+    def __init__(self, abi: str, version: int, label: str, absent_members, force_padding=False):
+        self.abi, self.version, self.label = abi, version, label
+        self.absent_members = absent_members  # (c_name, member) -> note
+        self.force_padding = force_padding
+        self.typedef_classes = {}
+
+    def typedef_class(self, name: str, rec: RecordLayout):
+        cls = self.typedef_classes.get(name)
+        if cls is None:
+            cls = self.typedef_classes[name] = self.record_class(rec, name, name)
+        return cls
+
+    def record_class(self, rec: RecordLayout, class_name: str, c_name: str):
+        fields, anonymous, rules = [], [], {}
+        counters = {"union": 0, "struct": 0}
+        for m in rec.members:
+            if isinstance(m, BitField):
+                fields.append((m.name, _UNSIGNED[m.size], m.width))
+                rules[m.name] = FieldRule(c_name, m.name, m.ctype, 0, (1 << m.width) - 1, m.width)
+            elif isinstance(m, Scalar):
+                table = _SIGNED if m.signed else _UNSIGNED
+                bits = m.size * 8
+                lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if m.signed else (0, (1 << bits) - 1)
+                rule = FieldRule(c_name, m.name, m.ctype, lo, hi, bits, count=m.count)
+                ctype = table[m.size] if m.count is None else _checked_array(table[m.size], m.count, rule)
+                fields.append((m.name, ctype))
+                rules[m.name] = rule
+            else:
+                if m.type_name is not None:
+                    sub = self.typedef_class(m.record.c_name, m.record)
+                    fields.append((m.name, sub))
+                    rules[m.name] = FieldRule(c_name, m.name, m.type_name, record=sub)
+                    continue
+                if m.name is None:
+                    attr = f"_{m.record.kind[0]}{counters[m.record.kind]}"
+                    counters[m.record.kind] += 1
+                    anonymous.append(attr)
+                else:
+                    attr = m.name
+                sub = self.record_class(m.record, f"{class_name}.{attr}", c_name)
+                fields.append((attr, sub))
+                rules[attr] = FieldRule(c_name, attr, m.record.kind, record=sub)
+                if m.name is None:
+                    rules.update(sub._rules_)
+        return self._make(rec, class_name, c_name, fields, anonymous, rules)
+
+    def _make(self, rec, class_name, c_name, fields, anonymous, rules):
+        base = CheckedUnion if rec.kind == "union" else CheckedStructure
+        namespace = {
+            "__slots__": (),
+            "_c_name_": c_name,
+            "_target_label_": self.label,
+            "_target_": (self.abi, self.version),
+            "_layout_": rec,
+            "_leaves_": tuple(record_leaves(rec)),
+            "_rules_": rules,
+            "_absent_": self.absent_members.get(c_name, {}),
+            "__module__": "d3dkmddi_py.types",
+        }
+        if anonymous:
+            namespace["_anonymous_"] = tuple(anonymous)
+        if not self.force_padding:
+            cls = type(class_name, (base,), dict(namespace, _fields_=fields))
+            if _matches(cls, rec, fields):
+                return cls
+        return type(class_name, (base,), dict(namespace, _pack_=1, _fields_=_padded(rec, fields)))
+
+
+def _matches(cls, rec: RecordLayout, fields) -> bool:
+    if ctypes.sizeof(cls) != rec.size or ctypes.alignment(cls) != rec.align:
+        return False
+    for m, f in zip(rec.members, fields):
+        descriptor = getattr(cls, f[0])
+        if descriptor.offset != m.offset:
+            return False
+    return True
+
+
+def _padded(rec: RecordLayout, fields):
+    """The same members with explicit padding: exact under ``_pack_ = 1`` on any host."""
+    out, end, pad = [], 0, 0
+    for m, f in zip(rec.members, fields):
+        if rec.kind == "struct" and m.offset > end:
+            out.append((f"_pad{pad}", ctypes.c_uint8 * (m.offset - end)))
+            pad += 1
+        out.append(f)
+        size = m.size if isinstance(m, BitField) else _member_size(m)
+        end = max(end, m.offset + size)
+    if rec.size > end or rec.kind == "union":
+        if rec.kind == "union":
+            out.append((f"_pad{pad}", ctypes.c_uint8 * rec.size))
+        else:
+            out.append((f"_pad{pad}", ctypes.c_uint8 * (rec.size - end)))
+    return out
+
+
+def _member_size(m) -> int:
+    if isinstance(m, Scalar):
+        return m.size * (m.count or 1)
+    return m.record.size

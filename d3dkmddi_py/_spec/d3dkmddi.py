@@ -1,0 +1,347 @@
+"""d3dkmddi.h (WDK 10.0.26100): the segment and allocation family.
+
+Transcribed from ../shared/spec/definitions.md §1-§13, which reads the kit itself.
+Member order, names (after macro expansion) and ``#if`` nesting follow the kit.
+"""
+from __future__ import annotations
+
+from .d3dukmdt import LEARN
+from .model import AllOf, Alias, Arch64, Bits, Const, EnumDef, Field, Header, If, Record, Since, TypeDef, Verbatim
+
+HEADER = Header("d3dkmddi.h")
+DDI = LEARN + "d3dkmddi/"
+
+WIN7, WIN8 = Since("WIN7"), Since("WIN8")
+WDDM2_0, WDDM2_1, WDDM2_2, WDDM2_9 = Since("WDDM2_0"), Since("WDDM2_1"), Since("WDDM2_2"), Since("WDDM2_9")
+WDDM3_0, WDDM3_2 = Since("WDDM3_0"), Since("WDDM3_2")
+
+
+def flags_union(*bits, name=None):
+    """``union { struct { bits }; UINT Value; }``: the shape of every flag word here."""
+    return Record("union", (Record("struct", tuple(bits)), Field("Value", "UINT")), name=name)
+
+
+def one_bit(*names):
+    return tuple(Bits(n, "UINT", 1) for n in names)
+
+
+# The kit renames DXGK_ALLOC_RESERVED0..15 to Reserved0..15 unless DXGK_ALLOCATIONINFOFLAGS_EXT
+# is defined; 16 and 17 have no macro and keep their literal names.
+HEADER.add(Verbatim(
+    "#ifndef DXGK_ALLOCATIONINFOFLAGS_EXT\n"
+    + "".join(f"#define DXGK_ALLOC_RESERVED{i} Reserved{i}\n" for i in range(16))
+    + "#endif\n",
+    "d3dkmddi.h",
+))
+
+
+def alloc_reserved(*numbers):
+    out = []
+    for n in numbers:
+        spelled = f"DXGK_ALLOC_RESERVED{n}"
+        out.append(Bits(spelled if n >= 16 else f"Reserved{n}", "UINT", 1, c_spelling=spelled))
+    return tuple(out)
+
+
+ALLOC_RESERVED_TAIL = alloc_reserved(16, 15, 14, 13, 12, 11, 10, 9, 4, 3, 2, 1, 0)
+
+HEADER.add(Alias("DXGK_SEGMENTPREFERENCE", "D3DDDI_SEGMENTPREFERENCE", "d3dkmddi.h"))
+
+DXGK_SEGMENTBANKPREFERENCE = HEADER.add(TypeDef(
+    "DXGK_SEGMENTBANKPREFERENCE", "struct",
+    (flags_union(*(b for i in range(4) for b in (Bits(f"Bank{i}", "UINT", 7), Bits(f"Direction{i}", "UINT", 1)))),),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTBANKPREFERENCE",
+    doc=DDI + "ns-d3dkmddi-_dxgk_segmentbankpreference",
+))
+
+DXGK_SEGMENTFLAGS = HEADER.add(TypeDef(
+    "DXGK_SEGMENTFLAGS", "struct",
+    (flags_union(
+        *one_bit("Aperture", "Agp", "CpuVisible", "UseBanking", "CacheCoherent", "PitchAlignment",
+                 "PopulatedFromSystemMemory", "PreservedDuringStandby", "PreservedDuringHibernate",
+                 "PartiallyPreservedDuringHibernate"),
+        If(WIN8,
+           (Bits("DirectFlip", "UINT", 1),
+            If(WDDM2_0,
+               (*one_bit("Use64KBPages", "ReservedSysMem", "SupportsCpuHostAperture",
+                         "SupportsCachedCpuHostAperture", "ApplicationTarget", "VprSupported",
+                         "VprPreservedDuringStandby", "EncryptedPagingSupported", "LocalBudgetGroup",
+                         "NonLocalBudgetGroup"),
+                If(WDDM2_9,
+                   (Bits("PopulatedByReservedDDRByFirmware", "UINT", 1), Bits("Reserved", "UINT", 10)),
+                   (Bits("Reserved", "UINT", 11),))),
+               (Bits("Reserved", "UINT", 21),))),
+           (Bits("Reserved", "UINT", 22),)),
+    ),),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTFLAGS",
+    doc=DDI + "ns-d3dkmddi-_dxgk_segmentflags",
+))
+
+DXGK_ALLOCATIONINFOFLAGS = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONINFOFLAGS", "struct",
+    (flags_union(
+        *one_bit("CpuVisible", "PermanentSysMem", "Cached", "Protected", "ExistingSysMem",
+                 "ExistingKernelSysMem", "FromEndOfSegment", "Swizzled", "Overlay", "Capture",
+                 "UseAlternateVA", "SynchronousPaging", "LinkMirrored", "LinkInstanced", "HistoryBuffer"),
+        If(WDDM2_0,
+           one_bit("AccessedPhysically", "ExplicitResidencyNotification", "HardwareProtected",
+                   "CpuVisibleOnDemand"),
+           (Bits("Reserved", "UINT", 4),)),
+        *ALLOC_RESERVED_TAIL,
+    ),),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONINFOFLAGS",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationinfoflags",
+))
+
+DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", "struct",
+    (flags_union(
+        *one_bit("CpuVisible", "PermanentSysMem", "Cached", "Protected", "ExistingSysMem",
+                 "ExistingKernelSysMem", "FromEndOfSegment", "DisableLargePageMapping", "Overlay",
+                 "Capture"),
+        If(WDDM2_1, (Bits("CreateInVpr", "UINT", 1),), (Bits("Reserved00", "UINT", 1),)),
+        *alloc_reserved(17),
+        Bits("Reserved02", "UINT", 1),
+        If(WDDM2_9, (Bits("MapApertureCpuVisible", "UINT", 1),), (Bits("Reserved03", "UINT", 1),)),
+        *one_bit("HistoryBuffer", "AccessedPhysically", "ExplicitResidencyNotification",
+                 "HardwareProtected", "CpuVisibleOnDemand"),
+        *ALLOC_RESERVED_TAIL,
+    ),),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONINFOFLAGS_WDDM2_0",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationinfoflags_wddm2_0",
+))
+
+DXGK_ALLOCATIONINFOFLAGS2 = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONINFOFLAGS2", "struct",
+    (flags_union(
+        Bits("ShareBackingStoreWithKmd", "UINT", 1),
+        If(WDDM3_2,
+           (*one_bit("NoImplicitSynchronization", "DisablePartialResidency", "RestrictedToSingleSegment",
+                     "NotifyEviction", "NotifyIoMmuUnmap"),
+            Bits("Reserved", "UINT", 26)),
+           (Bits("Reserved", "UINT", 31),)),
+    ),),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONINFOFLAGS2", guard=WDDM3_0,
+    doc=DDI + "ns-d3dkmddi-dxgk_allocationinfoflags2",
+))
+
+DXGK_ALLOCATIONUSAGEINFO1 = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONUSAGEINFO1", "struct",
+    (flags_union(*one_bit("PrivateFormat", "Swizzled", "MipMap", "Cube", "Volume", "Vertex", "Index"),
+                 Bits("Reserved", "UINT", 25), name="Flags"),
+     Record("union", (Field("Format", "D3DDDIFORMAT"), Field("PrivateFormat", "UINT"))),
+     *(Field(n, "UINT") for n in ("SwizzledFormat", "ByteOffset", "Width", "Height", "Pitch", "Depth",
+                                  "SlicePitch"))),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONUSAGEINFO1",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationusageinfo1",
+))
+
+DXGK_ALLOCATIONUSAGEHINT = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONUSAGEHINT", "struct",
+    (Field("Version", "UINT"), Field("v1", "DXGK_ALLOCATIONUSAGEINFO1")),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONUSAGEHINT",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationusagehint",
+))
+
+DXGK_ALLOCATIONINFO = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONINFO", "struct",
+    (Field("pPrivateDriverData", "VOID*"),
+     Field("PrivateDriverDataSize", "UINT"),
+     Record("union", (Field("Alignment", "UINT"),
+                      Record("struct", (Field("MinimumPageSize", "UINT16"),
+                                        Field("RecommendedPageSize", "UINT16"))))),
+     Field("Size", "SIZE_T"),
+     Field("PitchAlignedSize", "SIZE_T"),
+     Field("HintedBank", "DXGK_SEGMENTBANKPREFERENCE"),
+     Field("PreferredSegment", "DXGK_SEGMENTPREFERENCE"),
+     Record("union", (Field("SupportedReadSegmentSet", "UINT"), Field("MmuSet", "UINT"))),
+     Field("SupportedWriteSegmentSet", "UINT"),
+     Field("EvictionSegmentSet", "UINT"),
+     Record("union", (Field("MaximumRenamingListLength", "UINT"), Field("PhysicalAdapterIndex", "UINT"))),
+     Field("hAllocation", "HANDLE"),
+     Record("union", (Field("Flags", "DXGK_ALLOCATIONINFOFLAGS"),
+                      Field("FlagsWddm2", "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"))),
+     Field("pAllocationUsageHint", "DXGK_ALLOCATIONUSAGEHINT*"),
+     Field("AllocationPriority", "UINT"),
+     If(AllOf((WDDM3_0, Arch64())), (Field("Flags2", "DXGK_ALLOCATIONINFOFLAGS2"),))),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONINFO",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationinfo",
+))
+
+DXGK_ALLOCATIONLIST = HEADER.add(TypeDef(
+    "DXGK_ALLOCATIONLIST", "struct",
+    (Field("hDeviceSpecificAllocation", "HANDLE"),
+     Record("struct", (Bits("WriteOperation", "UINT", 1), Bits("SegmentId", "UINT", 5),
+                       Bits("Reserved", "UINT", 26))),
+     If(WDDM2_0,
+        (Record("union", (Field("PhysicalAddress", "PHYSICAL_ADDRESS"),
+                          Field("VirtualAddress", "D3DGPU_VIRTUAL_ADDRESS"))),),
+        (Field("PhysicalAddress", "PHYSICAL_ADDRESS"),))),
+    "d3dkmddi.h", tag="_DXGK_ALLOCATIONLIST",
+    doc=DDI + "ns-d3dkmddi-_dxgk_allocationlist",
+))
+
+DXGK_SEGMENTDESCRIPTOR = HEADER.add(TypeDef(
+    "DXGK_SEGMENTDESCRIPTOR", "struct",
+    (Field("BaseAddress", "PHYSICAL_ADDRESS"),
+     Field("CpuTranslatedAddress", "PHYSICAL_ADDRESS"),
+     Field("Size", "SIZE_T"),
+     Field("NbOfBanks", "UINT"),
+     Field("pBankRangeTable", "SIZE_T*"),
+     Field("CommitLimit", "SIZE_T"),
+     Field("Flags", "DXGK_SEGMENTFLAGS")),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTDESCRIPTOR",
+    doc=DDI + "ns-d3dkmddi-_dxgk_segmentdescriptor",
+))
+
+DXGK_QUERYSEGMENTIN = HEADER.add(TypeDef(
+    "DXGK_QUERYSEGMENTIN", "struct",
+    (Field("AgpApertureBase", "PHYSICAL_ADDRESS"),
+     Field("AgpApertureSize", "LARGE_INTEGER"),
+     Field("AgpFlags", "DXGK_SEGMENTFLAGS")),
+    "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTIN",
+    doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentin",
+))
+
+
+def query_segment_out(name, descriptor_pointer, guard=None, stride=False, doc=None):
+    members = (Field("NbSegment", "UINT"),
+               Field("pSegmentDescriptor", descriptor_pointer),
+               Field("PagingBufferSegmentId", "UINT"),
+               Field("PagingBufferSize", "UINT"),
+               Field("PagingBufferPrivateDataSize", "UINT"))
+    if stride:
+        members += (Field("SegmentDescriptorStride", "SIZE_T"),)
+    return HEADER.add(TypeDef(name, "struct", members, "d3dkmddi.h", tag="_" + name, guard=guard, doc=doc))
+
+
+DXGK_QUERYSEGMENTOUT = query_segment_out("DXGK_QUERYSEGMENTOUT", "DXGK_SEGMENTDESCRIPTOR*",
+                                         doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentout")
+
+# Under the WIN7 guard: system-reserved segment description and the segment id constants.
+DXGK_SEGMENTFLAGS2 = HEADER.add(TypeDef(
+    "DXGK_SEGMENTFLAGS2", "struct",
+    (flags_union(*one_bit("Aperture", "PopulatedFromSystemMemory", "SystemMemoryReservedByBios", "CpuVisible"),
+                 Bits("Reserved", "UINT", 28)),),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTFLAGS2", guard=WIN7,
+))
+DXGK_SEGMENTDESCRIPTOR2 = HEADER.add(TypeDef(
+    "DXGK_SEGMENTDESCRIPTOR2", "struct",
+    (Field("Flags", "DXGK_SEGMENTFLAGS2"),
+     Field("Size", "SIZE_T"),
+     Field("pMdl", "PMDL"),
+     Field("BaseAddress", "PHYSICAL_ADDRESS"),
+     Field("CpuTranslatedAddress", "PHYSICAL_ADDRESS")),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTDESCRIPTOR2", guard=WIN7,
+))
+DXGK_QUERYSEGMENTOUT2 = HEADER.add(TypeDef(
+    "DXGK_QUERYSEGMENTOUT2", "struct",
+    (Field("SegmentCount", "UINT"), Field("pSegmentDescriptor", "DXGK_SEGMENTDESCRIPTOR2*")),
+    "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTOUT2", guard=WIN7,
+))
+HEADER.add(Const("DXGK_SEGMENT_ID_INVALID", 0, "d3dkmddi.h", guard=WIN7, c_text="0"))
+HEADER.add(Const("DXGK_SEGMENT_ID_SYSTEMMEMORY", 31, "d3dkmddi.h", guard=WIN7, c_text="31"))
+HEADER.add(Const("DXGK_SEGMENT_SET_SYSTEMMEMORY", 0x80000000, "d3dkmddi.h", guard=WIN7, c_text="0x80000000"))
+
+DXGK_SEGMENTDESCRIPTOR3 = HEADER.add(TypeDef(
+    "DXGK_SEGMENTDESCRIPTOR3", "struct",
+    (Field("Flags", "DXGK_SEGMENTFLAGS"),
+     Field("BaseAddress", "PHYSICAL_ADDRESS"),
+     Field("CpuTranslatedAddress", "PHYSICAL_ADDRESS"),
+     Field("Size", "SIZE_T"),
+     Field("NbOfBanks", "UINT"),
+     Field("pBankRangeTable", "SIZE_T*"),
+     Field("CommitLimit", "SIZE_T"),
+     Field("SystemMemoryEndAddress", "SIZE_T"),
+     Field("Reserved", "SIZE_T")),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTDESCRIPTOR3", guard=WIN8,
+    doc=DDI + "ns-d3dkmddi-_dxgk_segmentdescriptor3",
+))
+DXGK_QUERYSEGMENTOUT3 = query_segment_out("DXGK_QUERYSEGMENTOUT3", "DXGK_SEGMENTDESCRIPTOR3*", guard=WIN8,
+                                          doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentout3")
+
+DXGK_CPUHOSTAPERTURE = HEADER.add(TypeDef(
+    "DXGK_CPUHOSTAPERTURE", "struct",
+    (Field("PhysicalAddress", "UINT64"), Field("SizeInPages", "UINT32")),
+    "d3dkmddi.h", tag="_DXGK_CPUHOSTAPERTURE", guard=WDDM2_0,
+    doc=DDI + "ns-d3dkmddi-_dxgk_cpuhostaperture",
+))
+
+CPU_ADDRESS_UNION = Record("union", (Field("CpuTranslatedAddress", "PHYSICAL_ADDRESS"),
+                                     Field("CpuHostAperture", "DXGK_CPUHOSTAPERTURE")))
+
+DXGK_SEGMENTDESCRIPTOR4 = HEADER.add(TypeDef(
+    "DXGK_SEGMENTDESCRIPTOR4", "struct",
+    (Field("Flags", "DXGK_SEGMENTFLAGS"),
+     Field("BaseAddress", "PHYSICAL_ADDRESS"),
+     Field("Size", "SIZE_T"),
+     Field("CommitLimit", "SIZE_T"),
+     Field("SystemMemoryEndAddress", "SIZE_T"),
+     CPU_ADDRESS_UNION,
+     Field("NumInvalidMemoryRanges", "UINT"),
+     Field("VprRangeStartOffset", "SIZE_T"),
+     Field("VprRangeSize", "SIZE_T"),
+     Field("VprAlignment", "UINT"),
+     Field("NumVprSupported", "UINT"),
+     Field("VprReserveSize", "UINT"),
+     If(WDDM2_2, (Field("NumUEFIFrameBufferRanges", "UINT"),))),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTDESCRIPTOR4", guard=AllOf((WIN8, WDDM2_0)),
+    doc=DDI + "ns-d3dkmddi-_dxgk_segmentdescriptor4",
+))
+
+DXGK_QUERYSEGMENTIN4 = HEADER.add(TypeDef(
+    "DXGK_QUERYSEGMENTIN4", "struct", (Field("PhysicalAdapterIndex", "UINT"),),
+    "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTIN4", guard=AllOf((WIN8, WDDM2_0)),
+    doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentin4",
+))
+DXGK_QUERYSEGMENTOUT4 = query_segment_out("DXGK_QUERYSEGMENTOUT4", "BYTE*", guard=AllOf((WIN8, WDDM2_0)), stride=True,
+                                          doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentout4")
+
+DXGK_SEGMENTTYPE = HEADER.add(EnumDef(
+    "DXGK_SEGMENTTYPE", (("DXGK_SEGMENTTYPE_SYSMEM", 0), ("DXGK_SEGMENTTYPE_LOCAL", 1)),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTTYPE", guard=WDDM3_2,
+))
+
+_PAGE_SIZES = ("4KB", "8KB", "16KB", "32KB", "64KB", "128KB", "256KB", "512KB",
+               "1MB", "2MB", "4MB", "8MB", "16MB", "32MB", "64MB", "128MB")
+DXGK_PAGESIZE = HEADER.add(EnumDef(
+    "DXGK_PAGESIZE", tuple((f"DXGK_PAGESIZE_{s}", i) for i, s in enumerate(_PAGE_SIZES)),
+    "d3dkmddi.h", tag="_DXGK_PAGESIZE", guard=WDDM3_2,
+))
+
+DXGK_SEGMENTDESCRIPTOR5 = HEADER.add(TypeDef(
+    "DXGK_SEGMENTDESCRIPTOR5", "struct",
+    (Field("SegmentType", "DXGK_SEGMENTTYPE"),
+     Field("Flags", "DXGK_SEGMENTFLAGS"),
+     Field("BaseAddress", "PHYSICAL_ADDRESS"),
+     Field("Size", "UINT64"),
+     Field("SystemMemoryEndAddress", "SIZE_T"),
+     CPU_ADDRESS_UNION,
+     Field("VprRangeStartOffset", "SIZE_T"),
+     Field("VprRangeSize", "SIZE_T"),
+     Field("VprAlignment", "UINT32"),
+     Field("NumInvalidMemoryRanges", "UINT32"),
+     Field("NumVprSupported", "UINT32"),
+     Field("VprReserveSize", "UINT32"),
+     Field("NumUEFIFrameBufferRanges", "UINT32"),
+     Field("SlabSize", "DXGK_PAGESIZE")),
+    "d3dkmddi.h", tag="_DXGK_SEGMENTDESCRIPTOR5", guard=WDDM3_2,
+))
+
+
+def _index_and_padding(name, first):
+    return HEADER.add(TypeDef(
+        name, "struct",
+        (Field(first, "UINT16"), Field("Padding", "UINT16"), Field("Reserved", "UINT32")),
+        "d3dkmddi.h", tag="_" + name, guard=WDDM3_2,
+    ))
+
+
+DXGK_QUERYSEGMENTCOUNTIN = _index_and_padding("DXGK_QUERYSEGMENTCOUNTIN", "PhysicalAdapterIndex")
+DXGK_QUERYSEGMENTCOUNTOUT = _index_and_padding("DXGK_QUERYSEGMENTCOUNTOUT", "SegmentCount")
+DXGK_QUERYSEGMENTIN5 = _index_and_padding("DXGK_QUERYSEGMENTIN5", "PhysicalAdapterIndex")
+DXGK_QUERYSEGMENTOUT5 = HEADER.add(TypeDef(
+    "DXGK_QUERYSEGMENTOUT5", "struct",
+    (Field("SegmentDescriptors", "DXGK_SEGMENTDESCRIPTOR5*"), Field("Reserved", "UINT32", count=4)),
+    "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTOUT5", guard=WDDM3_2,
+))

@@ -1,0 +1,156 @@
+"""Targets: (abi, DXGKDDI_INTERFACE_VERSION) -> a cached namespace of ctypes classes."""
+from __future__ import annotations
+
+import enum
+from functools import lru_cache
+
+from . import _spec
+from ._classes import Builder
+from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
+from ._spec.model import Bits, Field, If, Not, Record
+from .errors import MissingMember, UnsupportedTarget
+from .layout import typedef_layout
+
+ABIS = ("x86", "x64", "arm64")
+
+InterfaceVersion = enum.IntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()))
+InterfaceVersion.__doc__ = "The official DXGKDDI_INTERFACE_VERSION values (d3dukmdt.h)."
+NEWEST = InterfaceVersion[NEWEST_VERSION]
+
+ENUM_CLASSES = {e.name: enum.IntEnum(e.name, list(e.values)) for e in _spec.ENUMS.values()}
+
+
+def _version_list() -> str:
+    return ", ".join(f"{v.name} (0x{v.value:X})" for v in InterfaceVersion)
+
+
+def parse_interface_version(value) -> InterfaceVersion:
+    """An official interface version from its value, its name, or its macro name."""
+    if isinstance(value, str):
+        text = value.strip()
+        name = text.upper().removeprefix("DXGKDDI_INTERFACE_VERSION_")
+        if name in InterfaceVersion.__members__:
+            return InterfaceVersion[name]
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise UnsupportedTarget(f"unknown interface version {text!r}; valid: {_version_list()}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UnsupportedTarget(f"interface version must be an int or a name, not {type(value).__name__}; "
+                                f"valid: {_version_list()}")
+    try:
+        return InterfaceVersion(value)
+    except ValueError:
+        hint = " (0x5022 is WDDM2_0 in the 10240 kit only; every later kit says 0x5023)" if value == 0x5022 else ""
+        raise UnsupportedTarget(f"0x{value:X} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
+                                f"valid: {_version_list()}") from None
+
+
+def parse_abi(value) -> str:
+    if isinstance(value, str) and value.strip().lower() in ABIS:
+        return value.strip().lower()
+    raise UnsupportedTarget(f"unknown abi {value!r}; valid: {', '.join(ABIS)}")
+
+
+def _member_conditions(members, conds=()):
+    """(name, [conditions]) for every member name a typedef's class exposes directly."""
+    for m in members:
+        if isinstance(m, If):
+            yield from _member_conditions(m.then, conds + (m.cond,))
+            yield from _member_conditions(m.otherwise, conds + (Not(m.cond),))
+        elif isinstance(m, Record) and m.name is None:
+            yield from _member_conditions(m.members, conds)
+        elif isinstance(m, (Field, Bits, Record)):
+            yield m.name, conds
+
+
+def _absent_members(abi: str, version: int) -> dict:
+    """c_name -> {member: note} for members this target lacks but others have."""
+    out = {}
+    for td in _spec.TYPEDEFS.values():
+        present, notes = set(), {}
+        for name, conds in _member_conditions(td.members):
+            if all(c.holds(abi, version) for c in conds):
+                present.add(name)
+            else:
+                notes.setdefault(name, []).append(" and ".join(c.describe() for c in conds))
+        out[td.name] = {n: "it exists only where " + " or ".join(w) for n, w in notes.items() if n not in present}
+    return out
+
+
+class Target:
+    """All types of one target.  Attributes are the C typedef names (and tag names)."""
+
+    def __init__(self, abi: str, version: InterfaceVersion, force_padding: bool = False):
+        self.abi = abi
+        self.interface_version = version
+        self.label = f"{abi} {version.name} (0x{version.value:X})"
+        builder = Builder(abi, int(version), self.label, _absent_members(abi, int(version)), force_padding)
+        self._types = {}
+        for td in _spec.TYPEDEFS.values():
+            if td.guard is None or td.guard.holds(abi, int(version)):
+                cls = builder.typedef_class(td.name, typedef_layout(td.name, abi, int(version)))
+                cls.__doc__ = _class_doc(td, cls, self.label)
+                for name in (td.name, td.tag, *td.aliases):
+                    if name:
+                        self._types[name] = cls
+        for alias, original in _spec.ALIASES.items():
+            if original in self._types:
+                self._types[alias] = self._types[original]
+        for e in _spec.ENUMS.values():
+            if e.guard is None or e.guard.holds(abi, int(version)):
+                self._types[e.name] = ENUM_CLASSES[e.name]
+        self.constants = {c.name: c.value for c in _spec.CONSTS.values()
+                          if c.guard is None or c.guard.holds(abi, int(version))}
+
+    @property
+    def types(self) -> dict:
+        """C name -> class (typedef names, tag names and aliases)."""
+        return dict(self._types)
+
+    def __getattr__(self, name):
+        types = self.__dict__.get("_types", {})
+        if name in types:
+            return types[name]
+        if name in self.__dict__.get("constants", {}):
+            return self.constants[name]
+        raise MissingMember(_missing_type_message(name, self.__dict__.get("label", "?")))
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._types) | set(self.constants))
+
+    def __repr__(self):
+        return f"<d3dkmddi_py target {self.label}: {len(self._types)} types>"
+
+
+def _missing_type_message(name: str, label: str) -> str:
+    original = _spec.ALIASES.get(name, name)
+    td = _spec.TYPEDEFS.get(original) or _spec.ENUMS.get(original)
+    if td is None:
+        for t in _spec.TYPEDEFS.values():
+            if t.tag == name:
+                td = t
+    if td is None or td.guard is None:
+        return f"no type {name!r} in d3dkmddi_py (target {label})"
+    return f"{name} exists only where {td.guard.describe()}; this target is {label}"
+
+
+def _class_doc(td, cls, label: str) -> str:
+    from .introspect import layout_table
+
+    return f"{td.name} ({td.header}) target={label}\n{td.doc or ''}\n\n{layout_table(cls)}"
+
+
+@lru_cache(maxsize=None)
+def _cached(abi: str, version: InterfaceVersion) -> Target:
+    return Target(abi, version)
+
+
+def target(abi: str = "x64", interface_version=NEWEST) -> Target:
+    """The classes for one ABI ("x86", "x64", "arm64") and interface version.
+
+    ``interface_version`` is an official value (0x5023), a name ("WDDM2_0") or a macro
+    name ("DXGKDDI_INTERFACE_VERSION_WDDM2_0").  Results are cached.
+    """
+    return _cached(parse_abi(abi), parse_interface_version(interface_version))
+
