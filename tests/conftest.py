@@ -28,3 +28,25 @@ def target_id(param) -> str:
 @pytest.fixture(params=ALL_TARGETS, ids=[target_id(p) for p in ALL_TARGETS])
 def any_target(request):
     return kmd.target(*request.param)
+
+
+# ---- comparison counts, printed at the end of the run (the note reports them)
+COMPARISONS: dict = {}
+
+
+def count(check: str, abi: str, version, n: int) -> None:
+    key = (check, abi, getattr(version, "name", str(version)))
+    COMPARISONS[key] = COMPARISONS.get(key, 0) + n
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not COMPARISONS:
+        return
+    terminalreporter.section("compiler comparisons (check, abi: per-version counts)")
+    by_check: dict = {}
+    for (check, abi, version), n in COMPARISONS.items():
+        by_check.setdefault((check, abi), []).append((version, n))
+    for (check, abi), rows in sorted(by_check.items()):
+        total = sum(n for _, n in rows)
+        detail = ", ".join(f"{v}={n}" for v, n in rows)
+        terminalreporter.write_line(f"{check} {abi}: {total} comparisons over {len(rows)} versions ({detail})")
