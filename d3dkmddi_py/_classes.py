@@ -32,21 +32,21 @@ class FieldRule:
         try:
             number = operator.index(value)
         except TypeError:
-            raise InvalidFieldType(self.owner, where, value, self.valid(),
-                                   f"is not an integer ({type(value).__name__}); {self.c_type} holds whole numbers") from None
+            raise InvalidFieldType(self.owner, where, value, self.valid(), f"is not an integer ({type(value).__name__})",
+                                   f"{self.c_type} holds whole numbers: pass an int") from None
         if not self.lo <= number <= self.hi:
             if number < 0 and self.lo == 0:
                 hint = f"is negative; {self.c_type} is unsigned"
             else:
                 hint = f"does not fit in {self.bits} bits"
-            raise InvalidFieldValue(self.owner, where, value, self.valid(),
-                                    f"{hint}; pass a value in range (mask it first if truncation is meant)")
+            raise InvalidFieldValue(self.owner, where, value, self.valid(), hint,
+                                    "pass a value in range, or mask it yourself if truncation is what you mean")
         return number
 
     def valid(self) -> str:
         if self.record is not None:
             return f"an instance of {self.record.__name__} from the same target"
-        return f"{self.lo}..{self.hi}" if self.lo else f"0..{self.hi} (0x{self.hi:X})"
+        return f"{self.lo}..{self.hi}" if self.lo else f"0..{self.hi}, 0x{self.hi:X}"
 
 
 def _check_assignment(self, name, value):
@@ -59,15 +59,15 @@ def _check_assignment(self, name, value):
     if rule.record is not None:
         if type(value) is not rule.record:
             what = "an integer" if isinstance(value, int) else type(value).__name__
-            hint = " (assign its .Value, or .QuadPart for a LARGE_INTEGER)" if isinstance(value, int) else ""
-            raise InvalidFieldType(cls._c_name_, name, value, rule.valid(),
-                                   f"is {what}, not a {rule.record.__name__}{hint}")
+            fix = ("assign to its .Value (or .QuadPart for a LARGE_INTEGER) instead" if isinstance(value, int)
+                   else f"build it with this target's {rule.record.__name__}")
+            raise InvalidFieldType(cls._c_name_, name, value, rule.valid(), f"is {what}, not a {rule.record.__name__}", fix)
         return value
     if rule.count is not None:
         values = list(value)
         if len(values) != rule.count:
             raise InvalidFieldValue(cls._c_name_, name, value, f"{rule.count} items of {rule.valid()}",
-                                    f"has {len(values)} items, the array has {rule.count}")
+                                    f"has {len(values)} items", f"give exactly {rule.count}")
         return [rule.check_int(v, f"{name}[{i}]") for i, v in enumerate(values)]
     return rule.check_int(value, name)
 

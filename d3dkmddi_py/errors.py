@@ -13,9 +13,9 @@ class UnsupportedTarget(D3dkmddiError, ValueError):
 class InvalidFieldValue(D3dkmddiError, ValueError):
     """A value that does not fit the field it is assigned to."""
 
-    def __init__(self, type_name: str, field: str, value, valid: str, hint: str):
-        self.type_name, self.field, self.value, self.valid, self.hint = type_name, field, value, valid, hint
-        super().__init__(f"{type_name}.{field} = {value!r} {hint} (valid {valid})")
+    def __init__(self, type_name: str, field: str, value, valid: str, hint: str, fix: str = ""):
+        self.type_name, self.field, self.value, self.valid, self.hint, self.fix = type_name, field, value, valid, hint, fix
+        super().__init__(f"{type_name}.{field} = {value!r} {hint} (valid {valid})" + (f"; {fix}" if fix else ""))
 
 
 class InvalidFieldType(InvalidFieldValue, TypeError):
