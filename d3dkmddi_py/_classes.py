@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import sys
 
 from .errors import InvalidFieldType, InvalidFieldValue, MissingMember
 from .layout import BitField, RecordLayout, Scalar, record_leaves
@@ -107,11 +108,18 @@ def _read(obj, path):
     return obj
 
 
-class CheckedStructure(_Checked, ctypes.Structure):
+# Little-endian on any host.  LittleEndianUnion exists from Python 3.11; before that,
+# plain Union is little-endian exactly on the little-endian hosts.
+_LE_UNION = getattr(ctypes, "LittleEndianUnion", ctypes.Union if sys.byteorder == "little" else None)
+if _LE_UNION is None:  # pragma: no cover - big-endian host on Python < 3.11
+    raise ImportError("d3dkmddi_py needs Python 3.11 or later on a big-endian host (ctypes.LittleEndianUnion)")
+
+
+class CheckedStructure(_Checked, ctypes.LittleEndianStructure):
     __slots__ = ()
 
 
-class CheckedUnion(_Checked, ctypes.Union):
+class CheckedUnion(_Checked, _LE_UNION):
     __slots__ = ()
 
 
@@ -187,7 +195,7 @@ class Builder:
             "_leaves_": tuple(record_leaves(rec)),
             "_rules_": rules,
             "_absent_": self.absent_members.get(c_name, {}),
-            "__module__": "d3dkmddi_py.types",
+            "__module__": f"d3dkmddi_py[{self.label}]",
         }
         if anonymous:
             namespace["_anonymous_"] = tuple(anonymous)
