@@ -1,0 +1,527 @@
+"""Bytes in, structs out: raw bytes, files, hex text, integer words and WinDbg memory dumps.
+
+Everything is checked before a byte is read: the type exists at the target, the offset
+and count are sane, and the data holds every requested record.  Errors are
+``DecodeError`` (a ValueError) with a one-line message that says what, where and how
+to fix it, so the command line can print it as it is.
+"""
+from __future__ import annotations
+
+import ctypes
+import difflib
+import enum
+import os
+import pathlib
+import re
+from dataclasses import dataclass
+
+from .errors import D3dkmddiError, MissingMember
+from .target import ENUM_CLASSES, NEWEST, Target, target as make_target
+
+
+class DecodeError(D3dkmddiError, ValueError):
+    """Input that cannot be decoded as asked; the message is one line."""
+
+
+class UnknownType(DecodeError, LookupError):
+    """A type name the target does not have (the message suggests close names)."""
+
+
+class TruncatedData(DecodeError):
+    """Fewer bytes than the requested records need."""
+
+
+class WinDbgTextError(DecodeError):
+    """WinDbg text that is not a memory dump this module reads; ``line_number`` is 1-based."""
+
+    def __init__(self, message: str, line_number: int | None = None, line: str | None = None):
+        self.line_number, self.line = line_number, line
+        super().__init__(message)
+
+
+# ------------------------------------------------------------------ data and records
+@dataclass(frozen=True)
+class Memory:
+    """Bytes to decode, with where they came from.
+
+    ``address`` is the debuggee address of ``data[0]`` when the bytes came from a
+    WinDbg dump, else None.  ``origin`` names the source in messages.
+    """
+
+    data: bytes
+    address: int | None = None
+    origin: str = "data"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decoded record: the struct, its index, and where it was read from."""
+
+    value: object
+    index: int
+    offset: int
+    address: int | None = None
+
+
+# ------------------------------------------------------------------ targets and types
+def resolve_target(target=None) -> Target:
+    """A Target from None (x64, newest), a Target, or an (abi, interface version) pair."""
+    if target is None:
+        return make_target("x64", NEWEST)
+    if isinstance(target, Target):
+        return target
+    if isinstance(target, tuple) and len(target) == 2:
+        return make_target(*target)
+    raise DecodeError(f"target must be a d3dkmddi_py Target or an (abi, interface version) pair, "
+                      f"not {type(target).__name__}")
+
+
+def type_names(tgt: Target) -> list[str]:
+    """Every C name the target knows (typedefs, tags, aliases, enums), sorted."""
+    return sorted(tgt.types)
+
+
+def _class_target(cls) -> Target:
+    abi, version = cls._target_
+    return make_target(abi, version)
+
+
+def resolve_type(type_, target=None):
+    """(class, Target) for a class or a C name at a target.
+
+    Names may carry WinDbg decoration (``dxgkrnl!_DXGK_ALLOCATIONINFO``) and any case.
+    A class keeps its own target; passing a different target as well is an error.
+    """
+    if isinstance(type_, type):
+        if isinstance(getattr(type_, "_target_", None), tuple):
+            own = _class_target(type_)
+            if target is not None and resolve_target(target) is not own:
+                raise DecodeError(f"{type_._c_name_} is a class of {own.label} but target "
+                                  f"{resolve_target(target).label} was also given; pass the name "
+                                  f"{type_._c_name_!r} with the target, or the class alone")
+            return type_, own
+        if issubclass(type_, enum.IntEnum) and ENUM_CLASSES.get(type_.__name__) is type_:
+            return type_, resolve_target(target)
+        raise DecodeError(f"{type_.__name__} is not a d3dkmddi_py type; pass a C name such as "
+                          f"'DXGK_ALLOCATIONINFO' or a class from d3dkmddi_py.target(...)")
+    if not isinstance(type_, str):
+        raise DecodeError(f"type must be a C name or a d3dkmddi_py class, not {type(type_).__name__}")
+    tgt = resolve_target(target)
+    name = type_.strip().split("!")[-1].strip()
+    types = tgt.types
+    if name in types:
+        return types[name], tgt
+    by_upper = {n.upper(): n for n in types}
+    if name.upper() in by_upper:
+        return types[by_upper[name.upper()]], tgt
+    try:
+        getattr(tgt, name)  # its message says from which version a known type exists
+    except MissingMember as exc:
+        known_elsewhere = "exists only where" in str(exc)
+        if known_elsewhere:
+            raise UnknownType(str(exc)) from None
+    public = [n for n in types if not n.startswith("_")]
+    close = difflib.get_close_matches(name.upper(), [n.upper() for n in public], n=3, cutoff=0.6)
+    close = [by_upper[c] for c in close]
+    if not close:
+        close = [n for n in public if name.upper() in n.upper()][:3]
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `d3dkmddi types` lists them"
+    raise UnknownType(f"unknown type {name!r} at {tgt.label}{hint}")
+
+
+def type_size(cls) -> int:
+    return 4 if _is_enum(cls) else ctypes.sizeof(cls)
+
+
+def c_name(cls) -> str:
+    return cls.__name__ if _is_enum(cls) else cls._c_name_
+
+
+def _is_enum(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, enum.IntEnum)
+
+
+# ------------------------------------------------------------------ numbers and hex
+def parse_int(text: str, what: str = "value") -> int:
+    """An integer as a user types it: 0x485, 0x00000000`00000485 (WinDbg), 1157, 0b101, 1_000."""
+    cleaned = text.strip().replace("`", "").replace("_", "")
+    try:
+        if re.fullmatch(r"[+-]?[0-9]+", cleaned):
+            return int(cleaned, 10)  # leading zeros are fine here, unlike int(x, 0)
+        return int(cleaned, 0)
+    except ValueError:
+        raise DecodeError(f"{what} {text.strip()!r} is not an integer (write 0x485, 1157 or 0b101)") from None
+
+
+_HEX_SEPARATORS = re.compile(r"[\s:,\-]+")
+
+
+def parse_hex(text: str) -> bytes:
+    """Bytes in memory order from hex text: ``85 04 00 00``, ``85040000``, ``85:04:00:00``."""
+    body = _HEX_SEPARATORS.sub(" ", text.strip())
+    if not body:
+        raise DecodeError("empty hex: give the bytes in memory order, e.g. '85 04 00 00'")
+    out = bytearray()
+    for group_start, group in _groups(body):
+        if group[:2] in ("0x", "0X") and len(group) > 2:
+            raise DecodeError(f"bad hex {group!r} at position {group_start + 1}: bytes are written without 0x "
+                              f"(a 0x number is an integer value; give it alone, e.g. 0x485)")
+        for i, ch in enumerate(group):
+            if ch not in "0123456789abcdefABCDEF":
+                raise DecodeError(f"bad hex: {ch!r} at position {group_start + i + 1} is not a hex digit "
+                                  f"(in {group!r})")
+        if len(group) % 2:
+            raise DecodeError(f"odd-length hex: {group!r} has {len(group)} digits; each byte is two digits "
+                              f"(pad with a leading 0, e.g. '0{group}')")
+        out += bytes.fromhex(group)
+    return bytes(out)
+
+
+def _groups(body: str):
+    pos = 0
+    for part in body.split(" "):
+        yield pos, part
+        pos += len(part) + 1
+
+
+def int_to_bytes(value: int, cls) -> bytes:
+    """A word from a register or an ETW event as the type's bytes (little-endian)."""
+    size = type_size(cls)
+    name = c_name(cls)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DecodeError(f"{name}: value must be an integer, not {type(value).__name__}")
+    if _is_enum(cls):
+        if not -(1 << 31) <= value < (1 << 32):
+            raise DecodeError(f"value {_hex(value)} is too wide for {name} (an enum is a 4-byte int; "
+                              f"valid {-(1 << 31)}..0xFFFFFFFF)")
+        return (value & 0xFFFFFFFF).to_bytes(4, "little")
+    if value < 0:
+        raise DecodeError(f"value {value} is negative; {name} is decoded from its unsigned {size}-byte word "
+                          f"(valid 0..{_hex((1 << (8 * size)) - 1)})")
+    if value >> (8 * size):
+        raise DecodeError(f"value {_hex(value)} is too wide for {name}: it needs {(value.bit_length() + 7) // 8} "
+                          f"bytes, {name} has {size} (valid 0..{_hex((1 << (8 * size)) - 1)}); "
+                          f"check the type, --abi and --ddi")
+    return value.to_bytes(size, "little")
+
+
+def _hex(value: int) -> str:
+    return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
+
+
+# ------------------------------------------------------------------ WinDbg memory dumps
+_ADDRESS = r"(?P<address>[0-9a-fA-F]{8}(?:`?[0-9a-fA-F]{8})?)"
+_MEMORY_LINE = re.compile(r"^\s*" + _ADDRESS + r"(?P<rest>(?:\s.*)?)$")
+_PROMPT = re.compile(r"^\s*(?:\d+:\s*kd>|\d+:\d+(?::[0-9a-fA-Fx]+)?>|kd>)")
+_DT_LINE = re.compile(r"^\s*\+0x[0-9a-fA-F]+\s+\S+\s*:")
+_DX_LINE = re.compile(r"^\s*\[\+0x[0-9a-fA-F]+")
+# unit name -> (bytes per unit, hex digits, most units a line holds)
+_UNITS = {"db": (1, 2, 16), "dw": (2, 4, 8), "dd": (4, 8, 4), "dq": (8, 16, 2)}
+_TOKEN = {
+    "db": re.compile(r"[0-9a-fA-F?]{2}"),
+    "dw": re.compile(r"[0-9a-fA-F?]{4}"),
+    "dd": re.compile(r"[0-9a-fA-F?]{8}"),
+    "dq": re.compile(r"[0-9a-fA-F?]{8}`[0-9a-fA-F?]{8}|[0-9a-fA-F?]{16}"),
+}
+_DT_HINT = ("decode needs the raw bytes: run `db <address> L<size>` (or dd/dq/dp) in WinDbg and paste that; "
+            "`d3dkmddi layout <type>` prints the layout dt shows")
+
+
+def looks_like_windbg(text: str) -> bool:
+    """True when text has the shape of WinDbg output (a memory line, a prompt, or dt/dx fields)."""
+    for line in text.splitlines()[:50]:
+        if _PROMPT.match(line) or _DT_LINE.match(line) or _DX_LINE.match(line):
+            return True
+        m = _MEMORY_LINE.match(line)
+        if m and re.match(r"\s\s", m["rest"]) and _unit_of(m["rest"].strip()) is not None:
+            return True
+    return False
+
+
+def _unit_of(rest: str):
+    first = rest.split()[0] if rest.split() else ""
+    first = first.split("-")[0]
+    for unit in ("dq", "dd", "dw", "db"):
+        if _TOKEN[unit].fullmatch(first):
+            return unit
+    return None
+
+
+def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
+    """Bytes from the output of ``db``, ``dw``, ``dd``/``dc``, ``dq`` or ``dp``, address columns included.
+
+    Prompt lines and blank lines are skipped.  Lines must be one contiguous range
+    printed in one unit; ``dt``/``dx`` output is refused with a hint.
+    """
+    if not isinstance(text, str):
+        raise DecodeError(f"WinDbg text must be str, not {type(text).__name__}")
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if _DT_LINE.match(line) or _DX_LINE.match(line):
+            raise WinDbgTextError(f"{origin} is `dt`/`dx` output (line {number}: {_clip(line)}), not a memory "
+                                  f"dump; " + _DT_HINT, number, line)
+    out = bytearray()
+    start = expected = None
+    unit = unit_line = None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or _PROMPT.match(line):
+            continue
+        m = _MEMORY_LINE.match(line)
+        if not m:
+            raise WinDbgTextError(f"{origin} line {number}: {_clip(line)} does not start with an address column "
+                                  f"(expected e.g. 'fffff801`2a3b4000  85 04 00 00 ...')", number, line)
+        address = int(m["address"].replace("`", ""), 16)
+        rest = m["rest"]
+        if not rest.strip():
+            raise WinDbgTextError(f"{origin} line {number}: address {m['address']} has no values after it",
+                                  number, line)
+        line_unit = _unit_of(rest.strip())
+        if line_unit is None:
+            raise WinDbgTextError(f"{origin} line {number}: {rest.split()[0]!r} is not a hex byte, word, "
+                                  f"dword or qword as db/dw/dd/dq print them", number, line)
+        if unit is None:
+            unit, unit_line = line_unit, number
+        elif line_unit != unit:
+            raise WinDbgTextError(f"{origin} line {number}: {line_unit}-style values after {unit}-style values "
+                                  f"on line {unit_line}; paste the output of one memory command", number, line)
+        data = _line_values(rest, unit, number, line, origin)
+        if expected is not None and address != expected:
+            raise WinDbgTextError(f"{origin} line {number}: address {_windbg_address(address)} does not follow "
+                                  f"the previous line (expected {_windbg_address(expected)}); the dump must be "
+                                  f"one contiguous range", number, line)
+        if start is None:
+            start = address
+        out += data
+        expected = address + len(data)
+    if start is None:
+        raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
+                              f"(address column and values)")
+    return Memory(bytes(out), start, origin)
+
+
+def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> bytes:
+    """The values of one line; stops at a double space (the db/dc character column)."""
+    size, digits, most = _UNITS[unit]
+    token = _TOKEN[unit]
+    pos = len(rest) - len(rest.lstrip())
+    values = []
+    while len(values) < most:
+        m = token.match(rest, pos)
+        end = m.end() if m else pos
+        if not m or (end < len(rest) and rest[end] not in " -\t"):
+            bad = rest[pos:].split()[0] if rest[pos:].split() else ""
+            raise WinDbgTextError(f"{origin} line {number}: {bad[:24]!r} at column {pos + len(line) - len(rest) + 1} "
+                                  f"is not {_UNIT_WORD[unit]} like the others on the line", number, line)
+        text = m.group().replace("`", "")
+        if "?" in text:
+            raise WinDbgTextError(f"{origin} line {number}: memory shown as {m.group()} was not readable in the "
+                                  f"debugger; dump a readable range", number, line)
+        values.append(int(text, 16))
+        pos = end
+        if pos >= len(rest):
+            break
+        if rest.startswith("  ", pos) or rest[pos] == "\t":
+            break  # the character column of db/dc, or trailing spaces
+        pos += 1
+        if pos >= len(rest) or rest[pos] == " ":
+            break
+    return b"".join(v.to_bytes(size, "little") for v in values)
+
+
+_UNIT_WORD = {"db": "a 2-digit byte", "dw": "a 4-digit word", "dd": "an 8-digit dword", "dq": "a 16-digit qword"}
+
+
+def _clip(line: str) -> str:
+    s = line.strip()
+    return repr(s if len(s) <= 40 else s[:37] + "...")
+
+
+def _windbg_address(address: int) -> str:
+    if address >> 32:
+        return f"{address >> 32:08x}`{address & 0xFFFFFFFF:08x}"
+    return f"{address:08x}"
+
+
+# ------------------------------------------------------------------ input forms
+def read_file(path, origin: str | None = None) -> bytes:
+    """A file's bytes, or DecodeError naming the file and the reason."""
+    shown = origin or os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise DecodeError(f"cannot read {shown}: no such file") from None
+    except IsADirectoryError:
+        raise DecodeError(f"cannot read {shown}: it is a directory") from None
+    except PermissionError:
+        raise DecodeError(f"cannot read {shown}: permission denied") from None
+    except OSError as exc:
+        raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
+
+
+def _text_of(data: bytes):
+    """The file as text when it is plain ASCII text, else None."""
+    if not data or b"\x00" in data[:4096]:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if all(c.isprintable() or c in "\r\n\t" for c in text[:4096]) else None
+
+
+def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory:
+    """The bytes behind any accepted input form.
+
+    ``kind`` is "auto" (the Python API), or one of "bytes", "hex", "windbg", "file"
+    (what the command line's options say the user gave).
+    """
+    if kind == "hex":
+        return Memory(parse_hex(data), None, origin or "hex")
+    if kind == "windbg":
+        return parse_windbg(data, origin or "WinDbg text")
+    if kind == "file":
+        raw = read_file(data, origin)
+        shown = origin or os.fspath(data)
+        text = _text_of(raw)
+        if text is not None and looks_like_windbg(text):
+            raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
+        return Memory(raw, None, shown)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return Memory(bytes(data), None, origin or "bytes")
+    if isinstance(data, os.PathLike):
+        raw = read_file(data, origin)
+        shown = origin or os.fspath(data)
+        text = _text_of(raw)
+        if text is not None and looks_like_windbg(text):
+            return parse_windbg(text, shown)
+        return Memory(raw, None, shown)
+    if isinstance(data, str):
+        stripped = data.strip()
+        if "\n" not in stripped and stripped and os.path.isfile(stripped):
+            return read_input(pathlib.Path(stripped), origin=origin or stripped)
+        if looks_like_windbg(data):
+            return parse_windbg(data, origin or "WinDbg text")
+        if _hexish(stripped):
+            return Memory(parse_hex(stripped), None, origin or "hex")
+        if "/" in stripped or os.sep in stripped or re.search(r"\.\w{1,5}$", stripped):
+            read_file(stripped)  # raises with the reason
+        raise DecodeError(f"cannot read {_clip(stripped)}: it is not an existing file, hex bytes, "
+                          f"a 0x integer or WinDbg memory output")
+    raise DecodeError(f"data must be bytes, bytearray, memoryview, a path, hex text, WinDbg text or an int, "
+                      f"not {type(data).__name__}")
+
+
+def _hexish(text: str) -> bool:
+    """Mostly hex digits: treat as (possibly bad) hex rather than a file name."""
+    body = _HEX_SEPARATORS.sub("", text)
+    if not body:
+        return False
+    digits = sum(c in "0123456789abcdefABCDEF" for c in body)
+    return digits * 2 >= len(body) and "." not in body and "/" not in body
+
+
+# ------------------------------------------------------------------ decoding
+def _check_count(count):
+    if count == "all" or count is None:
+        return None
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise DecodeError(f"count must be a positive integer or 'all', not {count!r}")
+    if count <= 0:
+        raise DecodeError(f"count {count} is not positive; give 1 or more records (or 'all')")
+    return count
+
+
+def _check_offset(offset) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise DecodeError(f"offset must be an integer, not {offset!r}")
+    if offset < 0:
+        raise DecodeError(f"offset {offset} is negative; offsets count from the first byte of the data (0)")
+    return offset
+
+
+def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int]:
+    """The byte offset of every record to read; raises before anything is read."""
+    offset = _check_offset(offset)
+    wanted = _check_count(count)
+    size = type_size(cls)
+    name = c_name(cls)
+    total = len(memory.data)
+    where = f"{memory.origin} ({total} bytes)"
+    if total == 0:
+        raise TruncatedData(f"{memory.origin} is empty; {name} needs {size} bytes at {tgt.label}")
+    if offset >= total:
+        raise DecodeError(f"offset 0x{offset:X} ({offset}) is past the end of {where}; "
+                          f"the last valid offset is 0x{total - 1:X}")
+    available = total - offset
+    if wanted is None:
+        whole, spare = divmod(available, size)
+        if whole == 0:
+            raise TruncatedData(f"{name} needs {size} bytes at offset 0x{offset:X} ({tgt.label}); "
+                                f"{where} has {available} there")
+        if spare:
+            raise TruncatedData(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} "
+                                f"records ({size} bytes each at {tgt.label}) and {spare} bytes over; "
+                                f"pass --count {whole} to read the whole records, or fix --offset")
+        wanted = whole
+    need = wanted * size
+    if need > available:
+        records = f"{wanted} records of {name} need" if wanted > 1 else f"{name} needs"
+        whole = available // size
+        fit = f" ({whole} whole record{'s' if whole != 1 else ''} fit)" if wanted > 1 else ""
+        raise TruncatedData(f"{records} {need} bytes at offset 0x{offset:X} ({size} each at {tgt.label}); "
+                            f"{where} has {available} there{fit}")
+    return [offset + i * size for i in range(wanted)]
+
+
+def _from_bytes(cls, data: bytes, at: int):
+    if _is_enum(cls):
+        raw = int.from_bytes(data[at:at + 4], "little", signed=True)
+        try:
+            return cls(raw)
+        except ValueError:
+            return raw
+    return cls.from_buffer_copy(data, at)
+
+
+def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "auto",
+                   origin: str | None = None) -> tuple[list[Record], object, Target, Memory]:
+    """Records with their offsets (and debuggee addresses); the command line's entry point."""
+    cls, tgt = resolve_type(type_, target)
+    if isinstance(data, int) and not isinstance(data, bool):
+        memory = Memory(int_to_bytes(data, cls), None, origin or "value")
+    elif isinstance(data, str) and kind == "auto" and re.fullmatch(r"\s*0[xX][0-9a-fA-F_`]+\s*", data):
+        memory = Memory(int_to_bytes(parse_int(data), cls), None, origin or "value")
+    else:
+        memory = read_input(data, kind=kind, origin=origin)
+    offsets = plan(cls, tgt, memory, offset, count)
+    records = [Record(_from_bytes(cls, memory.data, at), i, at,
+                      None if memory.address is None else memory.address + at)
+               for i, at in enumerate(offsets)]
+    return records, cls, tgt, memory
+
+
+def decode(type, data, *, target=None, offset=0, count=1):  # noqa: A002 - the issue's spelling
+    """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``.
+
+    ``type`` is a class (it keeps its own target) or a C name looked up at ``target``
+    (a Target or an (abi, interface version) pair; default x64 at the newest version).
+    ``data`` is bytes, bytearray, memoryview, a path, hex text (``"85 04 00 00"``, bytes in
+    memory order), an integer or ``"0x485"`` (a word from a register or an ETW event,
+    little-endian), or text copied from WinDbg ``db``/``dd``/``dq``/``dp``.
+
+    Returns one struct when ``count`` is 1, else a list; ``count="all"`` reads every
+    whole record from ``offset`` on and always returns a list.
+    """
+    records, *_ = decode_records(type, data, target=target, offset=offset, count=count)
+    if count == 1:
+        return records[0].value
+    return [r.value for r in records]
+
+
+__all__ = [
+    "DecodeError", "UnknownType", "TruncatedData", "WinDbgTextError", "Memory", "Record",
+    "decode", "decode_records", "resolve_type", "resolve_target", "read_input", "parse_hex",
+    "parse_int", "parse_windbg", "int_to_bytes", "plan", "type_names", "type_size", "c_name",
+    "looks_like_windbg",
+]
