@@ -1,0 +1,55 @@
+"""Reading and writing a leaf by its dotted path (``HintedBank.Bank0``, ``Reserved[2]``),
+and the target matrix the tests walk."""
+from __future__ import annotations
+
+import re
+
+import d3dkmddi_py as kmd
+
+_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
+
+ALL_TARGETS = [(abi, v) for abi in kmd.ABIS for v in kmd.InterfaceVersion]
+
+
+def target_id(abi: str, version) -> str:
+    return f"{abi}-{version.name}"
+
+
+def _split(path: str):
+    parts = []
+    for part in path.split("."):
+        match = _PART.match(part)
+        assert match, f"bad leaf path {path!r}"
+        parts.append((match.group(1), None if match.group(2) is None else int(match.group(2))))
+    return parts
+
+
+def read_path(obj, path: str):
+    for name, index in _split(path):
+        obj = getattr(obj, name)
+        if index is not None:
+            obj = obj[index]
+    return obj
+
+
+def write_path(obj, path: str, value) -> None:
+    parts = _split(path)
+    for name, index in parts[:-1]:
+        obj = getattr(obj, name)
+        if index is not None:
+            obj = obj[index]
+    name, index = parts[-1]
+    if index is None:
+        setattr(obj, name, value)
+    else:
+        getattr(obj, name)[index] = value
+
+
+def all_ones(leaf) -> int:
+    """The value whose bits are all set: -1 for a signed leaf, the maximum otherwise."""
+    return -1 if leaf.signed else (1 << leaf.bit_width) - 1
+
+
+def unit_bytes(mask: int, offset: int, size: int) -> bytes:
+    """A zeroed object of ``size`` bytes with ``mask`` written little-endian at ``offset``."""
+    return (mask << (8 * offset)).to_bytes(size, "little")
