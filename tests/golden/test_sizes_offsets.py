@@ -1,0 +1,103 @@
+"""Sizes, alignments and every leaf offset per abi and interface version, from the
+hand-typed tables of definitions.md §5, §9-§12, §16 (arm64 takes the x64 values)."""
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+import d3dkmddi_py as kmd
+from tests.golden.access import ALL_TARGETS, target_id, write_path
+from tests.golden.tables import ALL_TYPES, golden_leaves, golden_size, type_exists
+
+CASES = [(abi, v, name) for abi, v in ALL_TARGETS for name in ALL_TYPES if type_exists(name, abi, v)]
+IDS = [f"{target_id(abi, v)}-{name}" for abi, v, name in CASES]
+
+
+@pytest.mark.parametrize("abi,version", ALL_TARGETS, ids=[target_id(a, v) for a, v in ALL_TARGETS])
+def test_which_types_exist(abi, version):
+    t = kmd.target(abi, version)
+    for name in ALL_TYPES:
+        assert (getattr(t, name, None) is not None) == type_exists(name, abi, version), name
+
+
+@pytest.mark.parametrize("abi,version,name", CASES, ids=IDS)
+def test_size_and_alignment(abi, version, name):
+    cls = getattr(kmd.target(abi, version), name)
+    assert (ctypes.sizeof(cls), ctypes.alignment(cls)) == golden_size(name, abi, version)
+
+
+@pytest.mark.parametrize("abi,version,name", CASES, ids=IDS)
+def test_every_leaf(abi, version, name):
+    cls = getattr(kmd.target(abi, version), name)
+    got = [(l.path, l.offset, l.bit_offset, l.bit_width, l.mask, l.c_type, l.signed) for l in kmd.leaves(cls)]
+    want = [(g.path, g.offset, g.bit, g.width, g.mask, g.c_type, g.signed)
+            for g in golden_leaves(name, abi, version)]
+    assert got == want
+
+
+@pytest.mark.parametrize("abi,version,name", CASES, ids=IDS)
+def test_every_whole_leaf_lands_at_its_typed_offset(abi, version, name):
+    # A distinct byte pattern written through each non-bitfield leaf must appear in bytes(obj)
+    # at the offset the table gives, and nowhere else.
+    cls = getattr(kmd.target(abi, version), name)
+    size = golden_size(name, abi, version)[0]
+    for g in golden_leaves(name, abi, version):
+        if g.width % 8 or g.bit:
+            continue
+        nbytes = g.width // 8
+        pattern = bytes(range(0x11, 0x11 + nbytes))
+        value = int.from_bytes(pattern, "little", signed=g.signed)
+        obj = cls()
+        write_path(obj, g.path, value)
+        expected = bytes(g.offset) + pattern + bytes(size - g.offset - nbytes)
+        assert bytes(obj) == expected, g.path
+
+
+# ---- the size drifts spelled out per version
+
+SEGMENTDESCRIPTOR4_X86 = {  # §10.5: 72 before WDDM2_2, 80 from it; x64 is 96 throughout
+    "WDDM2_0": 72, "WDDM2_1": 72, "WDDM2_1_5": 72, "WDDM2_1_6": 72,
+    "WDDM2_2": 80, "WDDM2_3": 80, "WDDM2_4": 80, "WDDM2_5": 80, "WDDM2_6": 80, "WDDM2_7": 80,
+    "WDDM2_8": 80, "WDDM2_9": 80, "WDDM3_0": 80, "WDDM3_1": 80, "WDDM3_2": 80,
+}
+
+
+@pytest.mark.parametrize("version", list(kmd.InterfaceVersion), ids=lambda v: v.name)
+def test_segmentdescriptor4_x86_72_before_wddm2_2_then_80(version):
+    for abi in kmd.ABIS:
+        cls = getattr(kmd.target(abi, version), "DXGK_SEGMENTDESCRIPTOR4", None)
+        if version.name not in SEGMENTDESCRIPTOR4_X86:
+            assert cls is None
+            continue
+        expected = SEGMENTDESCRIPTOR4_X86[version.name] if abi == "x86" else 96
+        assert ctypes.sizeof(cls) == expected
+        paths = {l.path: l.offset for l in kmd.leaves(cls)}
+        if version >= 0x700A:
+            assert paths["NumUEFIFrameBufferRanges"] == (72 if abi == "x86" else 92)
+        else:
+            assert "NumUEFIFrameBufferRanges" not in paths
+
+
+@pytest.mark.parametrize("version", list(kmd.InterfaceVersion), ids=lambda v: v.name)
+def test_allocationinfo_flags2_at_84_only_on_64bit_from_wddm3_0(version):
+    for abi in kmd.ABIS:
+        cls = kmd.target(abi, version).DXGK_ALLOCATIONINFO
+        offsets = {l.path: l.offset for l in kmd.leaves(cls)}
+        has_flags2 = abi != "x86" and version >= 0xF003
+        assert ("Flags2.Value" in offsets) == has_flags2
+        if has_flags2:
+            assert offsets["Flags2.Value"] == 84
+        assert ctypes.sizeof(cls) == (60 if abi == "x86" else 88)
+
+
+@pytest.mark.parametrize("version", list(kmd.InterfaceVersion), ids=lambda v: v.name)
+def test_arm64_layout_is_the_x64_layout(version):
+    x64, arm64 = kmd.target("x64", version), kmd.target("arm64", version)
+    assert sorted(x64.types) == sorted(arm64.types)
+    for name in ALL_TYPES:
+        a, b = getattr(x64, name, None), getattr(arm64, name, None)
+        if a is None:
+            continue
+        assert ctypes.sizeof(a) == ctypes.sizeof(b)
+        assert kmd.leaves(a) == kmd.leaves(b)
