@@ -1,0 +1,188 @@
+"""Reading leaves straight from bytes, and turning any accepted input into (class, bytes, target).
+
+Every helper here works on the little-endian bytes of one record, so the same code serves an int
+from an ETW event, a blob, or a ctypes instance, and nested records are just a path prefix.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+from functools import lru_cache
+
+from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
+from ..layout import Leaf, record_leaves, typedef_layout
+from ..target import NEWEST, InterfaceVersion, Target, target as make_target
+
+_RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
+
+
+def is_reserved_name(path: str) -> bool:
+    """Reserved, Reserved00, Reserved15, DXGK_ALLOC_RESERVED16, but not ReservedSysMem."""
+    return bool(_RESERVED_NAME.fullmatch(path.rsplit(".", 1)[-1]))
+
+
+def read_leaf(data: bytes, leaf: Leaf) -> int:
+    unit = int.from_bytes(data[leaf.offset:leaf.offset + leaf.size], "little")
+    value = (unit >> leaf.bit_offset) & ((1 << leaf.bit_width) - 1)
+    if leaf.signed and value >> (leaf.bit_width - 1):
+        value -= 1 << leaf.bit_width
+    return value
+
+
+def write_leaf(buf: bytearray, leaf: Leaf, value: int) -> None:
+    width = leaf.bit_width
+    raw = value & ((1 << width) - 1)
+    unit = int.from_bytes(buf[leaf.offset:leaf.offset + leaf.size], "little")
+    unit = (unit & ~(((1 << width) - 1) << leaf.bit_offset)) | (raw << leaf.bit_offset)
+    buf[leaf.offset:leaf.offset + leaf.size] = unit.to_bytes(leaf.size, "little")
+
+
+class View:
+    """The leaves of one record (or of a nested member) over a byte string.
+
+    ``prefix`` is what findings and meanings put before a leaf path, so a check written for
+    DXGK_SEGMENTFLAGS reports ``Flags.Agp`` when it runs inside a segment descriptor.
+    """
+
+    __slots__ = ("leaves", "data", "prefix", "abi", "version", "type_name")
+
+    def __init__(self, leaves: dict, data: bytes, prefix: str, abi: str, version: int, type_name: str):
+        self.leaves, self.data, self.prefix = leaves, data, prefix
+        self.abi, self.version, self.type_name = abi, int(version), type_name
+
+    @classmethod
+    def of(cls, record_cls, data: bytes, tgt: Target) -> "View":
+        leaves = {leaf.path: leaf for leaf in record_cls._leaves_}
+        return cls(leaves, bytes(data), "", tgt.abi, int(tgt.interface_version), record_cls._c_name_)
+
+    def has(self, path: str) -> bool:
+        return path in self.leaves
+
+    def get(self, path: str, default: int | None = None) -> int | None:
+        leaf = self.leaves.get(path)
+        return default if leaf is None else read_leaf(self.data, leaf)
+
+    def __getitem__(self, path: str) -> int:
+        return read_leaf(self.data, self.leaves[path])
+
+    def bit(self, name: str) -> bool:
+        """A one-bit flag by name; False when the flag does not exist at this version."""
+        return bool(self.get(name, 0))
+
+    def where(self, path: str) -> str:
+        return self.prefix + path
+
+    def sub(self, name: str, type_name: str) -> "View":
+        head = name + "."
+        leaves = {p[len(head):]: leaf for p, leaf in self.leaves.items() if p.startswith(head)}
+        return View(leaves, self.data, self.prefix + head, self.abi, self.version, type_name)
+
+    def word(self) -> int:
+        """The 32-bit ``Value`` of a flag union."""
+        return self["Value"]
+
+
+@lru_cache(maxsize=None)
+def named_bits(type_name: str, abi: str, version: int) -> tuple[int, int]:
+    """(mask of bits named as flags, mask of bits named Reserved*) of a 32-bit flag union at a version."""
+    named = reserved = 0
+    for leaf in record_leaves(typedef_layout(type_name, abi, version)):
+        if leaf.path.endswith("Value") or leaf.bit_width == 32:
+            continue
+        mask = ((1 << leaf.bit_width) - 1) << (leaf.bit_offset + 8 * leaf.offset)
+        if is_reserved_name(leaf.path):
+            reserved |= mask
+        else:
+            named |= mask
+    return named, reserved
+
+
+@lru_cache(maxsize=None)
+def ever_named_bits(type_name: str, abi: str) -> int:
+    """Bits of a flag union that name a flag at some interface version (given the type exists there)."""
+    out = 0
+    for v in InterfaceVersion:
+        try:
+            out |= named_bits(type_name, abi, int(v))[0]
+        except KeyError:
+            continue
+    return out
+
+
+@lru_cache(maxsize=None)
+def flag_names(type_name: str, abi: str, version: int) -> dict:
+    """bit mask -> flag name, for the one-bit flags of a flag union at a version."""
+    out = {}
+    for leaf in record_leaves(typedef_layout(type_name, abi, version)):
+        if leaf.bit_width == 1 and not is_reserved_name(leaf.path):
+            out[1 << (leaf.bit_offset + 8 * leaf.offset)] = leaf.path
+    return out
+
+
+def resolve_target(tgt=None, instance=None) -> Target:
+    """A Target from None (the instance's own, else x64 newest), a Target, or (abi, version)."""
+    if isinstance(tgt, Target):
+        return tgt
+    if tgt is None:
+        if instance is not None and hasattr(type(instance), "_target_"):
+            return make_target(*type(instance)._target_)
+        return make_target("x64", NEWEST)
+    if isinstance(tgt, (tuple, list)) and len(tgt) == 2:
+        return make_target(*tgt)
+    raise UnsupportedTarget(f"target must be a Target, an (abi, interface_version) pair or None, not {tgt!r}")
+
+
+def class_for(tgt: Target, type_name: str):
+    """The class of a C name at a target; raises MissingMember (an AttributeError) with the reason."""
+    return getattr(tgt, type_name)
+
+
+def coerce(value, type_name: str | None, tgt=None):
+    """(class, bytes, target) for an instance, a plain int (flag words) or bytes, plus a type name."""
+    if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
+        own = type(value)
+        t = resolve_target(tgt, value)
+        cls = own if t is resolve_target(None, value) else class_for(t, own._c_name_)
+        if type_name is not None and class_for(t, type_name)._c_name_ != own._c_name_:
+            raise InvalidFieldType(own._c_name_, "(value)", value, f"an instance of {type_name}",
+                                   f"is a {own._c_name_}, not a {type_name}")
+        data = bytes(value)
+        if len(data) != ctypes.sizeof(cls):
+            raise UnsupportedTarget(f"{own._c_name_} from {own._target_label_} is {len(data)} bytes; at "
+                                    f"{t.label} it is {ctypes.sizeof(cls)}: pass target=None or the bytes")
+        return cls, data, t
+    if type_name is None:
+        raise InvalidFieldType("(value)", "type_name", value, "a C type name such as 'DXGK_SEGMENTFLAGS'",
+                               "is a plain value: say which type it is (type_name=...)")
+    t = resolve_target(tgt)
+    cls = class_for(t, type_name)
+    size = ctypes.sizeof(cls)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        if len(data) != size:
+            raise InvalidFieldValue(cls._c_name_, "(bytes)", f"{len(data)} bytes", f"exactly {size} bytes",
+                                    f"has the wrong length for {cls._c_name_} at {t.label}")
+        return cls, data, t
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidFieldType(cls._c_name_, "(value)", value, "an int, bytes or an instance",
+                               f"is a {type(value).__name__}")
+    if not 0 <= value < 1 << (8 * size):
+        raise InvalidFieldValue(cls._c_name_, "Value", value, f"0..0x{(1 << 8 * size) - 1:X}",
+                                f"does not fit in the {size} bytes of {cls._c_name_}")
+    return cls, value.to_bytes(size, "little"), t
+
+
+def word_of(value, type_names: tuple[str, ...]) -> int:
+    """The 32-bit word of a flag union given as an int or as an instance of one of ``type_names``."""
+    if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
+        if type(value)._c_name_ not in type_names:
+            raise InvalidFieldType(type_names[0], "(value)", value, f"an int or a {' / '.join(type_names)}",
+                                   f"is a {type(value)._c_name_}")
+        return int.from_bytes(bytes(value)[:4], "little")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidFieldType(type_names[0], "Value", value, "0..0xFFFFFFFF or an instance",
+                               f"is a {type(value).__name__}")
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise InvalidFieldValue(type_names[0], "Value", value, "0..0xFFFFFFFF (0xFFFFFFFF)",
+                                "does not fit in 32 bits")
+    return value

@@ -1,0 +1,223 @@
+"""Adapter: the segment descriptors a driver reported, so allocation infos can be checked against them."""
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..errors import InvalidFieldType, UnsupportedTarget
+from ..target import NEWEST, InterfaceVersion, Target, parse_abi, parse_interface_version, target as make_target
+from ._rules import finding
+from ._view import View
+from .segments import SEGFLAGS_TYPE, SegmentFlag, SegmentFlagsInfo, check_segment_flags, decode_segment_flags
+
+DESCRIPTOR_TYPES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3", "DXGK_SEGMENTDESCRIPTOR4",
+                    "DXGK_SEGMENTDESCRIPTOR5")
+DEFAULT_SEGMENT_SIZE = 0x10000000  # 256 MB, used by Adapter.build when a segment gives no Size
+
+
+@dataclass(frozen=True, eq=False)
+class Adapter:
+    """A frozen description of an adapter: segment descriptors (segment id n is ``segments[n-1]``),
+    the ABI and the interface version its driver reports.
+
+    The descriptors are copied on construction, so later changes to the caller's objects do not
+    leak in.  Two adapters are equal when their descriptors' bytes, ABI and version are equal.
+    """
+
+    segments: tuple
+    abi: str = "x64"
+    interface_version: InterfaceVersion = NEWEST
+
+    def __post_init__(self):
+        abi = parse_abi(self.abi)
+        version = parse_interface_version(self.interface_version)
+        copies = []
+        for i, d in enumerate(self.segments):
+            name = getattr(type(d), "_c_name_", None)
+            if name not in DESCRIPTOR_TYPES:
+                raise InvalidFieldType("Adapter", f"segments[{i}]", d, " / ".join(DESCRIPTOR_TYPES),
+                                       f"is a {name or type(d).__name__}, not a segment descriptor")
+            cls = type(d)
+            if cls._target_ != (abi, int(version)):
+                # Read the same bytes with the adapter's own class, so flag names match its version.
+                cls = getattr(make_target(abi, version), name)
+                if ctypes.sizeof(cls) != ctypes.sizeof(d):
+                    raise UnsupportedTarget(
+                        f"Adapter({abi} {version.name}): segments[{i}] is a {name} of {type(d)._target_label_} "
+                        f"({ctypes.sizeof(d)} bytes); at the adapter's target it is {ctypes.sizeof(cls)} bytes: "
+                        f"build the descriptors with target({abi!r}, {version.name!r})")
+            copies.append(cls.from_buffer_copy(bytes(d)))
+        if len(copies) > 32:
+            raise InvalidFieldType("Adapter", "segments", len(copies), "at most 32 segments",
+                                   "has more segments than a segment set can name")
+        object.__setattr__(self, "segments", tuple(copies))
+        object.__setattr__(self, "abi", abi)
+        object.__setattr__(self, "interface_version", version)
+
+    # ---- construction
+
+    @classmethod
+    def from_descriptors(cls, descriptors, *, abi=None, interface_version=None) -> "Adapter":
+        """An adapter from descriptor instances; ABI and version default to the first one's target."""
+        descriptors = tuple(descriptors)
+        first = type(descriptors[0])._target_ if descriptors and hasattr(type(descriptors[0]), "_target_") else None
+        abi = abi or (first[0] if first else "x64")
+        interface_version = interface_version or (first[1] if first else NEWEST)
+        return cls(descriptors, abi, interface_version)
+
+    @classmethod
+    def build(cls, *segments, abi: str = "x64", interface_version=NEWEST, descriptor: str | None = None) -> "Adapter":
+        """An adapter from short segment specs, one per segment (id 1 first).
+
+        A spec is a flag word (int, SegmentFlag or DXGK_SEGMENTFLAGS) or a mapping of descriptor
+        member names to values, e.g. ``{"Flags": SegmentFlag.UseBanking, "Size": 1 << 30,
+        "NbOfBanks": 4, "pBankRangeTable": 0xFFFF8000_00001000}``.  The descriptor type defaults to
+        DXGK_SEGMENTDESCRIPTOR3 from WIN8 and DXGK_SEGMENTDESCRIPTOR before; Size defaults to 256 MB
+        and CommitLimit to Size.
+        """
+        t = make_target(abi, interface_version)
+        if descriptor is None:
+            descriptor = ("DXGK_SEGMENTDESCRIPTOR3" if t.interface_version >= InterfaceVersion.WIN8
+                          else "DXGK_SEGMENTDESCRIPTOR")
+        desc_cls = getattr(t, descriptor)
+        if desc_cls._c_name_ not in DESCRIPTOR_TYPES:
+            raise InvalidFieldType("Adapter.build", "descriptor", descriptor, " / ".join(DESCRIPTOR_TYPES),
+                                   "is not a segment descriptor type")
+        built = []
+        for spec in segments:
+            fields = dict(spec) if isinstance(spec, Mapping) else {"Flags": spec}
+            d = desc_cls()
+            size = fields.pop("Size", DEFAULT_SEGMENT_SIZE)
+            d.Size = size
+            if "CommitLimit" in d._rules_:
+                d.CommitLimit = fields.pop("CommitLimit", size)
+            for name, value in fields.items():
+                _assign(d, name, value)
+            built.append(d)
+        return cls(tuple(built), t.abi, t.interface_version)
+
+    # ---- queries
+
+    @property
+    def target(self) -> Target:
+        return make_target(self.abi, self.interface_version)
+
+    @property
+    def segment_count(self) -> int:
+        return len(self.segments)
+
+    @property
+    def segment_ids(self) -> tuple:
+        return tuple(range(1, len(self.segments) + 1))
+
+    def descriptor(self, segment_id: int):
+        """The descriptor of a segment id (1-based), or None when the adapter has no such segment."""
+        return self.segments[segment_id - 1] if 1 <= segment_id <= len(self.segments) else None
+
+    def flags(self, segment_id: int) -> int:
+        d = self.descriptor(segment_id)
+        return 0 if d is None else int.from_bytes(bytes(d.Flags), "little")
+
+    def segment_flags(self, segment_id: int) -> SegmentFlagsInfo:
+        return decode_segment_flags(self.flags(segment_id), target=self.target)
+
+    def has_flag(self, segment_id: int, flag: SegmentFlag) -> bool:
+        return self.descriptor(segment_id) is not None and bool(self.flags(segment_id) & flag)
+
+    def is_aperture(self, segment_id: int) -> bool:
+        return self.has_flag(segment_id, SegmentFlag.Aperture | SegmentFlag.Agp)
+
+    def nb_of_banks(self, segment_id: int) -> int | None:
+        """NbOfBanks of the segment, or None when its descriptor type has no bank members."""
+        d = self.descriptor(segment_id)
+        return None if d is None or "NbOfBanks" not in d._rules_ else d.NbOfBanks
+
+    def __eq__(self, other):
+        if not isinstance(other, Adapter):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.abi, self.interface_version, tuple((type(d)._c_name_, bytes(d)) for d in self.segments))
+
+    def __repr__(self):
+        inner = ", ".join(f"{i}: {type(d)._c_name_} Flags={self.flags(i):#x}" for i, d in
+                          zip(self.segment_ids, self.segments))
+        return f"Adapter({self.abi} {self.interface_version.name}; {inner})"
+
+
+def _assign(d, name: str, value):
+    """Set one descriptor member; Flags and addresses accept ints."""
+    attr = getattr(d, name)  # raises MissingMember with the valid names
+    if isinstance(attr, (ctypes.Structure, ctypes.Union)) and not isinstance(value, (ctypes.Structure, ctypes.Union)):
+        if hasattr(type(attr), "_c_name_") and type(attr)._c_name_ == SEGFLAGS_TYPE:
+            attr.Value = int(value)
+        elif "QuadPart" in type(attr)._rules_:
+            attr.QuadPart = value
+        else:
+            setattr(d, name, value)  # let the checked assignment explain
+        return
+    setattr(d, name, value)
+
+
+# ---- rules on descriptors and adapters
+
+def check_descriptor(view: View) -> list:
+    """DXGK_SEGMENTFLAGS rules on Flags, then the descriptor's own rules."""
+    flags = view.sub("Flags", SEGFLAGS_TYPE)
+    out = check_segment_flags(flags)
+    b = flags.bit
+    banks, table = view.get("NbOfBanks"), view.get("pBankRangeTable")
+    if b("UseBanking"):
+        if banks is None:
+            out.append(finding("DESC.USEBANKING_NEEDS_BANKS", flags.where("UseBanking"), 1,
+                               f"UseBanking is set but {view.type_name} has no NbOfBanks / pBankRangeTable "
+                               f"members, so the banks cannot be described"))
+        elif banks == 0 or table == 0:
+            out.append(finding("DESC.USEBANKING_NEEDS_BANKS", view.where("NbOfBanks" if banks == 0 else
+                                                                          "pBankRangeTable"),
+                               banks if banks == 0 else table,
+                               f"UseBanking is set but NbOfBanks = {banks} and pBankRangeTable = {table:#x}; "
+                               f"both must describe the banks"))
+    elif table:
+        out.append(finding("DESC.BANKTABLE_WITHOUT_USEBANKING", view.where("pBankRangeTable"), table,
+                           f"pBankRangeTable = {table:#x} but Flags.UseBanking is not set"))
+    size = view.get("Size", 0)
+    if size % 0x1000 and not b("Agp"):
+        out.append(finding("DESC.SIZE_PAGE_MULTIPLE", view.where("Size"), size,
+                           f"Size = {size:#x} is not a multiple of 4 KB (the next multiple is "
+                           f"{-(-size // 0x1000) * 0x1000:#x})"))
+    limit = view.get("CommitLimit")
+    if limit is not None and not (b("Aperture") or b("Agp")) and limit != size:
+        out.append(finding("DESC.COMMITLIMIT_MEMORY", view.where("CommitLimit"), limit,
+                           f"CommitLimit = {limit:#x} differs from Size = {size:#x} on a memory segment"))
+    end = view.get("SystemMemoryEndAddress")
+    if end is not None and bool(end) != b("PartiallyPreservedDuringHibernate"):
+        out.append(finding("DESC.SYSMEMEND_MATCHES_PARTIAL", view.where("SystemMemoryEndAddress"), end,
+                           f"SystemMemoryEndAddress = {end:#x} but Flags.PartiallyPreservedDuringHibernate = "
+                           f"{int(b('PartiallyPreservedDuringHibernate'))}; set both or neither"))
+    reserved = view.get("Reserved") if view.type_name == "DXGK_SEGMENTDESCRIPTOR3" else None
+    if reserved:
+        out.append(finding("DESC.RESERVED_NONZERO", view.where("Reserved"), reserved,
+                           f"Reserved = {reserved:#x}; it must be 0"))
+    return out
+
+
+def check_adapter(adapter: Adapter) -> list:
+    out = []
+    t = adapter.target
+    agp = []
+    for i, d in enumerate(adapter.segments):
+        view = View.of(type(d), bytes(d), t)
+        view.prefix = f"segments[{i}]."
+        out.extend(check_descriptor(view))
+        if adapter.has_flag(i + 1, SegmentFlag.Agp):
+            agp.append(i + 1)
+    if len(agp) > 1:
+        out.append(finding("ADAPTER.ONE_AGP", f"segments[{agp[1] - 1}].Flags.Agp", 1,
+                           f"segments {', '.join(map(str, agp))} all set Agp; only one AGP segment can exist"))
+    return out

@@ -1,0 +1,206 @@
+"""Bank preferences (DXGK_SEGMENTBANKPREFERENCE) and segment preferences (D3DDDI_SEGMENTPREFERENCE).
+
+Both are ordered lists packed into one UINT: the highest priority first, ended by the first zero
+identifier.  ``decode_*`` returns the list plus whatever the word holds after the end (never
+dropped silently); ``build_*`` packs a list and refuses anything the word cannot mean.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..errors import InvalidFieldType, InvalidFieldValue
+from ._rules import finding
+from ._view import View, word_of
+
+BANK_TYPE = "DXGK_SEGMENTBANKPREFERENCE"
+SEGPREF_TYPES = ("D3DDDI_SEGMENTPREFERENCE", "DXGK_SEGMENTPREFERENCE")
+BANK_SLOTS, BANK_ID_BITS = 4, 7  # Bank0..3: 7-bit id + 1-bit direction
+SEG_SLOTS, SEG_ID_BITS = 5, 5  # SegmentId0..4: 5-bit id + 1-bit direction, then 2 reserved bits
+SEGPREF_RESERVED_MASK = 0xC0000000
+
+
+class BankDirection(enum.IntEnum):
+    """How a preferred bank is scanned for free memory (DXGK_SEGMENTBANKPREFERENCE.DirectionN)."""
+
+    BOTTOM_UP = 0  # low address to high address
+    TOP_DOWN = 1  # high address to low address
+
+
+class SegmentDirection(enum.IntEnum):
+    """D3DDDI_SEGMENTPREFERENCE.DirectionN.
+
+    The current page only says 0 lets the video memory manager choose which end of the segment to
+    allocate from; the Vista-era DXGK_SEGMENTPREFERENCE page read 0 as bottom-up and 1 as top-down.
+    """
+
+    VIDMM_CHOOSES = 0
+    TOP_DOWN = 1
+
+
+@dataclass(frozen=True)
+class BankPreferenceEntry:
+    bank: int  # one-based bank id, 1..127
+    direction: BankDirection = BankDirection.BOTTOM_UP
+
+    def __str__(self) -> str:
+        return f"bank {self.bank}, {'top-down' if self.direction else 'bottom-up'}"
+
+
+@dataclass(frozen=True)
+class SegmentPreferenceEntry:
+    segment_id: int  # 1..31
+    direction: SegmentDirection = SegmentDirection.VIDMM_CHOOSES
+
+    def __str__(self) -> str:
+        return f"segment {self.segment_id}, {'top-down' if self.direction else 'VidMm chooses the end'}"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One raw slot of a preference word: its index and the id and direction bits it holds."""
+
+    index: int
+    id: int
+    direction: int
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """A decoded preference word.
+
+    ``entries`` is the list the video memory manager uses (up to the first zero id);
+    ``after_end`` lists the slots past that point that still hold bits (id or direction);
+    ``reserved`` is the reserved bits of a segment preference (0 for bank preferences).
+    """
+
+    value: int
+    entries: tuple
+    after_end: tuple = ()
+    reserved: int = 0
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, index):
+        return self.entries[index]
+
+
+def _slots(value: int, count: int, id_bits: int):
+    stride = id_bits + 1
+    for i in range(count):
+        word = value >> (i * stride)
+        yield Slot(i, word & ((1 << id_bits) - 1), (word >> id_bits) & 1)
+
+
+def _decode(value: int, count: int, id_bits: int, make, reserved: int) -> Preferences:
+    entries, after_end, ended = [], [], False
+    for slot in _slots(value, count, id_bits):
+        if slot.id == 0:
+            ended = True
+        if ended:
+            if slot.id or slot.direction:
+                after_end.append(slot)
+        else:
+            entries.append(make(slot))
+    return Preferences(value, tuple(entries), tuple(after_end), reserved)
+
+
+def decode_bank_preference(value) -> Preferences:
+    """HintedBank as (bank, direction) entries, highest priority first, ending at the first zero id."""
+    word = word_of(value, (BANK_TYPE,))
+    return _decode(word, BANK_SLOTS, BANK_ID_BITS,
+                   lambda s: BankPreferenceEntry(s.id, BankDirection(s.direction)), 0)
+
+
+def decode_segment_preference(value) -> Preferences:
+    """PreferredSegment as (segment id, direction) entries, highest priority first, ending at the first 0."""
+    word = word_of(value, SEGPREF_TYPES)
+    return _decode(word, SEG_SLOTS, SEG_ID_BITS,
+                   lambda s: SegmentPreferenceEntry(s.id, SegmentDirection(s.direction)),
+                   word & SEGPREF_RESERVED_MASK)
+
+
+def _entry_pair(item, entry_cls, id_attr):
+    if isinstance(item, entry_cls):
+        return getattr(item, id_attr), int(item.direction)
+    if isinstance(item, tuple) and len(item) == 2:
+        return item
+    return item, 0
+
+
+def _build(entries, *, type_name, id_field, max_slots, id_bits, entry_cls, id_attr, what) -> int:
+    items = list(entries)
+    if len(items) > max_slots:
+        raise InvalidFieldValue(type_name, f"{id_field}{max_slots}", items, f"at most {max_slots} entries",
+                                f"has {len(items)} entries; {type_name} holds {max_slots}: drop the lowest priority ones")
+    top = (1 << id_bits) - 1
+    value = 0
+    for i, item in enumerate(items):
+        ident, direction = _entry_pair(item, entry_cls, id_attr)
+        for name, got in ((f"{id_field}{i}", ident), (f"Direction{i}", direction)):
+            if isinstance(got, bool) or not isinstance(got, int):
+                raise InvalidFieldType(type_name, name, got, "an int", f"is a {type(got).__name__}")
+        if not 1 <= ident <= top:
+            hint = ("is 0, which ends the list; pass fewer entries instead" if ident == 0
+                    else f"is not a {what} id")
+            raise InvalidFieldValue(type_name, f"{id_field}{i}", ident, f"1..{top} (0 means no preference)", hint)
+        if direction not in (0, 1):
+            raise InvalidFieldValue(type_name, f"Direction{i}", direction, "0 or 1", "is not a direction")
+        value |= (ident | direction << id_bits) << (i * (id_bits + 1))
+    return value
+
+
+def build_bank_preference(entries) -> int:
+    """Pack up to 4 bank preferences (BankPreferenceEntry, (bank, direction) or bare bank ids 1..127)."""
+    return _build(entries, type_name=BANK_TYPE, id_field="Bank", max_slots=BANK_SLOTS, id_bits=BANK_ID_BITS,
+                  entry_cls=BankPreferenceEntry, id_attr="bank", what="bank")
+
+
+def build_segment_preference(entries) -> int:
+    """Pack up to 5 segment preferences (SegmentPreferenceEntry, (id, direction) or bare ids 1..31)."""
+    return _build(entries, type_name=SEGPREF_TYPES[0], id_field="SegmentId", max_slots=SEG_SLOTS,
+                  id_bits=SEG_ID_BITS, entry_cls=SegmentPreferenceEntry, id_attr="segment_id", what="segment")
+
+
+# ---- rules (see _rules.py for the sentences)
+
+def check_bank_preference(view: View) -> list:
+    prefs = decode_bank_preference(view.word())
+    out = []
+    for slot in prefs.after_end:
+        if slot.id:
+            out.append(finding("BANKPREF.ID_AFTER_ZERO", view.where(f"Bank{slot.index}"), slot.id,
+                               f"Bank{slot.index} = {slot.id} follows a zero bank id, so the list has already "
+                               f"ended and this preference is never used"))
+        elif slot.direction:
+            out.append(finding("BANKPREF.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
+                               f"Direction{slot.index} = 1 but Bank{slot.index} = 0 (no preference to scan)"))
+    return out
+
+
+def check_segment_preference(view: View) -> list:
+    prefs = decode_segment_preference(view.word())
+    out = []
+    for slot in prefs.after_end:
+        if slot.id:
+            out.append(finding("SEGPREF.ID_AFTER_ZERO", view.where(f"SegmentId{slot.index}"), slot.id,
+                               f"SegmentId{slot.index} = {slot.id} follows a zero segment id, so the list has "
+                               f"already ended and this preference is never used"))
+        elif slot.direction:
+            out.append(finding("SEGPREF.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
+                               f"Direction{slot.index} = 1 but SegmentId{slot.index} = 0 (no segment)"))
+    if prefs.reserved:
+        out.append(finding("SEGPREF.RESERVED_NONZERO", view.where("Reserved"), prefs.reserved >> 30,
+                           f"Reserved = {prefs.reserved >> 30} (bits 30-31 of Value = {prefs.value:#010x}); "
+                           f"reserved bits must be 0"))
+    return out
+
+
+def describe_preferences(prefs: Preferences, what: str) -> str:
+    if not prefs.entries:
+        return f"no {what} preference"
+    return "; ".join(str(e) for e in prefs.entries)

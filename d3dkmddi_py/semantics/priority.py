@@ -1,0 +1,69 @@
+"""Allocation priorities: any UINT named by the D3DDDI_ALLOCATIONPRIORITY_* band it falls in.
+
+The driver may use values between the named levels ("0x78000001 indicates that the allocation is
+slightly above normal"), so a value belongs to the highest named level that does not exceed it.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ._view import word_of
+
+D3DDDI_ALLOCATIONPRIORITY_MINIMUM = 0x28000000
+D3DDDI_ALLOCATIONPRIORITY_LOW = 0x50000000
+D3DDDI_ALLOCATIONPRIORITY_NORMAL = 0x78000000
+D3DDDI_ALLOCATIONPRIORITY_HIGH = 0xA0000000
+D3DDDI_ALLOCATIONPRIORITY_MAXIMUM = 0xC8000000
+
+
+class PriorityBand(enum.IntEnum):
+    """The band of a priority; a member's value is the level the band starts at."""
+
+    INVALID = 0  # 0 is an invalid initial allocation priority
+    BELOW_MINIMUM = 1  # 1 .. MINIMUM-1: allowed, but below every named level
+    MINIMUM = D3DDDI_ALLOCATIONPRIORITY_MINIMUM
+    LOW = D3DDDI_ALLOCATIONPRIORITY_LOW
+    NORMAL = D3DDDI_ALLOCATIONPRIORITY_NORMAL
+    HIGH = D3DDDI_ALLOCATIONPRIORITY_HIGH
+    MAXIMUM = D3DDDI_ALLOCATIONPRIORITY_MAXIMUM
+
+
+_NAMED = (PriorityBand.MAXIMUM, PriorityBand.HIGH, PriorityBand.NORMAL, PriorityBand.LOW, PriorityBand.MINIMUM)
+
+
+@dataclass(frozen=True)
+class Priority:
+    value: int
+    band: PriorityBand
+
+    @property
+    def exact(self) -> bool:
+        return self.band >= PriorityBand.MINIMUM and self.value == self.band
+
+    @property
+    def constant(self) -> str | None:
+        """The D3DDDI_ALLOCATIONPRIORITY_* name when the value is exactly one, else None."""
+        return f"D3DDDI_ALLOCATIONPRIORITY_{self.band.name}" if self.exact else None
+
+    def __str__(self) -> str:
+        if self.band is PriorityBand.INVALID:
+            return "0: invalid initial allocation priority"
+        if self.band is PriorityBand.BELOW_MINIMUM:
+            return f"below MINIMUM (D3DDDI_ALLOCATIONPRIORITY_MINIMUM - {D3DDDI_ALLOCATIONPRIORITY_MINIMUM - self.value:#x})"
+        if self.exact:
+            return f"{self.constant} ({self.band.name} band)"
+        return f"{self.band.name} band (D3DDDI_ALLOCATIONPRIORITY_{self.band.name} + {self.value - self.band:#x})"
+
+
+def decode_priority(value) -> Priority:
+    """The band of an AllocationPriority value (an int, or a DXGK_ALLOCATIONINFO instance)."""
+    if hasattr(type(value), "_c_name_") and type(value)._c_name_ == "DXGK_ALLOCATIONINFO":
+        value = value.AllocationPriority
+    word = word_of(value, ("UINT",))
+    if word == 0:
+        return Priority(0, PriorityBand.INVALID)
+    for band in _NAMED:
+        if word >= band:
+            return Priority(word, band)
+    return Priority(word, PriorityBand.BELOW_MINIMUM)

@@ -1,0 +1,335 @@
+"""Segment flags (DXGK_SEGMENTFLAGS) at an interface version, their power-transition behaviour,
+and segment sets (the UINT masks of DXGK_ALLOCATIONINFO and DXGKARGCB_CREATECONTEXTALLOCATION)."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..errors import InvalidFieldType, InvalidFieldValue
+from ..target import InterfaceVersion
+from ._rules import finding
+from ._view import View, ever_named_bits, flag_names, named_bits, resolve_target, word_of
+
+SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
+DXGK_SEGMENT_ID_INVALID = 0
+DXGK_SEGMENT_ID_SYSTEMMEMORY = 31
+DXGK_SEGMENT_SET_SYSTEMMEMORY = 0x80000000
+PAGE_SIZE = 0x1000  # the native host page size of every supported ABI (x86, x64, arm64)
+
+
+class SegmentFlag(enum.IntFlag):
+    """Every flag DXGK_SEGMENTFLAGS has had; which exist depends on the interface version."""
+
+    Aperture = 1 << 0
+    Agp = 1 << 1
+    CpuVisible = 1 << 2
+    UseBanking = 1 << 3
+    CacheCoherent = 1 << 4
+    PitchAlignment = 1 << 5
+    PopulatedFromSystemMemory = 1 << 6
+    PreservedDuringStandby = 1 << 7
+    PreservedDuringHibernate = 1 << 8
+    PartiallyPreservedDuringHibernate = 1 << 9
+    DirectFlip = 1 << 10  # WIN8
+    Use64KBPages = 1 << 11  # WDDM2_0 ...
+    ReservedSysMem = 1 << 12
+    SupportsCpuHostAperture = 1 << 13
+    SupportsCachedCpuHostAperture = 1 << 14
+    ApplicationTarget = 1 << 15
+    VprSupported = 1 << 16
+    VprPreservedDuringStandby = 1 << 17
+    EncryptedPagingSupported = 1 << 18
+    LocalBudgetGroup = 1 << 19
+    NonLocalBudgetGroup = 1 << 20  # ... WDDM2_0
+    PopulatedByReservedDDRByFirmware = 1 << 21  # WDDM2_9
+
+
+# Short meanings for explain(); the full text is on the DXGK_SEGMENTFLAGS page.
+SEGMENT_FLAG_MEANINGS = {
+    "Aperture": "aperture segment (maps the allocation's system pages; holds no content itself)",
+    "Agp": "AGP-type aperture segment (must be the only flag)",
+    "CpuVisible": "CPU can access the segment at CpuTranslatedAddress",
+    "UseBanking": "divided into banks (NbOfBanks, pBankRangeTable)",
+    "CacheCoherent": "aperture keeps cache coherency with cacheable pages",
+    "PitchAlignment": "allocations are pitch aligned (PitchAlignedSize is used); cannot be used for eviction",
+    "PopulatedFromSystemMemory": "memory segment populated from driver-allocated system memory",
+    "PreservedDuringStandby": "preserved in a transition to standby",
+    "PreservedDuringHibernate": "preserved in a transition to hibernate",
+    "PartiallyPreservedDuringHibernate": "partially preserved in hibernate (up to SystemMemoryEndAddress)",
+    "DirectFlip": "supports Direct Flip allocations",
+    "Use64KBPages": "64 KB pages: allocations that can use it need 64 KB alignment",
+    "ReservedSysMem": "reserved for system use; a driver must not set it",
+    "SupportsCpuHostAperture": "can be mapped through the CPU host aperture",
+    "SupportsCachedCpuHostAperture": "CPU cache coherent CPU host aperture",
+    "ApplicationTarget": "targeted by application budgets (deprecated: LocalBudgetGroup / NonLocalBudgetGroup)",
+    "VprSupported": "video protected region supported",
+    "VprPreservedDuringStandby": "video protected region content preserved during standby",
+    "EncryptedPagingSupported": "hardware protected allocations are encrypted during paging",
+    "LocalBudgetGroup": "counts against the local memory segment budget group",
+    "NonLocalBudgetGroup": "counts against the non-local memory segment budget group",
+    "PopulatedByReservedDDRByFirmware": "populated from system memory reserved by the firmware",
+}
+
+
+class PowerBehaviour(enum.IntEnum):
+    """What a power transition does to a segment's content (the 'Optimized standby settings' table)."""
+
+    NEVER_PURGED = 0  # Standby 1, Hibernate 1, Partial 0
+    PURGED_IN_HIBERNATE = 1  # 1, 0, 0
+    PARTIALLY_PURGED_IN_HIBERNATE = 2  # 1, 0, 1
+    ALWAYS_PURGED = 3  # 0, 0, 0
+    INVALID = 4  # every other combination: the operating system does not recognize it
+
+    @property
+    def standby(self) -> str:
+        return _POWER_TEXT[self][0]
+
+    @property
+    def hibernate(self) -> str:
+        return _POWER_TEXT[self][1]
+
+    @property
+    def hybrid_sleep(self) -> str:
+        """Hybrid sleep acts as hibernate: segments not preserved during hibernate are purged even on sleep."""
+        return _POWER_TEXT[self][2]
+
+    @property
+    def description(self) -> str:
+        return _POWER_TEXT[self][3]
+
+
+_POWER_TEXT = {
+    PowerBehaviour.NEVER_PURGED: (
+        "not purged", "not purged", "not purged",
+        "never purged during a power transition"),
+    PowerBehaviour.PURGED_IN_HIBERNATE: (
+        "not purged", "purged", "purged even when entering sleep (hybrid sleep acts as hibernate)",
+        "preserved in standby, purged in hibernate"),
+    PowerBehaviour.PARTIALLY_PURGED_IN_HIBERNATE: (
+        "not purged", "partially purged: allocations beyond SystemMemoryEndAddress are evicted",
+        "partially purged even when entering sleep (hybrid sleep acts as hibernate)",
+        "preserved in standby; in hibernate only allocations beyond SystemMemoryEndAddress are evicted"),
+    PowerBehaviour.ALWAYS_PURGED: (
+        "purged", "purged", "purged",
+        "purged during all power transitions"),
+    PowerBehaviour.INVALID: (
+        "invalid", "invalid", "invalid",
+        "invalid combination: the operating system does not recognize it"),
+}
+
+_POWER_TABLE = {  # (Standby, Hibernate, Partial) -> behaviour
+    (1, 1, 0): PowerBehaviour.NEVER_PURGED,
+    (1, 0, 0): PowerBehaviour.PURGED_IN_HIBERNATE,
+    (1, 0, 1): PowerBehaviour.PARTIALLY_PURGED_IN_HIBERNATE,
+    (0, 0, 0): PowerBehaviour.ALWAYS_PURGED,
+}
+
+
+def power_behaviour(value) -> PowerBehaviour:
+    """The power-transition behaviour that the three Preserved* bits of a segment flag word select."""
+    word = _segflags_word(value)
+    key = ((word >> 7) & 1, (word >> 8) & 1, (word >> 9) & 1)
+    return _POWER_TABLE.get(key, PowerBehaviour.INVALID)
+
+
+def _segflags_word(value) -> int:
+    if hasattr(type(value), "_c_name_") and type(value)._c_name_.startswith("DXGK_SEGMENTDESCRIPTOR"):
+        value = value.Flags
+    return word_of(value, (SEGFLAGS_TYPE,))
+
+
+def is_aperture(value) -> bool:
+    """Aperture or Agp: an AGP segment is an aperture segment too."""
+    return bool(_segflags_word(value) & (SegmentFlag.Aperture | SegmentFlag.Agp))
+
+
+@dataclass(frozen=True)
+class SegmentFlagsInfo:
+    """A flag word read at one interface version."""
+
+    value: int
+    interface_version: InterfaceVersion
+    flags: SegmentFlag  # the set flags this version names
+    undefined: SegmentFlag  # set bits that are Reserved here but name a flag at a newer version
+    reserved: int  # set bits that are Reserved at every version
+    power: PowerBehaviour
+
+    @property
+    def names(self) -> tuple:
+        return tuple(f.name for f in SegmentFlag if f & self.flags)
+
+
+def decode_segment_flags(value, *, target=None) -> SegmentFlagsInfo:
+    """Split a DXGK_SEGMENTFLAGS word into named flags, newer-version bits and reserved bits."""
+    word = _segflags_word(value)
+    t = resolve_target(target, value if hasattr(type(value), "_target_") else None)
+    named, reserved = named_bits(SEGFLAGS_TYPE, t.abi, int(t.interface_version))
+    ever = ever_named_bits(SEGFLAGS_TYPE, t.abi)
+    return SegmentFlagsInfo(word, t.interface_version, SegmentFlag(word & named),
+                            SegmentFlag(word & reserved & ever), word & reserved & ~ever, power_behaviour(word))
+
+
+def describe_segment_flags(word: int, abi: str, version: int) -> str:
+    names = flag_names(SEGFLAGS_TYPE, abi, version)
+    shown = [names[m] for m in sorted(names) if word & m]
+    named, reserved = named_bits(SEGFLAGS_TYPE, abi, version)
+    if word & reserved:
+        shown.append(f"reserved bits {word & reserved:#x}")
+    return " | ".join(shown) if shown else "no flags (a memory segment)"
+
+
+# ---- segment sets: bit n is segment id n + 1; bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY from WDDM v2
+
+@dataclass(frozen=True)
+class SegmentSet:
+    """A segment set mask: the segment ids it names and whether it names system memory."""
+
+    mask: int
+    ids: tuple
+    system_memory: bool
+
+    def __contains__(self, segment_id: int) -> bool:
+        return segment_id in self.ids
+
+    def __str__(self) -> str:
+        return describe_segment_set(self)
+
+
+def segment_set(mask, *, target=None) -> SegmentSet:
+    """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32."""
+    word = word_of(mask, ("UINT",))
+    wddm2 = target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0
+    top = 31 if wddm2 else 32
+    ids = tuple(n + 1 for n in range(top) if word >> n & 1)
+    return SegmentSet(word, ids, wddm2 and bool(word & DXGK_SEGMENT_SET_SYSTEMMEMORY))
+
+
+def segment_set_mask(ids=(), *, system_memory: bool = False) -> int:
+    """The mask of segment ids 1..31 (bit id-1), plus DXGK_SEGMENT_SET_SYSTEMMEMORY when asked."""
+    mask = DXGK_SEGMENT_SET_SYSTEMMEMORY if system_memory else 0
+    for ident in ids:
+        if isinstance(ident, bool) or not isinstance(ident, int):
+            raise InvalidFieldType("segment set", "id", ident, "1..31", f"is a {type(ident).__name__}")
+        if not 1 <= ident <= 31:
+            raise InvalidFieldValue("segment set", "id", ident, "1..31",
+                                    "is not a segment id (bit n is segment n+1; use system_memory=True for "
+                                    "DXGK_SEGMENT_SET_SYSTEMMEMORY)")
+        mask |= 1 << (ident - 1)
+    return mask
+
+
+def describe_segment_set(s: SegmentSet) -> str:
+    parts = []
+    if s.ids:
+        parts.append(("segment " if len(s.ids) == 1 else "segments ") + ", ".join(map(str, s.ids)))
+    if s.system_memory:
+        parts.append("(+ system memory)" if parts else "system memory only (DXGK_SEGMENT_SET_SYSTEMMEMORY)")
+    return " ".join(parts) if parts else "no segments"
+
+
+# ---- rules
+
+def check_segment_flags(view: View) -> list:
+    """The DXGK_SEGMENTFLAGS rules on one flag word (``view`` over DXGK_SEGMENTFLAGS leaves)."""
+    word = view.word()
+    named, reserved = named_bits(SEGFLAGS_TYPE, view.abi, view.version)
+    ever = ever_named_bits(SEGFLAGS_TYPE, view.abi)
+    b = view.bit
+    aperture = b("Aperture") or b("Agp")
+    out = []
+
+    def add(rule_id, name, message):
+        out.append(finding(rule_id, view.where(name), view.get(name, 0), message))
+
+    if b("Agp"):
+        others = word & named & ~SegmentFlag.Agp
+        if others:
+            add("SEGFLAGS.AGP_EXCLUSIVE", "Agp",
+                f"Agp is set with {describe_segment_flags(others, view.abi, view.version)}; an AGP segment "
+                f"must set Agp alone (the adapter fails to initialize otherwise)")
+    if b("CacheCoherent") and not b("Aperture"):
+        add("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", "CacheCoherent",
+            "CacheCoherent is set but Aperture is not; cache coherency means nothing for a memory segment")
+    if b("CpuVisible") and aperture:
+        add("SEGFLAGS.CPUVISIBLE_ON_APERTURE", "CpuVisible",
+            "CpuVisible is set on an aperture segment, where it has no meaning (except for a primary without "
+            "UseAlternateVA)")
+    if b("PopulatedFromSystemMemory") and aperture:
+        add("SEGFLAGS.POPULATED_ON_APERTURE", "PopulatedFromSystemMemory",
+            "PopulatedFromSystemMemory is set on an aperture segment, where it is invalid and ignored")
+    standby, hibernate, partial = b("PreservedDuringStandby"), b("PreservedDuringHibernate"), \
+        b("PartiallyPreservedDuringHibernate")
+    if hibernate and not standby:
+        add("SEGFLAGS.HIBERNATE_NEEDS_STANDBY", "PreservedDuringHibernate",
+            "PreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)")
+    if partial and not standby:
+        add("SEGFLAGS.PARTIAL_NEEDS_STANDBY", "PartiallyPreservedDuringHibernate",
+            "PartiallyPreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)")
+    if hibernate and partial:
+        add("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", "PartiallyPreservedDuringHibernate",
+            "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set (an invalid combination)")
+    if partial and aperture:
+        add("SEGFLAGS.PARTIAL_ON_APERTURE", "PartiallyPreservedDuringHibernate",
+            "PartiallyPreservedDuringHibernate is set on an aperture segment")
+    if hibernate and aperture:
+        add("SEGFLAGS.HIBERNATE_ON_APERTURE", "PreservedDuringHibernate",
+            "PreservedDuringHibernate is set on an aperture segment; the page forbids it, yet also recommends "
+            "it for apertures whose page tables must survive power transitions")
+    if view.version < InterfaceVersion.WIN8:
+        for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate"):
+            if b(name):
+                add("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", name,
+                    f"{name} is set at {InterfaceVersion(view.version).name}; it is supported from Windows 8 "
+                    f"(WIN8) on")
+    if b("SupportsCpuHostAperture") and b("CpuVisible"):
+        add("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", "SupportsCpuHostAperture",
+            "SupportsCpuHostAperture is set together with CpuVisible")
+    if b("SupportsCachedCpuHostAperture") and not b("SupportsCpuHostAperture"):
+        add("SEGFLAGS.CACHEDHOSTAPERTURE_NEEDS_HOSTAPERTURE", "SupportsCachedCpuHostAperture",
+            "SupportsCachedCpuHostAperture is set without SupportsCpuHostAperture")
+    if b("ReservedSysMem"):
+        add("SEGFLAGS.RESERVEDSYSMEM_SET", "ReservedSysMem",
+            "ReservedSysMem is set; it is reserved for system use and a driver must not set it")
+    if b("ApplicationTarget"):
+        add("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", "ApplicationTarget",
+            "ApplicationTarget is deprecated; set LocalBudgetGroup or NonLocalBudgetGroup instead")
+    out.extend(reserved_findings(view, SEGFLAGS_TYPE, "SEGFLAGS", word, reserved, ever))
+    return out
+
+
+def reserved_findings(view: View, type_name: str, prefix: str, word: int, reserved: int, ever: int) -> list:
+    """{prefix}.UNDEFINED_AT_VERSION and {prefix}.RESERVED_NONZERO for one 32-bit flag word."""
+    out = []
+    newer = word & reserved & ever
+    if newer:
+        newest = flag_names(type_name, view.abi, int(max(InterfaceVersion)))
+        names = []
+        for bit in range(32):
+            if newer >> bit & 1:
+                names.append(f"bit {bit} ({_first_version_naming(type_name, view.abi, 1 << bit, newest)})")
+        leaf = _reserved_leaf_for(view, newer)
+        out.append(finding(f"{prefix}.UNDEFINED_AT_VERSION", view.where(leaf), newer,
+                           f"{', '.join(names)} set at {InterfaceVersion(view.version).name}, where the bit is "
+                           f"reserved; Value = {word:#010x}"))
+    stray = word & reserved & ~ever
+    if stray:
+        leaf = _reserved_leaf_for(view, stray)
+        out.append(finding(f"{prefix}.RESERVED_NONZERO", view.where(leaf), stray,
+                           f"reserved bits {stray:#010x} are set (Value = {word:#010x}); they must be 0"))
+    return out
+
+
+def _reserved_leaf_for(view: View, bits: int) -> str:
+    """The name of the reserved leaf that holds the lowest of ``bits`` (Reserved, Reserved03, ...)."""
+    low = (bits & -bits).bit_length() - 1
+    for path, leaf in view.leaves.items():
+        if leaf.bit_width < 32 and leaf.bit_offset <= low < leaf.bit_offset + leaf.bit_width:
+            return path
+    return "Value"
+
+
+def _first_version_naming(type_name: str, abi: str, mask: int, newest: dict) -> str:
+    for v in InterfaceVersion:
+        if named_bits(type_name, abi, int(v))[0] & mask:
+            return f"{flag_names(type_name, abi, int(v)).get(mask, newest.get(mask, '?'))} from {v.name}"
+    return "?"
