@@ -146,16 +146,18 @@ def _semantics():
     return semantics
 
 
-def _findings(value, cls, tgt, adapter=None):
-    if not hasattr(cls, "_leaves_"):
+def findings_for(value, tgt, adapter=None) -> list:
+    """The semantic findings of one decoded struct (none for an enum decoded alone)."""
+    if not hasattr(type(value), "_leaves_"):
         return []
-    return list(_semantics().check(value, dec.c_name(cls), target=tgt, adapter=adapter))
+    return list(_semantics().check(value, type(value)._c_name_, target=tgt, adapter=adapter))
 
 
-def _meanings(value, cls, tgt, adapter=None) -> dict:
-    if not hasattr(cls, "_leaves_"):
+def meanings_for(value, tgt, adapter=None) -> dict:
+    """Leaf path -> what its value means, from the semantics helpers."""
+    if not hasattr(type(value), "_leaves_"):
         return {}
-    return dict(_semantics().field_meanings(value, dec.c_name(cls), target=tgt, adapter=adapter))
+    return dict(_semantics().field_meanings(value, type(value)._c_name_, target=tgt, adapter=adapter))
 
 
 def _is_error(finding) -> bool:
@@ -172,14 +174,14 @@ def cmd_decode(args) -> tuple[str, int]:
     name = dec.c_name(cls)
     if fmt == "json":
         objs = [render.record_json(r.value, c_name=name, tgt=tgt, index=r.index, offset=r.offset,
-                                   address=r.address, findings=_findings(r.value, cls, tgt),
-                                   meanings=_meanings(r.value, cls, tgt)) for r in records]
+                                   address=r.address, findings=findings_for(r.value, tgt),
+                                   meanings=meanings_for(r.value, tgt)) for r in records]
         return "".join(json.dumps(o) + "\n" for o in objs), EXIT_OK
     blocks = []
     for r in records:
         title = render.record_title(name, tgt.label, r.index, r.offset, r.address, dec.type_size(cls))
-        blocks.append(render.render_text(r.value, findings=_findings(r.value, cls, tgt),
-                                         meanings=_meanings(r.value, cls, tgt), title=title, nonzero=args.nonzero))
+        blocks.append(render.render_text(r.value, findings=findings_for(r.value, tgt),
+                                         meanings=meanings_for(r.value, tgt), title=title, nonzero=args.nonzero))
     return "\n\n".join(blocks) + "\n", EXIT_OK
 
 
@@ -210,13 +212,13 @@ def cmd_validate(args) -> tuple[str, int]:
     adapter = _adapter(args, tgt)
     records, cls, tgt, memory = _records(args, tgt)
     name = dec.c_name(cls)
-    per_record = [(r, _findings(r.value, cls, tgt, adapter)) for r in records]
+    per_record = [(r, findings_for(r.value, tgt, adapter)) for r in records]
     errors = sum(_is_error(f) for _, fs in per_record for f in fs)
     warnings = sum(not _is_error(f) for _, fs in per_record for f in fs)
     status = EXIT_FINDINGS if errors else EXIT_OK
     if args.json:
         objs = [render.record_json(r.value, c_name=name, tgt=tgt, index=r.index, offset=r.offset,
-                                   address=r.address, findings=fs, meanings=_meanings(r.value, cls, tgt, adapter))
+                                   address=r.address, findings=fs, meanings=meanings_for(r.value, tgt, adapter))
                 for r, fs in per_record]
         return "".join(json.dumps(o) + "\n" for o in objs), status
     out = []
