@@ -1,0 +1,353 @@
+"""explain and field_meanings: what each leaf of a value means, in words a person reads."""
+from __future__ import annotations
+
+from ..layout import Leaf
+from ..target import ENUM_CLASSES, InterfaceVersion
+from ._rules import RULES
+from ._view import View, coerce, flag_names, is_reserved_name, named_bits
+from .adapter import DESCRIPTOR_TYPES, Adapter
+from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
+                         flags_member)
+from .check import check
+from .preferences import (BANK_TYPE, SEGPREF_TYPES, decode_bank_preference, decode_segment_preference,
+                          describe_preferences)
+from .priority import decode_priority
+from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS,
+                       SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set)
+
+ALLOC_FLAG_MEANINGS = {
+    "CpuVisible": "directly accessible by the CPU (pfnLockCb works)",
+    "PermanentSysMem": "a system-memory copy is kept while in a memory segment",
+    "Cached": "backing store is cached memory (default: write-combined)",
+    "Protected": "backing store in kernel memory, out of the application's reach",
+    "ExistingSysMem": "uses an existing user-mode system memory range as backing store",
+    "ExistingKernelSysMem": "uses an existing kernel-mode system memory range as backing store",
+    "FromEndOfSegment": "allocated from the end of a segment",
+    "Swizzled": "swizzled; locking needs special support",
+    "DisableLargePageMapping": "large page mapping disabled",
+    "Overlay": "overlay allocation (pinned)",
+    "Capture": "capture allocation (pinned)",
+    "UseAlternateVA": "primary allocation that can be locked (swizzling range)",
+    "SynchronousPaging": "paged in synchronously",
+    "LinkMirrored": "one instance replicated on every physical adapter of a link",
+    "LinkInstanced": "one instance per physical adapter of a link",
+    "HistoryBuffer": "history buffer managed by the user-mode driver",
+    "CreateInVpr": "created in the video protected range",
+    "MapApertureCpuVisible": "aperture mapping is CPU visible",
+    "AccessedPhysically": "accessed by physical address (contiguous in GPU memory segments)",
+    "ExplicitResidencyNotification": "driver gets NotifyResidency paging operations",
+    "HardwareProtected": "holds content for hardware DRM",
+    "CpuVisibleOnDemand": "CPU virtual address assigned on demand",
+    "ShareBackingStoreWithKmd": "the driver needs the backing store's address (shared, aperture only)",
+    "NoImplicitSynchronization": "no implicit synchronization",
+    "DisablePartialResidency": "partial residency disabled",
+    "RestrictedToSingleSegment": "restricted to a single segment",
+    "NotifyEviction": "driver is notified of eviction",
+    "NotifyIoMmuUnmap": "driver is notified of IOMMU unmapping",
+}
+
+
+def _size_text(n: int) -> str:
+    for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
+        if n and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
+class _Meanings:
+    """Collects path -> meaning for one value."""
+
+    def __init__(self):
+        self.out = {}
+
+    def put(self, view: View, path: str, text: str):
+        if view.has(path):
+            self.out[view.where(path)] = text
+
+
+def _flag_word(m: _Meanings, view: View, type_name: str, describe, notes: dict):
+    word = view.word()
+    names = flag_names(type_name, view.abi, view.version)
+    named, reserved = named_bits(type_name, view.abi, view.version)
+    for mask, name in names.items():
+        if word & mask:
+            m.put(view, name, notes.get(name, "set"))
+    for path in view.leaves:
+        if is_reserved_name(path) and view[path]:
+            m.put(view, path, f"reserved bits set ({view[path]:#x}); must be 0")
+    m.put(view, "Value", describe(word))
+
+
+def _segflags(m: _Meanings, view: View):
+    def describe(word):
+        p = power_behaviour(word)
+        text = describe_segment_flags(word, view.abi, view.version)
+        return f"{text}; power: {p.description}; hybrid sleep: {p.hybrid_sleep}"
+
+    _flag_word(m, view, SEGFLAGS_TYPE, describe, SEGMENT_FLAG_MEANINGS)
+
+
+def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True):
+    if not in_force:
+        member, _ = flags_member(view.version)
+        m.put(view, "Value", f"not the view in force at {InterfaceVersion(view.version).name}: read {member}")
+        return
+
+    def describe(word):
+        names = flag_names(type_name, view.abi, view.version)
+        shown = [names[k] for k in sorted(names) if word & k]
+        return " | ".join(shown) if shown else "no flags"
+
+    _flag_word(m, view, type_name, describe, ALLOC_FLAG_MEANINGS)
+
+
+def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
+    if adapter is None or adapter.descriptor(segment_id) is None:
+        return ""
+    word = adapter.flags(segment_id)
+    if word & SegmentFlag.Agp:
+        kind = "AGP aperture"
+    elif word & SegmentFlag.Aperture:
+        kind = "aperture"
+    else:
+        kind = "memory"
+    extra = [n for n, f in (("CPU visible", SegmentFlag.CpuVisible), ("banks", SegmentFlag.UseBanking),
+                            ("pitch aligned", SegmentFlag.PitchAlignment), ("64 KB pages", SegmentFlag.Use64KBPages))
+             if word & f]
+    return " (" + ", ".join([kind] + extra) + ")"
+
+
+def _segment_id_text(view: View, ident: int, adapter) -> str:
+    if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY and view.version >= InterfaceVersion.WDDM2_0:
+        return "segment 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY: system memory in WDDM v2)"
+    if adapter is not None and adapter.descriptor(ident) is None:
+        return f"segment {ident} (the adapter has no such segment)"
+    return f"segment {ident}{_segment_kind(adapter, ident)}"
+
+
+def _bankpref(m: _Meanings, view: View, banks_of: str = ""):
+    prefs = decode_bank_preference(view.word())
+    for i in range(4):
+        bank, direction = view[f"Bank{i}"], view[f"Direction{i}"]
+        if i < len(prefs.entries):
+            m.put(view, f"Bank{i}", f"bank {bank}{banks_of}, priority {i + 1}")
+            m.put(view, f"Direction{i}", "top-down (high to low address)" if direction else
+                  "bottom-up (low to high address)")
+        else:
+            if i == len(prefs.entries):
+                m.put(view, f"Bank{i}", "no preference (ends the list)")
+            elif bank:
+                m.put(view, f"Bank{i}", f"bank {bank} ignored: after the end of the list")
+            if direction:
+                m.put(view, f"Direction{i}", "set on an unused slot (ignored)")
+    text = describe_preferences(prefs, "bank")
+    m.put(view, "Value", text if not prefs.after_end else text + " (more bits after the end of the list)")
+
+
+def _segpref(m: _Meanings, view: View, adapter=None):
+    prefs = decode_segment_preference(view.word())
+    for i in range(5):
+        ident, direction = view[f"SegmentId{i}"], view[f"Direction{i}"]
+        if i < len(prefs.entries):
+            m.put(view, f"SegmentId{i}", f"{_segment_id_text(view, ident, adapter)}, priority {i + 1}")
+            m.put(view, f"Direction{i}", "top-down" if direction else "VidMm chooses which end")
+        else:
+            if i == len(prefs.entries):
+                m.put(view, f"SegmentId{i}", "no preference (ends the list)")
+            elif ident:
+                m.put(view, f"SegmentId{i}", f"segment {ident} ignored: after the end of the list")
+            if direction:
+                m.put(view, f"Direction{i}", "set on an unused slot (ignored)")
+    if view.get("Reserved", 0):
+        m.put(view, "Reserved", f"reserved bits set ({view['Reserved']:#x}); must be 0")
+    parts = [f"{_segment_id_text(view, e.segment_id, adapter)}"
+             + (", top-down" if e.direction else "") for e in prefs.entries]
+    m.put(view, "Value", "; ".join(parts) if parts else "no segment preference")
+
+
+def _set_text(view: View, mask: int, adapter) -> str:
+    s = segment_set(mask, target=(view.abi, view.version))
+    if adapter is None or not s.ids:
+        return describe_segment_set(s)
+    named = ", ".join(f"{i}{_segment_kind(adapter, i)}" if adapter.descriptor(i) is not None else f"{i} (no such segment)"
+                      for i in s.ids)
+    text = ("segment " if len(s.ids) == 1 else "segments ") + named
+    return text + (" (+ system memory)" if s.system_memory else "")
+
+
+def _descriptor(m: _Meanings, view: View):
+    _segflags(m, view.sub("Flags", SEGFLAGS_TYPE))
+    size = view.get("Size", 0)
+    agp = bool(view.get("Flags.Agp", 0))
+    m.put(view, "Size", _size_text(size) + (" (ignored for an AGP segment)" if agp else ""))
+    if view.has("CommitLimit"):
+        m.put(view, "CommitLimit", f"at most {_size_text(view['CommitLimit'])} committed")
+    if view.get("Flags.UseBanking", 0):
+        m.put(view, "NbOfBanks", f"{view.get('NbOfBanks', 0)} bank(s), ids 1..{view.get('NbOfBanks', 0)}")
+        m.put(view, "pBankRangeTable", "address of the bank end offsets (in the driver's address space)")
+    elif view.has("NbOfBanks"):
+        m.put(view, "NbOfBanks", "unused: the segment does not use banking")
+        m.put(view, "pBankRangeTable", "unused: the segment does not use banking")
+    if view.has("SystemMemoryEndAddress"):
+        end = view["SystemMemoryEndAddress"]
+        m.put(view, "SystemMemoryEndAddress",
+              "0: not partially preserved" if not end else
+              f"driver-reserved memory up to {end:#x}; allocations beyond it are purged in hibernate")
+    if view.has("SegmentType"):
+        m.put(view, "SegmentType", _enum_name("DXGK_SEGMENTTYPE", view["SegmentType"]))
+    if view.has("SlabSize"):
+        m.put(view, "SlabSize", _enum_name("DXGK_PAGESIZE", view["SlabSize"]))
+    if view.has("CpuHostAperture.PhysicalAddress"):
+        host = bool(view.get("Flags.SupportsCpuHostAperture", 0))
+        m.put(view, "CpuHostAperture.PhysicalAddress", "in force (SupportsCpuHostAperture)" if host else
+              "not in force: CpuTranslatedAddress is the view (SupportsCpuHostAperture not set)")
+
+
+def _enum_name(enum_name: str, value: int) -> str:
+    try:
+        return ENUM_CLASSES[enum_name](value).name
+    except ValueError:
+        return f"{value} (not a {enum_name} value)"
+
+
+def _allocinfo(m: _Meanings, view: View, adapter):
+    member, ftype = flags_member(view.version)
+    other = "Flags" if member == "FlagsWddm2" else "FlagsWddm2"
+    _allocflags(m, view.sub(member, ftype), ftype)
+    if any(p.startswith(other + ".") for p in view.leaves):
+        _allocflags(m, view.sub(other, FLAGS_TYPE if other == "Flags" else FLAGS_WDDM2_TYPE),
+                    FLAGS_TYPE if other == "Flags" else FLAGS_WDDM2_TYPE, in_force=False)
+    if view.has("Flags2.Value"):
+        _allocflags(m, view.sub("Flags2", FLAGS2_TYPE), FLAGS2_TYPE)
+    first = view["PreferredSegment.SegmentId0"]
+    banks_of = ""
+    if adapter is not None and adapter.descriptor(first) is not None:
+        n = adapter.nb_of_banks(first)
+        banks_of = f" of segment {first}" + (f" ({n} banks)" if n else "")
+    if view["HintedBank.Value"] and (adapter is not None and not adapter.has_flag(first, SegmentFlag.UseBanking)):
+        m.put(view, "HintedBank.Value", f"means nothing: segment {first} (PreferredSegment.SegmentId0) does not use banking")
+    else:
+        _bankpref(m, view.sub("HintedBank", BANK_TYPE), banks_of)
+    _segpref(m, view.sub("PreferredSegment", SEGPREF_TYPES[0]), adapter)
+    size = view["Size"]
+    eff = effective_size(size)
+    m.put(view, "Size", f"{_size_text(size)}" + ("" if eff == size else f"; effective {eff:#x} (rounded up to 4 KB)"))
+    pitch = view["PitchAlignedSize"]
+    m.put(view, "PitchAlignedSize", "0: not supported in a pitch-aligned segment" if not pitch else
+          f"{_size_text(pitch)} when placed in a pitch-aligned segment")
+    align = view["Alignment"]
+    m.put(view, "Alignment", "0: no alignment requirement given" if not align else f"{_size_text(align)} alignment")
+    for name in ("MinimumPageSize", "RecommendedPageSize"):
+        m.put(view, name, f"as a DXGK_PAGESIZE code: {_enum_name('DXGK_PAGESIZE', view.get(name, 0))} "
+                          f"(same bytes as Alignment)")
+    wddm2 = view.version >= InterfaceVersion.WDDM2_0
+    read, write = view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"]
+    eff_set = _effective(view)
+    m.put(view, "SupportedReadSegmentSet", _set_text(view, read, adapter) +
+          ("; ignored from WDDM2_0 (the write set is used)" if wddm2 else "; segments usable for reads"))
+    m.put(view, "MmuSet", "the same word as SupportedReadSegmentSet (26100 kit union)")
+    m.put(view, "SupportedWriteSegmentSet", _set_text(view, write, adapter) +
+          ("; the effective supported set" if wddm2 else "; segments usable for writes"))
+    m.put(view, "EvictionSegmentSet", _set_text(view, view["EvictionSegmentSet"], adapter) +
+          ("" if view["EvictionSegmentSet"] else ": content goes straight to system memory on eviction"))
+    if not wddm2:
+        m.put(view, "SupportedWriteSegmentSet", _set_text(view, write, adapter) +
+              f"; with the read set, preferences may use {describe_segment_set(eff_set.segments)}")
+    m.put(view, "MaximumRenamingListLength", "in force before WDDM2_0" + (" (this word is PhysicalAdapterIndex here)"
+                                                                          if wddm2 else ""))
+    m.put(view, "PhysicalAdapterIndex", "in force from WDDM2_0" + ("" if wddm2 else
+                                                                   " (this word is MaximumRenamingListLength here)"))
+    m.put(view, "AllocationPriority", str(decode_priority(view["AllocationPriority"])))
+
+
+def _meanings(view: View, adapter) -> dict:
+    m = _Meanings()
+    name = view.type_name
+    if name == SEGFLAGS_TYPE:
+        _segflags(m, view)
+    elif name in DESCRIPTOR_TYPES:
+        _descriptor(m, view)
+    elif name == BANK_TYPE:
+        _bankpref(m, view)
+    elif name == SEGPREF_TYPES[0]:
+        _segpref(m, view, adapter)
+    elif name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE):
+        _allocflags(m, view, name)
+    elif name == ALLOCINFO_TYPE:
+        _allocinfo(m, view, adapter)
+    elif name == "DXGK_QUERYSEGMENTIN":
+        _segflags(m, view.sub("AgpFlags", SEGFLAGS_TYPE))
+    return {k: v for k, v in m.out.items() if v}
+
+
+def field_meanings(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> dict:
+    """Leaf dotted path -> short meaning, for the leaves that have one (same arguments as ``check``)."""
+    cls, data, t = coerce(value, type_name, target)
+    return _meanings(View.of(cls, data, t), adapter)
+
+
+def _hidden(leaf: Leaf, view: View, value: int) -> bool:
+    """Leaves explain() folds away: zero one-bit flags and the halves of a LARGE_INTEGER."""
+    last = leaf.path.rsplit(".", 1)[-1]
+    if leaf.is_bitfield and leaf.bit_width == 1 and value == 0:
+        return True
+    return last in ("LowPart", "HighPart")
+
+
+def explain(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> str:
+    """Every field with its value and meaning, then every finding with the sentence it enforces.
+
+    One-bit flags that are 0 and the LowPart/HighPart halves of LARGE_INTEGERs are folded away
+    (each flag word's Value line names the flags that are set; QuadPart shows the address).
+    """
+    if isinstance(value, Adapter):
+        return _explain_adapter(value)
+    cls, data, t = coerce(value, type_name, target)
+    view = View.of(cls, data, t)
+    meanings = _meanings(view, adapter)
+    findings = check(value, type_name, target=target, adapter=adapter)
+    lines = [f"{cls._c_name_} at {t.label}, {len(data)} bytes"]
+    width = max((len(leaf.path) for leaf in cls._leaves_), default=0)
+    for leaf in cls._leaves_:
+        v = view[leaf.path]
+        if _hidden(leaf, view, v):
+            continue
+        shown = f"{v:#x}" if v >= 0 else f"{v} ({v & ((1 << leaf.bit_width) - 1):#x})"
+        if v > 9:
+            shown += f" ({v})"
+        text = meanings.get(leaf.path)
+        lines.append(f"  {leaf.path:<{width}} = {shown}" + (f"  {text}" if text else ""))
+    lines.append(_findings_text(findings))
+    return "\n".join(lines)
+
+
+def _findings_text(findings) -> str:
+    if not findings:
+        return "No findings."
+    out = [f"Findings ({len(findings)}):"]
+    for f in findings:
+        out.append(f"  {f.severity.value.upper()} {f.rule_id} at {f.field} = {f.value:#x}: {f.message}")
+        out.append(f"    \"{f.reference.sentence}\"")
+        out.append(f"    {f.reference.page}")
+    return "\n".join(out)
+
+
+def _explain_adapter(adapter: Adapter) -> str:
+    lines = [f"Adapter at {adapter.target.label}, {adapter.segment_count} segment(s)"]
+    for i, d in zip(adapter.segment_ids, adapter.segments):
+        word = adapter.flags(i)
+        p = power_behaviour(word)
+        lines.append(f"  segment {i}: {type(d)._c_name_}, {_size_text(d.Size)}, Flags = {word:#010x} "
+                     f"({describe_segment_flags(word, adapter.abi, int(adapter.interface_version))}); "
+                     f"power: {p.description}")
+    lines.append(_findings_text(check(adapter)))
+    return "\n".join(lines)
+
+
+def rule_text(rule_id: str) -> str:
+    """One rule as a person reads it: id, severity, predicate, sentence and page."""
+    r = RULES[rule_id]
+    return f"{r.rule_id} ({r.severity.value}): {r.summary}\n  \"{r.sentence}\"\n  {r.page}"
+
+
+__all__ = ["explain", "field_meanings", "rule_text", "ALLOC_FLAG_MEANINGS", "PAGE_SIZE"]
