@@ -65,11 +65,17 @@ def _check_assignment(self, name, value):
             raise InvalidFieldType(cls._c_name_, name, value, rule.valid(), f"is {what}, not a {rule.record.__name__}", fix)
         return value
     if rule.count is not None:
-        values = list(value)
+        try:
+            values = list(value)
+        except TypeError:
+            raise InvalidFieldType(cls._c_name_, name, value, f"{rule.count} items of {rule.valid()}",
+                                   f"is not a sequence ({type(value).__name__})",
+                                   f"give a list of {rule.count} integers") from None
         if len(values) != rule.count:
             raise InvalidFieldValue(cls._c_name_, name, value, f"{rule.count} items of {rule.valid()}",
                                     f"has {len(values)} items", f"give exactly {rule.count}")
-        return [rule.check_int(v, f"{name}[{i}]") for i, v in enumerate(values)]
+        checked = [rule.check_int(v, f"{name}[{i}]") for i, v in enumerate(values)]
+        return type(getattr(self, name))(*checked)  # ctypes stores an array field only from an array
     return rule.check_int(value, name)
 
 
