@@ -7,6 +7,7 @@ output: each command builds its whole output first and prints it at the end.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -101,42 +102,54 @@ def _read_stdin(binary: bool):
         raise UsageError(f"cannot read standard input: {exc}") from None
 
 
-def _records(args, tgt):
-    """Decode the input the options name; every check happens before the first read."""
+def _source(args) -> str:
     sources = [s for s in ("value", "file", "windbg", "hex") if getattr(args, s) is not None]
     if not sources:
         raise UsageError(f"{PROG} {args.command}: no input; give a VALUE, --file PATH, --windbg PATH or --hex HEX")
     if len(sources) > 1:
         raise UsageError(f"{PROG} {args.command}: give one input, not {' and '.join(sources)}")
-    offset = dec.parse_int(args.offset, "--offset")
-    count = _count(args.count)
-    if args.value is not None:
+    return sources[0]
+
+
+def _memory(args, cls) -> dec.Memory:
+    """The bytes the input options name (a VALUE becomes the type's little-endian bytes)."""
+    source = _source(args)
+    if source == "value":
         try:
-            data = dec.parse_int(args.value, "VALUE")
+            number = dec.parse_int(args.value, "VALUE")
         except dec.DecodeError:
             hint = ("it is a file: pass --file " + args.value) if os.path.isfile(args.value) else \
                    "for bytes in memory order use --hex, for a file --file, for WinDbg text --windbg"
             raise UsageError(f"VALUE {args.value!r} is not an integer; {hint}") from None
-        return dec.decode_records(args.type, data, target=tgt, offset=offset, count=count)
-    if args.file is not None:
+        return dec.Memory(dec.int_to_bytes(number, cls), None, "VALUE")
+    if source == "file":
         if args.file == "-":
-            return dec.decode_records(args.type, _read_stdin(True), target=tgt, offset=offset, count=count,
-                                      kind="bytes", origin="standard input")
-        return dec.decode_records(args.type, args.file, target=tgt, offset=offset, count=count, kind="file")
-    if args.windbg is not None:
+            return dec.Memory(_read_stdin(True), None, "standard input")
+        return dec.read_input(args.file, kind="file")
+    if source == "windbg":
         if args.windbg == "-":
-            text, origin = _read_stdin(False), "standard input"
-        else:
-            raw = dec.read_file(args.windbg)
-            try:
-                text = raw.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                raise UsageError(f"{args.windbg} is not text (byte {exc.start} is not UTF-8); for raw bytes "
-                                 f"use --file {args.windbg}") from None
-            origin = args.windbg
-        return dec.decode_records(args.type, text, target=tgt, offset=offset, count=count, kind="windbg",
-                                  origin=origin)
-    return dec.decode_records(args.type, args.hex, target=tgt, offset=offset, count=count, kind="hex")
+            return dec.parse_windbg(_read_stdin(False), "standard input")
+        raw = dec.read_file(args.windbg)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{args.windbg} is not text (byte {exc.start} is not UTF-8); for raw bytes "
+                             f"use --file {args.windbg}") from None
+        return dec.parse_windbg(text, args.windbg)
+    return dec.read_input(args.hex, kind="hex")
+
+
+def _records(args, tgt):
+    """(records, class, target) of the input; every check happens before the first read."""
+    cls, tgt = dec.resolve_type(args.type, tgt)
+    offset = dec.parse_int(args.offset, "--offset")
+    count = _count(args.count)
+    memory = _memory(args, cls)
+    records, cls, tgt, _ = dec.decode_records(cls, memory.data, target=tgt, offset=offset, count=count,
+                                              origin=memory.origin)
+    if memory.address is not None:
+        records = [dec.Record(r.value, r.index, r.offset, memory.address + r.offset) for r in records]
+    return records, cls, tgt
 
 
 # ------------------------------------------------------------------ semantics
@@ -157,7 +170,10 @@ def meanings_for(value, tgt, adapter=None) -> dict:
     """Leaf path -> what its value means, from the semantics helpers."""
     if not hasattr(type(value), "_leaves_"):
         return {}
-    return dict(_semantics().field_meanings(value, type(value)._c_name_, target=tgt, adapter=adapter))
+    explain = getattr(_semantics(), "field_meanings", None)
+    if explain is None:
+        return {}
+    return dict(explain(value, type(value)._c_name_, target=tgt, adapter=adapter))
 
 
 def _is_error(finding) -> bool:
@@ -168,9 +184,13 @@ def _is_error(finding) -> bool:
 def cmd_decode(args) -> tuple[str, int]:
     tgt = _target(args)
     fmt = args.format or ("json" if args.json else "text")
+    if args.json and args.format not in (None, "json"):
+        raise UsageError(f"give --json or --format {args.format}, not both")
     if fmt in BULK_FORMATS:
         return _bulk(args, tgt, fmt)
-    records, cls, tgt, memory = _records(args, tgt)
+    if args.output is not None:
+        raise UsageError("--output is for --format csv, jsonl or parquet; text and JSON go to standard output")
+    records, cls, tgt = _records(args, tgt)
     name = dec.c_name(cls)
     if fmt == "json":
         objs = [render.record_json(r.value, c_name=name, tgt=tgt, index=r.index, offset=r.offset,
@@ -185,9 +205,42 @@ def cmd_decode(args) -> tuple[str, int]:
     return "\n\n".join(blocks) + "\n", EXIT_OK
 
 
-def _bulk(args, tgt, fmt):
-    """``--format csv|jsonl|parquet``: columns of every record, through d3dkmddi_py.bulk."""
-    raise UsageError("columnar output is not available yet")
+def _bulk(args, tgt, fmt) -> tuple[str, int]:
+    """``--format csv|jsonl|parquet``: every leaf as a column, through d3dkmddi_py.bulk.
+
+    Calls ``bulk.write_records(cls, data, out, fmt=, offset=, count=, progress=True)`` with a
+    file path (memory-mapped a chunk at a time) or the bytes of any other input.  The same
+    checks as the record path run first, so a bad input stops before the first row.
+    """
+    from . import bulk
+
+    cls, tgt = dec.resolve_type(args.type, tgt)
+    if not hasattr(cls, "_leaves_"):
+        raise UsageError(f"--format {fmt} writes the columns of a struct; {dec.c_name(cls)} is an enum")
+    offset = dec.parse_int(args.offset, "--offset")
+    count = _count(args.count)
+    if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise UsageError("--format parquet needs pyarrow, which is not installed; pip install pyarrow "
+                         "(or use --format csv or jsonl)")
+    if _source(args) == "file" and args.file != "-":
+        data = args.file
+        total = dec.file_size(args.file)
+        origin = args.file
+    else:
+        memory = _memory(args, cls)
+        data, total, origin = memory.data, len(memory.data), memory.origin
+    offset, n = dec.check_range(cls, tgt, total, origin, offset, count)
+    out = args.output
+    if out is None:
+        if fmt == "parquet" and sys.stdout.isatty():
+            raise UsageError("--format parquet is binary; give --output PATH or redirect standard output")
+        out = sys.stdout
+    else:
+        folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise UsageError(f"cannot write --output {out}: {folder} is not a writable directory")
+    bulk.write_records(cls, data, out, fmt=fmt, offset=offset, count=n, progress=True)
+    return "", EXIT_OK
 
 
 def _adapter(args, tgt):
@@ -210,7 +263,7 @@ def _adapter(args, tgt):
 def cmd_validate(args) -> tuple[str, int]:
     tgt = _target(args)
     adapter = _adapter(args, tgt)
-    records, cls, tgt, memory = _records(args, tgt)
+    records, cls, tgt = _records(args, tgt)
     name = dec.c_name(cls)
     per_record = [(r, findings_for(r.value, tgt, adapter)) for r in records]
     errors = sum(_is_error(f) for _, fs in per_record for f in fs)

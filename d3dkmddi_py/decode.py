@@ -345,18 +345,11 @@ def _windbg_address(address: int) -> str:
 # ------------------------------------------------------------------ input forms
 def read_file(path, origin: str | None = None) -> bytes:
     """A file's bytes, or DecodeError naming the file and the reason."""
-    shown = origin or os.fspath(path)
-    try:
-        with open(path, "rb") as f:
+    with _opened(path, origin) as f:
+        try:
             return f.read()
-    except FileNotFoundError:
-        raise DecodeError(f"cannot read {shown}: no such file") from None
-    except IsADirectoryError:
-        raise DecodeError(f"cannot read {shown}: it is a directory") from None
-    except PermissionError:
-        raise DecodeError(f"cannot read {shown}: permission denied") from None
-    except OSError as exc:
-        raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
+        except OSError as exc:
+            raise DecodeError(f"cannot read {origin or os.fspath(path)}: {exc.strerror or exc}") from None
 
 
 def _text_of(data: bytes):
@@ -440,16 +433,19 @@ def _check_offset(offset) -> int:
     return offset
 
 
-def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int]:
-    """The byte offset of every record to read; raises before anything is read."""
+def check_range(cls, tgt: Target, total: int, origin: str, offset: int = 0, count=1) -> tuple[int, int]:
+    """(offset, record count) after checking them against ``total`` bytes; nothing is read.
+
+    ``count`` is a positive int, or "all" for every whole record from ``offset`` on (then a
+    partial record at the end is an error: pass an explicit count to read the whole ones).
+    """
     offset = _check_offset(offset)
     wanted = _check_count(count)
     size = type_size(cls)
     name = c_name(cls)
-    total = len(memory.data)
-    where = f"{memory.origin} ({total} bytes)"
+    where = f"{origin} ({total} bytes)"
     if total == 0:
-        raise TruncatedData(f"{memory.origin} is empty; {name} needs {size} bytes at {tgt.label}")
+        raise TruncatedData(f"{origin} is empty; {name} needs {size} bytes at {tgt.label}")
     if offset >= total:
         raise DecodeError(f"offset 0x{offset:X} ({offset}) is past the end of {where}; "
                           f"the last valid offset is 0x{total - 1:X}")
@@ -463,7 +459,7 @@ def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int
             raise TruncatedData(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} "
                                 f"records ({size} bytes each at {tgt.label}) and {spare} bytes over; "
                                 f"pass --count {whole} to read the whole records, or fix --offset")
-        wanted = whole
+        return offset, whole
     need = wanted * size
     if need > available:
         records = f"{wanted} records of {name} need" if wanted > 1 else f"{name} needs"
@@ -471,7 +467,36 @@ def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int
         fit = f" ({whole} whole record{'s' if whole != 1 else ''} fit)" if wanted > 1 else ""
         raise TruncatedData(f"{records} {need} bytes at offset 0x{offset:X} ({size} each at {tgt.label}); "
                             f"{where} has {available} there{fit}")
-    return [offset + i * size for i in range(wanted)]
+    return offset, wanted
+
+
+def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int]:
+    """The byte offset of every record to read; raises before anything is read."""
+    first, n = check_range(cls, tgt, len(memory.data), memory.origin, offset, count)
+    size = type_size(cls)
+    return [first + i * size for i in range(n)]
+
+
+def file_size(path, origin: str | None = None) -> int:
+    """The size of a readable regular file, or DecodeError with the reason (nothing is read)."""
+    with _opened(path, origin) as f:
+        return os.fstat(f.fileno()).st_size
+
+
+def _opened(path, origin):
+    shown = origin or os.fspath(path)
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise DecodeError(f"cannot read {shown}: no such file") from None
+    except IsADirectoryError:
+        raise DecodeError(f"cannot read {shown}: it is a directory") from None
+    except PermissionError:
+        raise DecodeError(f"cannot read {shown}: permission denied") from None
+    except OSError as exc:
+        raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
 
 
 def _from_bytes(cls, data: bytes, at: int):
@@ -522,6 +547,6 @@ def decode(type, data, *, target=None, offset=0, count=1):  # noqa: A002 - the i
 __all__ = [
     "DecodeError", "UnknownType", "TruncatedData", "WinDbgTextError", "Memory", "Record",
     "decode", "decode_records", "resolve_type", "resolve_target", "read_input", "parse_hex",
-    "parse_int", "parse_windbg", "int_to_bytes", "plan", "type_names", "type_size", "c_name",
+    "parse_int", "parse_windbg", "int_to_bytes", "plan", "check_range", "file_size", "read_file", "type_names", "type_size", "c_name",
     "looks_like_windbg",
 ]

@@ -244,7 +244,7 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
             name = enum_name(line.leaf.c_type, number)
             if name is not None:
                 text += f" {name}"
-            elif line.flags_of:
+            elif line.flags_of and line.path not in meanings:  # a meaning names the flags already
                 text += f" {flag_summary(values, line.flags_of)}"
         if line.path in meanings:
             text += f"  // {meanings[line.path]}"
