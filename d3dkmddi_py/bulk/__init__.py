@@ -1,0 +1,119 @@
+"""Bulk decode: many records of one type from a blob, one column per leaf.
+
+``decode_array`` is a pure function of a byte range, so it runs as it is per
+partition of Dask or any other engine (see ``d3dkmddi_py.recipes.dask_decode``).
+NumPy is optional: without it the same columns come out as ``array.array`` objects,
+slower, with one warning.
+"""
+from __future__ import annotations
+
+import warnings
+
+from ._engine import Buffers, decode_numpy, decode_pure
+from ._plan import plan_for
+from ._source import BulkInputError, Source, check_span, resolve_type
+from .columns import Columns
+from .write import FORMATS, write_columns, write_records
+
+__all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
+           "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk"]
+
+DEFAULT_CHUNK_BYTES = 32 << 20  # input plus output per chunk: a few cache-friendly passes, bounded memory
+
+
+class NumpyMissingWarning(RuntimeWarning):
+    """NumPy is not installed: bulk decoding runs in pure Python, correct but far slower."""
+
+
+_warned = False
+
+
+def _numpy():
+    """NumPy, or None (warned once per process) when it cannot be imported."""
+    global _warned
+    try:
+        import numpy
+    except ImportError:
+        if not _warned:
+            _warned = True
+            warnings.warn("NumPy is not installed: d3dkmddi_py.bulk decodes in pure Python (same values, "
+                          "about 100x slower); pip install 'd3dkmddi_py[bulk]'", NumpyMissingWarning, stacklevel=3)
+        return None
+    return numpy
+
+
+def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> Columns:
+    """Every leaf of ``count`` records of ``type`` in ``data``, one array per leaf.
+
+    ``type``: a C name ("DXGK_ALLOCATIONINFO") or a class from ``target(...)``.
+    ``data``: bytes, bytearray, memoryview, a NumPy array, or a path (memory-mapped,
+    never read whole).  ``target``: a Target, an ABI name or an (abi, version) pair;
+    it picks the class for a C name (default x64 at the newest version).
+    ``offset``: byte offset of the first record.  ``count``: records to decode,
+    None for all (then the bytes after ``offset`` must be whole records).
+    ``out``: a previous result of the same type to reuse the memory of (its arrays
+    are overwritten), as a chunked loop does.
+
+    Columns are keyed by dotted leaf path (``Flags.CpuVisible``, ``HintedBank.Bank0``,
+    ``Reserved[2]``), every union arm and bitfield included, each in the narrowest
+    unsigned dtype that holds the field; plain signed members (LONG, enums) are signed.
+    Errors (bad range, missing file) are raised before anything is decoded.
+    """
+    cls = resolve_type(type, target)
+    source = Source(data)
+    span = check_span(cls, source.size, offset, count)
+    return _decode(cls, source, span.offset, span.count, start=0, out=out)
+
+
+def _decode(cls, source: Source, offset: int, count: int, *, start: int, out=None) -> Columns:
+    plan = plan_for(cls)
+    stop = offset + count * plan.record_size
+    np = _numpy()
+    if np is None:
+        arrays = decode_pure(plan, source.memoryview_range(offset, stop), count)
+        return Columns(plan, arrays, start=start, offset=offset)
+    buffers = out._buffers if isinstance(out, Columns) and isinstance(out._buffers, Buffers) else None
+    arrays, buffers = decode_numpy(np, plan, source.numpy_range(offset, stop), count, buffers)
+    return Columns(plan, arrays, start=start, offset=offset, buffers=buffers)
+
+
+def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:
+    """Records per chunk so that one chunk's input and columns take about ``chunk_bytes``."""
+    plan = plan_for(resolve_type(type, target))
+    return max(1, chunk_bytes // (plan.record_size + plan.column_bytes))
+
+
+def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=None, reuse=False):
+    """Columns of consecutive runs of records, at constant memory, for data larger than memory.
+
+    Yields Columns whose ``start`` is the record number of their first row.  A file is
+    mapped one chunk at a time; an empty range yields one empty chunk.  With ``reuse=True`` every chunk overwrites the arrays
+    of the previous one (fastest; use each chunk before asking for the next).  The whole
+    range is checked before the first chunk is decoded.
+    """
+    cls = resolve_type(type, target)
+    source = Source(data)
+    span = check_span(cls, source.size, offset, count)
+    return _chunks(cls, source, span, _step(cls, chunk_records), reuse)
+
+
+def _step(cls, chunk_records) -> int:
+    step = chunk_records if chunk_records is not None else records_per_chunk(cls)
+    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+        raise ValueError(f"chunk_records must be a positive integer, not {step!r}")
+    return step
+
+
+def _chunks(cls, source, span, step, reuse):
+    previous = None
+    for first in range(0, max(span.count, 1), step):  # an empty range still gives its (empty) columns
+        n = min(step, span.count - first)
+        chunk = _decode(cls, source, span.offset + first * span.record_size, n, start=first,
+                        out=previous if reuse else None)
+        previous = chunk
+        yield chunk
+
+
+def column_dtypes(type, *, target=None) -> dict:
+    """Leaf path -> NumPy dtype string ("u1", "u4", "i4"...) of the columns ``decode_array`` returns."""
+    return {c.path: c.dtype for c in plan_for(resolve_type(type, target)).columns}

@@ -1,0 +1,143 @@
+"""Decoded columns, and their way out to pandas, Arrow, CSV, Parquet and JSON lines."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+
+
+def _need(module: str, extra: str, what: str):
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError:
+        raise ImportError(f"{what} needs {module.split('.')[0]}, which is not installed; "
+                          f"pip install 'd3dkmddi_py[{extra}]'") from None
+
+
+class Columns(Mapping):
+    """One array per leaf of a type, keyed by the leaf's dotted path, in ``leaves()`` order.
+
+    Arrays are NumPy arrays (views into one shared buffer) or, without NumPy,
+    ``array.array`` objects.  ``start`` is the index of the first record within the
+    decoded range (non-zero for a chunk); ``offset`` is its byte offset in the data.
+    """
+
+    __slots__ = ("type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays", "_buffers")
+
+    def __init__(self, plan, arrays, *, start: int, offset: int, buffers=None):
+        self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
+        self.start, self.offset = start, offset
+        self._names = tuple(c.path for c in plan.columns)
+        self._arrays = dict(zip(self._names, arrays))
+        self._buffers = buffers
+
+    def __getitem__(self, path):
+        try:
+            return self._arrays[path]
+        except KeyError:
+            raise KeyError(f"{self.type_name} at {self.target_label} has no leaf {path!r}; "
+                           f"leaves: {', '.join(self._names)}") from None
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+    def __repr__(self):
+        return (f"<Columns {self.type_name} [{self.target_label}]: {self.count:,} records "
+                f"from {self.start:,}, {len(self)} columns>")
+
+    @property
+    def count(self) -> int:
+        """Number of records (rows)."""
+        return len(self._arrays[self._names[0]]) if self._names else 0
+
+    @property
+    def index(self) -> range:
+        """The record numbers of these rows within the decoded range."""
+        return range(self.start, self.start + self.count)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the column values take (itemsize times rows, summed)."""
+        return sum(len(a) * a.itemsize for a in self._arrays.values())
+
+    def rows(self):
+        """One tuple per record, ``record`` number first then every leaf, as Python ints."""
+        lists = [a.tolist() for a in self._arrays.values()]
+        return zip(self.index, *lists)
+
+    # ---- conversions (optional libraries, imported on use)
+    def to_pandas(self):
+        """A pandas DataFrame, one column per leaf, indexed by record number."""
+        pd = _need("pandas", "dataframe", "Columns.to_pandas")
+        index = pd.RangeIndex(self.start, self.start + self.count, name="record")
+        return pd.DataFrame({name: _as_numpy(a) for name, a in self._arrays.items()}, index=index, copy=False)
+
+    def to_arrow(self):
+        """A pyarrow Table: a ``record`` column, then one column per leaf (zero-copy where it can)."""
+        pa = _need("pyarrow", "arrow", "Columns.to_arrow")
+        arrays = [pa.array(range(self.start, self.start + self.count), type=pa.uint64())]
+        arrays += [pa.array(_as_numpy(a)) for a in self._arrays.values()]
+        table = pa.Table.from_arrays(arrays, names=["record", *self._names])
+        return table.replace_schema_metadata({"d3dkmddi.type": self.type_name, "d3dkmddi.target": self.target_label})
+
+    def to_csv(self, out, *, header: bool = True) -> None:
+        """CSV rows to a text file object or a path: ``record`` then every leaf."""
+        with _text_out(out) as f:
+            if header:
+                f.write(csv_header(self))
+            f.writelines(csv_lines(self))
+
+    def to_jsonl(self, out) -> None:
+        """One JSON object per record: ``record`` then every leaf, keys in leaf order."""
+        with _text_out(out) as f:
+            f.writelines(jsonl_lines(self))
+
+    def to_parquet(self, path) -> None:
+        """A Parquet file of :meth:`to_arrow`."""
+        _need("pyarrow.parquet", "arrow", "Columns.to_parquet").write_table(self.to_arrow(), path)
+
+
+def csv_header(columns: Columns) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(["record", *columns])
+    return buffer.getvalue()
+
+
+def csv_lines(columns: Columns):
+    """CSV lines of the rows: every value is an integer, so none needs quoting."""
+    template = ",".join(["%d"] * (len(columns) + 1)) + "\n"
+    return (template % row for row in columns.rows())
+
+
+def jsonl_lines(columns: Columns):
+    """JSON lines of the rows, built from one template (every value is an integer)."""
+    keys = ["record", *columns]
+    template = "{" + ",".join(json.dumps(k).replace("%", "%%") + ":%d" for k in keys) + "}\n"
+    return (template % row for row in columns.rows())
+
+
+def _as_numpy(values):
+    import numpy as np
+
+    return values if isinstance(values, np.ndarray) else np.frombuffer(values, dtype=values.typecode)
+
+
+class _text_out:
+    """A path opened for writing, or a caller's file object left open."""
+
+    def __init__(self, out):
+        self.out, self.opened = out, None
+
+    def __enter__(self):
+        if isinstance(out := self.out, io.TextIOBase) or hasattr(out, "write"):
+            return out
+        self.opened = open(out, "w", newline="", encoding="utf-8")
+        return self.opened
+
+    def __exit__(self, *exc):
+        if self.opened is not None:
+            self.opened.close()

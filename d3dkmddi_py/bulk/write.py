@@ -1,0 +1,144 @@
+"""Streaming a whole file of records to CSV, JSON lines or Parquet, chunk by chunk.
+
+This is what ``d3dkmddi decode TYPE --file F --count all --format ...`` runs: memory
+stays at one chunk whatever the file size, a progress bar appears on standard error
+once the run has taken a second, and a file written to a path appears only when it
+is complete (written beside it, then renamed), so a failed run never leaves a
+truncated file that looks finished.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+from .columns import csv_header, csv_lines, jsonl_lines, _need
+
+FORMATS = ("csv", "jsonl", "parquet")
+
+
+class Progress:
+    """A one-line bar on a stream, drawn only once ``delay`` seconds have passed."""
+
+    def __init__(self, label: str, total: int, stream=None, *, delay: float = 1.0, clock=time.monotonic,
+                 width: int = 30):
+        self.label, self.total, self.stream = label, total, stream if stream is not None else sys.stderr
+        self.delay, self.clock, self.width = delay, clock, width
+        self.started = clock()
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        elapsed = self.clock() - self.started
+        if elapsed < self.delay:
+            return
+        self.shown = True
+        fraction = done / self.total if self.total else 1.0
+        filled = int(fraction * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {fraction:4.0%} {done:,}/{self.total:,} records {elapsed:.1f} s")
+        self.stream.flush()
+
+    def close(self, done: int) -> None:
+        if self.shown:
+            self.update(done)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "") -> int:
+    """Write an iterable of Columns (one type) to ``out`` as ``fmt``; returns the record count.
+
+    ``out``: a path, or an open file (text for csv/jsonl; binary, or a text stream with
+    ``.buffer`` such as ``sys.stdout``, for parquet).  ``progress``: a Progress or None.
+    """
+    fmt = _check_format(fmt)
+    if isinstance(out, (str, os.PathLike)):
+        return _to_path(chunks, os.fspath(out), fmt=fmt, progress=progress)
+    return _write(chunks, out, fmt, progress)
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if fmt == "parquet":
+        _need("pyarrow.parquet", "arrow", "--format parquet")
+    return fmt
+
+
+def _to_path(chunks, path: str, *, fmt: str, progress) -> int:
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".d3dkmddi-", suffix=f".{fmt}.partial", dir=folder)
+    try:
+        if fmt == "parquet":
+            os.close(handle)
+            written = _write(chunks, temporary, fmt, progress)
+        else:
+            with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
+                written = _write(chunks, f, fmt, progress)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return written
+
+
+def _write(chunks, out, fmt: str, progress) -> int:
+    written = 0
+    if fmt == "parquet":
+        pq = _need("pyarrow.parquet", "arrow", "--format parquet")
+        sink = out.buffer if hasattr(out, "buffer") else out
+        writer = None
+        try:
+            for chunk in chunks:
+                table = chunk.to_arrow()
+                if writer is None:
+                    writer = pq.ParquetWriter(sink, table.schema)
+                writer.write_table(table)
+                written += chunk.count
+                if progress is not None:
+                    progress.update(written)
+        finally:
+            if writer is not None:
+                writer.close()
+    else:
+        first = True
+        for chunk in chunks:
+            if first and fmt == "csv":
+                out.write(csv_header(chunk))
+            first = False
+            out.writelines(csv_lines(chunk) if fmt == "csv" else jsonl_lines(chunk))
+            written += chunk.count
+            if progress is not None:
+                progress.update(written)
+    if progress is not None:
+        progress.close(written)
+    return written
+
+
+def write_records(type, path, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
+                  chunk_records=None) -> int:
+    """Decode every record of ``type`` in the file ``path`` and write them to ``out``; returns the count.
+
+    The command line's ``decode TYPE --file F --count all --format csv|jsonl|parquet``.
+    ``out``: a path (written atomically) or an open file (``sys.stdout`` works for all
+    three formats).  ``count``: None for every record (the bytes after ``offset`` must
+    be whole records).  ``progress``: True for a bar on standard error once the run
+    takes more than a second, False for none, or a stream to draw it on.  Every check
+    (type, target, file, range, format, pyarrow for parquet) happens before the first
+    byte is written.  Rows start with ``record``, the record number from ``offset``.
+    """
+    from . import _chunks, _step
+    from ._source import Source, check_span, resolve_type
+
+    fmt = _check_format(fmt)
+    cls = resolve_type(type, target)
+    source = Source(path)
+    span = check_span(cls, source.size, offset, count)
+    step = _step(cls, chunk_records)
+    bar = None
+    if progress:
+        stream = progress if hasattr(progress, "write") else sys.stderr
+        bar = Progress(f"{cls._c_name_} [{cls._target_label_}]", span.count, stream)
+    return write_columns(_chunks(cls, source, span, step, reuse=True), out, fmt=fmt, progress=bar)

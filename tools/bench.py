@@ -1,0 +1,154 @@
+"""Bulk decode benchmark: per-record ctypes vs decode_array vs a memory-bandwidth reference.
+
+    python tools/bench.py [--quick]
+
+On the same random data (fixed seed) for N = 1,000,000 DXGK_SEGMENTFLAGS words and
+N = 200,000 x64 DXGK_ALLOCATIONINFO records it prints, per type:
+  (a) the per-record ctypes classes reading every leaf (timed on a subset, scaled
+      per record, as the output says),
+  (b) decode_array, returning fresh columns and reusing the columns of an earlier
+      call (``out=``, as the chunked decode runs),
+  (c) a bandwidth reference: one copy of the input plus one fill of preallocated
+      arrays as large as the columns of (b),
+the ratios b/a and b/c, the peak memory of (b) against the bytes of its columns,
+and whether each goal of the issue is met.  Times are the best of several runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+import tracemalloc
+from operator import attrgetter
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numpy as np  # noqa: E402  (the benchmark needs the bulk extra)
+
+import d3dkmddi_py as kmd  # noqa: E402
+from d3dkmddi_py.bulk import decode_array  # noqa: E402
+
+SEED = 20240605
+CASES = (("DXGK_SEGMENTFLAGS", 1_000_000, 50_000), ("DXGK_ALLOCATIONINFO", 200_000, 20_000))
+GOAL_SPEEDUP = {"DXGK_SEGMENTFLAGS": 100, "DXGK_ALLOCATIONINFO": 50}
+GOAL_TIME_VS_BANDWIDTH = 5.0
+GOAL_PEAK_VS_COLUMNS = 2.0
+
+
+def best_of(runs: int, fn) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def getter(path: str):
+    """Read one leaf from a ctypes instance: attribute path, with ``Name[i]`` array items."""
+    if "[" not in path:
+        return attrgetter(path)
+    head, index = path[:-1].split("[")
+    get = attrgetter(head)
+    i = int(index)
+    return lambda obj: get(obj)[i]
+
+
+def per_record(cls, raw: bytes, n: int) -> list:
+    """(a): each record as a ctypes instance, every leaf read into a per-leaf list."""
+    getters = [getter(leaf.path) for leaf in kmd.leaves(cls)]
+    columns = [[] for _ in getters]
+    for record in (cls * n).from_buffer_copy(raw, 0):
+        for column, get in zip(columns, getters):
+            column.append(get(record))
+    return columns
+
+
+def mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def run_case(name: str, n: int, subset: int, runs: int, rng) -> list:
+    cls = kmd.target("x64").types[name]
+    size = cls._layout_.size
+    raw = rng.integers(0, 256, n * size, dtype=np.uint8).tobytes()
+    lines = []
+
+    # (a) per-record ctypes on the first ``subset`` records, scaled per record
+    a_time = best_of(max(1, runs // 2), lambda: per_record(cls, raw, subset)) / subset * n
+    # (b) decode_array: fresh columns, then reusing an earlier result's memory
+    result = decode_array(cls, raw)
+    b_fresh = best_of(runs, lambda: decode_array(cls, raw))
+    b_reuse = best_of(runs, lambda: decode_array(cls, raw, out=result))
+    reference = per_record(cls, raw, min(subset, 2_000))
+    same = all(result[leaf.path][: len(col)].tolist() == col for leaf, col in zip(kmd.leaves(cls), reference))
+    column_bytes = result.nbytes
+    # (c) bandwidth: read the input once (a copy) and write as many bytes as the columns hold
+    source = np.frombuffer(raw, dtype=np.uint8)
+    copy = np.empty_like(source)
+    fill = np.empty(column_bytes, dtype=np.uint8)
+    copy.fill(0)
+    fill.fill(0)
+
+    def bandwidth():
+        np.copyto(copy, source)
+        fill.fill(1)
+
+    c_time = best_of(runs, bandwidth)
+    # peak memory of (b), fresh columns, traced separately (tracing slows allocation)
+    del result
+    tracemalloc.start()
+    result = decode_array(cls, raw)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del result
+
+    rate = lambda t: f"{n / t:>14,.0f} rec/s  {t / n * 1e9:9.1f} ns/rec"  # noqa: E731
+    speed_fresh, speed_reuse = a_time / b_fresh, a_time / b_reuse
+    slow_fresh, slow_reuse = b_fresh / c_time, b_reuse / c_time
+    goal = GOAL_SPEEDUP[name]
+    lines.append(f"{name} [{cls._target_label_}]: N = {n:,} records of {size} bytes "
+                 f"({mb(n * size)}); {len(kmd.leaves(cls))} columns, {column_bytes // n} bytes per record "
+                 f"({mb(column_bytes)})")
+    lines.append(f"  (a) per-record ctypes, every leaf   {rate(a_time)}  (timed on {subset:,} records, scaled per record)")
+    lines.append(f"  (b) decode_array, fresh columns     {rate(b_fresh)}")
+    lines.append(f"  (b) decode_array, out= reused       {rate(b_reuse)}")
+    lines.append(f"  (c) bandwidth reference             {rate(c_time)}")
+    lines.append(f"  b/a speed-up: {speed_fresh:,.0f}x fresh, {speed_reuse:,.0f}x reused "
+                 f"(goal >= {goal}: {verdict(speed_fresh >= goal)} fresh, {verdict(speed_reuse >= goal)} reused)")
+    lines.append(f"  b/c time:     {slow_fresh:.2f} fresh, {slow_reuse:.2f} reused "
+                 f"(goal <= {GOAL_TIME_VS_BANDWIDTH:g}: {verdict(slow_fresh <= GOAL_TIME_VS_BANDWIDTH)} fresh, "
+                 f"{verdict(slow_reuse <= GOAL_TIME_VS_BANDWIDTH)} reused)")
+    lines.append(f"  peak memory of (b): {mb(peak)} = {peak / column_bytes:.2f} x the columns "
+                 f"(goal <= {GOAL_PEAK_VS_COLUMNS:g}: {verdict(peak <= GOAL_PEAK_VS_COLUMNS * column_bytes)})")
+    lines.append(f"  (a) and (b) agree on every leaf of the first {min(subset, 2_000):,} records: {same}")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
+    parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(SEED)
+    print(f"d3dkmddi_py bulk benchmark: seed {SEED}, best of {args.runs} runs, Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print("(b) fresh: decode_array(type, data); it allocates its columns, so the kernel's page faults count. "
+          "(b) reused: decode_array(type, data, out=previous), as the chunked decode runs.")
+    for name, n, subset in CASES:
+        if args.quick:
+            n, subset = n // 10, subset // 10
+        print()
+        for line in run_case(name, n, subset, args.runs, rng):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
