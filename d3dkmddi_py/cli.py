@@ -56,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
         q.add_argument("--offset", default="0", help="byte offset of the first record (default 0)")
         q.add_argument("--count", default="1", help="number of records, or 'all' (default 1)")
+        q.add_argument("--adapter", metavar="NAME", choices=("sample",),
+                       help="check allocations against an adapter's segments: 'sample' is the bundled adapter")
+        q.add_argument("--segments", metavar="PATH", help="a file of segment descriptors to check allocations against")
+        q.add_argument("--segment-type", default=None, metavar="TYPE",
+                       help="the descriptor type in --segments (default DXGK_SEGMENTDESCRIPTOR)")
         target_options(q)
 
     q = sub.add_parser("decode", help="print records as WinDbg dt -r does, with meanings and findings")
@@ -67,11 +72,6 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("validate", help="print the findings of records; exit status 1 on an error-level finding")
     input_options(q)
-    q.add_argument("--adapter", metavar="NAME", choices=("sample",),
-                   help="check allocations against an adapter's segments: 'sample' is the bundled adapter")
-    q.add_argument("--segments", metavar="PATH", help="a file of segment descriptors to check allocations against")
-    q.add_argument("--segment-type", default=None, metavar="TYPE",
-                   help="the descriptor type in --segments (default DXGK_SEGMENTDESCRIPTOR)")
 
     q = sub.add_parser("layout", help="the layout table of a type, like dt without an address")
     q.add_argument("type", metavar="TYPE")
@@ -190,18 +190,20 @@ def cmd_decode(args) -> tuple[str, int]:
         return _bulk(args, tgt, fmt)
     if args.output is not None:
         raise UsageError("--output is for --format csv, jsonl or parquet; text and JSON go to standard output")
+    adapter = _adapter(args, tgt)
     records, cls, tgt = _records(args, tgt)
     name = dec.c_name(cls)
     if fmt == "json":
         objs = [render.record_json(r.value, c_name=name, tgt=tgt, index=r.index, offset=r.offset,
-                                   address=r.address, findings=findings_for(r.value, tgt),
-                                   meanings=meanings_for(r.value, tgt)) for r in records]
+                                   address=r.address, findings=findings_for(r.value, tgt, adapter),
+                                   meanings=meanings_for(r.value, tgt, adapter)) for r in records]
         return "".join(json.dumps(o) + "\n" for o in objs), EXIT_OK
     blocks = []
     for r in records:
         title = render.record_title(name, tgt.label, r.index, r.offset, r.address, dec.type_size(cls))
-        blocks.append(render.render_text(r.value, findings=findings_for(r.value, tgt),
-                                         meanings=meanings_for(r.value, tgt), title=title, nonzero=args.nonzero))
+        blocks.append(render.render_text(r.value, findings=findings_for(r.value, tgt, adapter),
+                                         meanings=meanings_for(r.value, tgt, adapter), title=title,
+                                         nonzero=args.nonzero))
     return "\n\n".join(blocks) + "\n", EXIT_OK
 
 

@@ -20,10 +20,12 @@ def _semantic_view(records, cls_name, tgt, adapter):
 
 
 def _report(tgt):
+    from ..semantics import check
+
     adapter = sample_adapter()
     segs = _semantic_view(segments(), build.SEGMENT_TYPE, tgt, adapter)
     allocs = _semantic_view(allocations(), build.ALLOCATION_TYPE, tgt, adapter)
-    return adapter, segs, allocs
+    return list(check(adapter)), segs, allocs
 
 
 def _count(findings, severity):
@@ -40,11 +42,11 @@ def _mismatch(spec, findings) -> tuple[list, list]:
 
 def run(json_output: bool = False) -> str:
     tgt = sample_target()
-    adapter, segs, allocs = _report(tgt)
+    adapter_findings, segs, allocs = _report(tgt)
     seg_size = ctypes.sizeof(type(segs[0][0].value))
     alloc_size = ctypes.sizeof(type(allocs[0][0].value))
     if json_output:
-        return _json(tgt, segs, allocs, seg_size, alloc_size)
+        return _json(tgt, adapter_findings, segs, allocs)
     out = [
         f"d3dkmddi demo: the bundled sample adapter, {tgt.label}",
         f"<samples> is {DIRECTORY}",
@@ -57,6 +59,11 @@ def run(json_output: bool = False) -> str:
         out.append("")
         out.append(f"segment {r.index + 1}: {spec.note}")
         out.append(render.render_text(r.value, findings=fs, meanings=ms, title=title, nonzero=True))
+    out.append("")
+    out.append(f"adapter-wide rules (such as one AGP segment per adapter): {_tally(adapter_findings)}")
+    for f in adapter_findings:
+        j = render.finding_json(f)
+        out.append(f"   {j['severity']} {j['rule_id']}: {j['message']}")
     out += ["", f"== {len(allocs)} {build.ALLOCATION_TYPE} records ({alloc_size} bytes each) from "
                 f"<samples>/{ALLOCATIONS_PATH.name}, checked against the adapter"]
     width = len(str(len(allocs) - 1))
@@ -81,7 +88,7 @@ def run(json_output: bool = False) -> str:
     errors = sum(_count(fs, "error") for _, fs, _ in allocs)
     warnings = sum(_count(fs, "warning") for _, fs, _ in allocs)
     rules = sorted({render.finding_json(f)["rule_id"] for _, fs, _ in allocs + segs for f in fs})
-    seg_findings = sum(len(fs) for _, fs, _ in segs)
+    seg_findings = sum(len(fs) for _, fs, _ in segs) + len(adapter_findings)
     out += [
         "",
         "== Summary",
@@ -92,7 +99,7 @@ def run(json_output: bool = False) -> str:
         "",
         "Next, on the same files:",
         f"   d3dkmddi decode {build.ALLOCATION_TYPE} --file <samples>/{ALLOCATIONS_PATH.name} "
-        f"--ddi {build.INTERFACE_VERSION} --offset 0x{allocs[first_bad][0].offset:x}",
+        f"--ddi {build.INTERFACE_VERSION} --offset 0x{allocs[first_bad][0].offset:x} --adapter sample",
         f"   d3dkmddi validate {build.ALLOCATION_TYPE} --file <samples>/{ALLOCATIONS_PATH.name} "
         f"--ddi {build.INTERFACE_VERSION} --count all --adapter sample",
         f"   d3dkmddi decode {build.ALLOCATION_TYPE} --windbg <samples>/{WINDBG_PATH.name} "
@@ -115,7 +122,7 @@ def _tally(findings) -> str:
     return ", ".join(parts)
 
 
-def _json(tgt, segs, allocs, seg_size, alloc_size) -> str:
+def _json(tgt, adapter_findings, segs, allocs) -> str:
     def obj(r, fs, ms, type_name, extra):
         o = render.record_json(r.value, c_name=type_name, tgt=tgt, index=r.index, offset=r.offset,
                                address=r.address, findings=fs, meanings=ms)
@@ -126,6 +133,7 @@ def _json(tgt, segs, allocs, seg_size, alloc_size) -> str:
         "target": render.target_json(tgt),
         "files": {"segments": SEGMENTS_PATH.name, "allocations": ALLOCATIONS_PATH.name,
                   "windbg": WINDBG_PATH.name},
+        "adapter_findings": [render.finding_json(f) for f in adapter_findings],
         "segments": [obj(r, fs, ms, build.SEGMENT_TYPE, {"segment_id": r.index + 1, "note": spec.note})
                      for (r, fs, ms), spec in zip(segs, build.SEGMENTS)],
         "allocations": [obj(r, fs, ms, build.ALLOCATION_TYPE, {"note": spec.note, "written_to_break": list(spec.breaks)})
@@ -134,8 +142,9 @@ def _json(tgt, segs, allocs, seg_size, alloc_size) -> str:
             "segments": len(segs),
             "allocations": len(allocs),
             "allocations_without_findings": sum(not fs for _, fs, _ in allocs),
-            "errors": sum(_count(fs, "error") for _, fs, _ in allocs + segs),
-            "warnings": sum(_count(fs, "warning") for _, fs, _ in allocs + segs),
+            "errors": sum(_count(fs, "error") for _, fs, _ in allocs + segs) + _count(adapter_findings, "error"),
+            "warnings": sum(_count(fs, "warning") for _, fs, _ in allocs + segs)
+            + _count(adapter_findings, "warning"),
         },
     }
     return json.dumps(doc, indent=2) + "\n"

@@ -1,0 +1,56 @@
+"""The command lines whose output is kept verbatim in this folder.
+
+``<samples>`` in an argument stands for the bundled sample folder; in the output the
+folder's real path is written back as ``<samples>``, so the files do not depend on
+where the repository is.  Regenerate after an intended change with
+
+    PYTHONPATH=. python tests/golden_output/regenerate.py
+
+and read the diff before committing it.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+SAMPLES = REPO / "d3dkmddi_py" / "samples"
+
+# file name -> argv after `d3dkmddi`
+CASES = {
+    "demo.txt": ["demo"],
+    "decode_segmentflags_0x485_wddm2_0.txt": ["decode", "DXGK_SEGMENTFLAGS", "0x485", "--ddi", "WDDM2_0"],
+    "decode_segmentflags_0x485_x86_vista.json": ["decode", "DXGK_SEGMENTFLAGS", "0x485", "--abi", "x86",
+                                                 "--ddi", "0x1052", "--json"],
+    "decode_sample_windbg.txt": ["decode", "DXGK_ALLOCATIONINFO", "--windbg", "<samples>/allocations.dq.txt",
+                                 "--ddi", "WDDM3_0", "--count", "2"],
+    "decode_sample_record24.txt": ["decode", "DXGK_ALLOCATIONINFO", "--file", "<samples>/allocations.bin",
+                                   "--ddi", "WDDM3_0", "--offset", "0x840", "--adapter", "sample"],
+    "decode_sample_record24.json": ["decode", "DXGK_ALLOCATIONINFO", "--file", "<samples>/allocations.bin",
+                                    "--ddi", "WDDM3_0", "--offset", "0x840", "--adapter", "sample", "--json"],
+    "decode_sample_segments.json": ["decode", "DXGK_SEGMENTDESCRIPTOR", "--file", "<samples>/segments.bin",
+                                    "--ddi", "WDDM3_0", "--count", "all", "--json"],
+    "validate_sample.txt": ["validate", "DXGK_ALLOCATIONINFO", "--file", "<samples>/allocations.bin",
+                            "--ddi", "WDDM3_0", "--count", "all", "--adapter", "sample"],
+    "layout_allocationinfo_x86_wddm2_0.txt": ["layout", "DXGK_ALLOCATIONINFO", "--abi", "x86", "--ddi", "WDDM2_0"],
+    "layout_segmentdescriptor4_x64.json": ["layout", "DXGK_SEGMENTDESCRIPTOR4", "--json"],
+    "types_wddm2_0.txt": ["types", "--ddi", "WDDM2_0"],
+}
+
+
+def command(argv) -> tuple[str, int]:
+    """(normalised stdout, exit status) of ``python -m d3dkmddi_py argv`` as a user runs it."""
+    args = [a.replace("<samples>", str(SAMPLES)) for a in argv]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", *args], capture_output=True, text=True, env=env,
+                       cwd=REPO, timeout=120)
+    if p.stderr and "Traceback" in p.stderr:
+        raise AssertionError(f"d3dkmddi {' '.join(argv)} crashed:\n{p.stderr}")
+    return p.stdout.replace(str(SAMPLES), "<samples>"), p.returncode
+
+
+def expected_status(name: str) -> int:
+    return 1 if name.startswith("validate") else 0
