@@ -87,7 +87,7 @@ def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix
                 out.append(Line(depth, m.offset, m.name, prefix + m.name, f"[{m.count}] {m.ctype}"))
                 for i in range(m.count):
                     path = f"{prefix}{m.name}[{i}]"
-                    out.append(Line(depth + 1, m.offset + i * m.size, f"[{i}]", path, m.ctype, leaves_by_path[path]))
+                    out.append(Line(depth + 1, i * m.size, f"[{i}]", path, m.ctype, leaves_by_path[path]))
         elif isinstance(m, Nested):
             if m.name is None:
                 sub = layout_lines(m.record, leaves_by_path, depth, prefix)
