@@ -1,0 +1,132 @@
+"""Without NumPy the same values come out (slower, one warning); bad input fails before any work."""
+from __future__ import annotations
+
+import array
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import d3dkmddi_py as kmd
+from d3dkmddi_py import bulk
+from d3dkmddi_py.bulk import BulkInputError, NumpyMissingWarning, decode_array, iter_chunks
+
+from .helpers import DISTINCT_CLASSES, as_lists, class_id, per_record
+
+
+@pytest.fixture
+def no_numpy(monkeypatch):
+    """Make ``import numpy`` fail, as on a machine without the bulk extra."""
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(bulk, "_warned", False)
+
+
+@pytest.mark.parametrize("cls", DISTINCT_CLASSES, ids=class_id)
+def test_pure_python_fallback_gives_the_same_values(cls, no_numpy):
+    size = cls._layout_.size
+    blob = bytes((i * 37 + 11) & 0xFF for i in range(size * 6 + 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumpyMissingWarning)
+        columns = decode_array(cls, blob, offset=1, count=6)
+    assert all(isinstance(v, array.array) for v in columns.values())
+    assert as_lists(columns) == per_record(cls, blob, 1, 6)
+    for leaf in kmd.leaves(cls):  # the same widths and signedness as the NumPy columns
+        typecode = columns[leaf.path].typecode
+        assert typecode.islower() == (leaf.signed and not leaf.is_bitfield), leaf.path
+
+
+def test_fallback_matches_numpy_on_random_data_and_warns_once(monkeypatch):
+    cls = kmd.target("arm64", "WDDM3_0").DXGK_ALLOCATIONINFO
+    blob = np.random.default_rng(9).integers(0, 256, cls._layout_.size * 40, dtype=np.uint8).tobytes()
+    fast = as_lists(decode_array(cls, blob))
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(bulk, "_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        slow = as_lists(decode_array(cls, blob))
+        again = as_lists(decode_array(cls, blob[: cls._layout_.size * 3]))
+    assert slow == fast
+    assert again == {k: v[:3] for k, v in fast.items()}
+    messages = [w for w in caught if issubclass(w.category, NumpyMissingWarning)]
+    assert len(messages) == 1 and "pure Python" in str(messages[0].message)
+
+
+def test_fallback_reads_a_path_and_chunks(tmp_path, no_numpy):
+    path = tmp_path / "flags.bin"
+    path.write_bytes(array.array("I", range(100)).tobytes() if sys.byteorder == "little"
+                     else b"".join(i.to_bytes(4, "little") for i in range(100)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumpyMissingWarning)
+        whole = decode_array("DXGK_SEGMENTFLAGS", path)
+        chunks = list(iter_chunks("DXGK_SEGMENTFLAGS", path, chunk_records=30))
+    assert whole["Value"].tolist() == list(range(100))
+    assert [c.start for c in chunks] == [0, 30, 60, 90]
+    assert sum((c["Value"].tolist() for c in chunks), []) == list(range(100))
+
+
+# ---- bad input: a clear error, before any work
+
+ALLOC = kmd.DXGK_ALLOCATIONINFO  # 88 bytes at x64
+
+
+@pytest.fixture
+def no_decoding(monkeypatch):
+    """Fail the test if any decoding starts."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("decoding started before the input was checked")
+
+    monkeypatch.setattr(bulk, "_decode", refuse)
+
+
+def test_length_not_whole_records(no_decoding):
+    with pytest.raises(BulkInputError) as err:
+        decode_array(ALLOC, bytes(88 * 3 + 5))
+    message = str(err.value)
+    assert "269 bytes" in message and "3 records and 5 bytes left over" in message and "count=3" in message
+    assert err.value.record_size == 88 and err.value.available == 269
+
+
+def test_offset_past_end(no_decoding):
+    with pytest.raises(BulkInputError, match=r"offset 0x64 is past the end of the data \(88 bytes"):
+        decode_array(ALLOC, bytes(88), offset=100)
+
+
+def test_negative_offset_and_count(no_decoding):
+    with pytest.raises(BulkInputError, match="offset -1 is negative"):
+        decode_array(ALLOC, bytes(88), offset=-1)
+    with pytest.raises(BulkInputError, match="count -2 is negative"):
+        decode_array(ALLOC, bytes(88), count=-2)
+
+
+def test_count_larger_than_data(no_decoding):
+    with pytest.raises(BulkInputError) as err:
+        decode_array(ALLOC, bytes(88 * 2 + 10), offset=10, count=3)
+    assert "count 3 needs 264 bytes" in str(err.value) and "only 176 bytes (2 whole records)" in str(err.value)
+
+
+def test_missing_path(tmp_path, no_decoding):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        decode_array(ALLOC, tmp_path / "absent.bin")
+    with pytest.raises(IsADirectoryError):
+        decode_array(ALLOC, tmp_path)
+
+
+def test_wrong_kinds(no_decoding):
+    with pytest.raises(TypeError, match="offset must be an integer"):
+        decode_array(ALLOC, bytes(88), offset=1.5)
+    with pytest.raises(TypeError, match="data must be bytes"):
+        decode_array(ALLOC, 12345)
+    with pytest.raises(TypeError, match="is an enum"):
+        decode_array("DXGK_SEGMENTTYPE", bytes(8))
+    with pytest.raises(kmd.MissingMember, match="did you mean DXGK_SEGMENTFLAGS"):
+        decode_array("DXGK_SEGMENTFLAG", bytes(8))
+    with pytest.raises(ValueError, match="is the class of x64"):
+        decode_array(ALLOC, bytes(88), target="x86")
+
+
+def test_chunked_checks_the_whole_range_first(no_decoding):
+    with pytest.raises(BulkInputError, match="left over"):
+        iter_chunks(ALLOC, bytes(88 * 10 + 1), chunk_records=2)
+    with pytest.raises(ValueError, match="chunk_records must be a positive integer"):
+        iter_chunks(ALLOC, bytes(88), chunk_records=0)
