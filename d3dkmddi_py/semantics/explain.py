@@ -317,8 +317,22 @@ def explain(value, type_name: str | None = None, *, target=None, adapter: Adapte
             shown += f" ({v})"
         text = meanings.get(leaf.path)
         lines.append(f"  {leaf.path:<{width}} = {shown}" + (f"  {text}" if text else ""))
+    if cls._c_name_ == ALLOCINFO_TYPE:
+        lines.extend(_allocinfo_notes(view))
     lines.append(_findings_text(findings))
     return "\n".join(lines)
+
+
+def _allocinfo_notes(view: View) -> list:
+    """What the layout alone does not show: which flag view and which set are in force, and Flags2."""
+    member, ftype = flags_member(view.version)
+    eff = _effective(view)
+    notes = [f"  note: {member} ({ftype}) is the flag view in force at {InterfaceVersion(view.version).name}",
+             f"  note: the supported set in force is {eff.source}; {eff.note}"]
+    if not view.has("Flags2.Value"):
+        where = "before WDDM3_0" if view.version < InterfaceVersion.WDDM3_0 else "on 32-bit targets"
+        notes.append(f"  note: no Flags2 here: it exists only from WDDM3_0 on 64-bit targets (none {where})")
+    return notes
 
 
 def _findings_text(findings) -> str:

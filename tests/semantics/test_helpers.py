@@ -335,3 +335,21 @@ def test_field_meanings_examples():
 def test_meanings_are_json_safe_strings():
     m = sem.field_meanings(alloc(), adapter=adapter())
     assert json.loads(json.dumps(m)) == m and all(isinstance(v, str) and v for v in m.values())
+
+
+@pytest.mark.parametrize("abi, version, flags_view, flags2", [
+    ("x64", "WDDM1_3", "Flags (DXGK_ALLOCATIONINFOFLAGS)", "none before WDDM3_0"),
+    ("x64", "WDDM2_9", "FlagsWddm2 (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0)", "none before WDDM3_0"),
+    ("x86", "WDDM3_2", "FlagsWddm2 (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0)", "none on 32-bit targets"),
+    ("arm64", "WDDM3_0", "FlagsWddm2 (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0)", None),
+])
+def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_view, flags2):
+    text = sem.explain(alloc(kmd.target(abi, version)))
+    assert f"note: {flags_view} is the flag view in force at {version}" in text
+    source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet" if version == "WDDM1_3"
+              else "SupportedWriteSegmentSet")
+    assert f"the supported set in force is {source};" in text
+    if flags2:
+        assert flags2 in text
+    else:
+        assert "no Flags2" not in text and "Flags2.Value" in text
