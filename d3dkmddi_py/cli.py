@@ -170,10 +170,7 @@ def meanings_for(value, tgt, adapter=None) -> dict:
     """Leaf path -> what its value means, from the semantics helpers."""
     if not hasattr(type(value), "_leaves_"):
         return {}
-    explain = getattr(_semantics(), "field_meanings", None)
-    if explain is None:
-        return {}
-    return dict(explain(value, type(value)._c_name_, target=tgt, adapter=adapter))
+    return dict(_semantics().field_meanings(value, type(value)._c_name_, target=tgt, adapter=adapter))
 
 
 def _is_error(finding) -> bool:
@@ -379,16 +376,25 @@ COMMANDS = {"decode": cmd_decode, "validate": cmd_validate, "layout": cmd_layout
 
 # ------------------------------------------------------------------ entry point
 def run(argv=None) -> tuple[str, str, int]:
-    """(stdout text, stderr text, exit status) of one command line; no printing, no exit."""
+    """(stdout text, stderr text, exit status) of one command line, without exiting.
+
+    Only --help and the column formats (csv, jsonl, parquet, which stream) write to
+    standard output themselves; everything else is returned whole, so a failure leaves
+    no partial output behind.
+    """
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help has printed the help
+            return "", "", int(exc.code or 0)
         if args.command is None:
             return parser.format_help(), "", EXIT_USAGE
         out, status = COMMANDS[args.command](args)
         return out, "", status
     except UsageError as exc:
-        return "", _one_line(str(exc)), EXIT_USAGE
+        text = str(exc)
+        return "", _one_line(text if text.startswith(PROG) else f"{PROG}: error: {text}"), EXIT_USAGE
     except D3dkmddiError as exc:
         return "", _one_line(f"{PROG}: error: {exc}"), EXIT_USAGE
 
