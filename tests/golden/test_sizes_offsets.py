@@ -54,6 +54,18 @@ def test_every_whole_leaf_lands_at_its_typed_offset(abi, version, name):
         assert bytes(obj) == expected, g.path
 
 
+@pytest.mark.parametrize("abi,version,name", CASES, ids=IDS)
+def test_every_leaf_set_to_all_ones_writes_its_typed_mask_at_its_typed_offset(abi, version, name):
+    # Covers the bitfields inside structs too (DXGK_ALLOCATIONLIST.SegmentId at 8/4,
+    # DXGK_ALLOCATIONUSAGEHINT.v1.Flags.Index at 4, DXGK_ALLOCATIONINFO.Flags2.NotifyEviction at 84).
+    cls = getattr(kmd.target(abi, version), name)
+    size = golden_size(name, abi, version)[0]
+    for g in golden_leaves(name, abi, version):
+        obj = cls()
+        write_path(obj, g.path, -1 if g.signed else g.mask >> g.bit)
+        assert bytes(obj) == (g.mask << (8 * g.offset)).to_bytes(size, "little"), g.path
+
+
 # ---- the size drifts spelled out per version
 
 SEGMENTDESCRIPTOR4_X86 = {  # §10.5: 72 before WDDM2_2, 80 from it; x64 is 96 throughout
