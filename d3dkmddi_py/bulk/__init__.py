@@ -71,10 +71,10 @@ def _decode(cls, source: Source, offset: int, count: int, *, start: int, out=Non
     np = _numpy()
     if np is None:
         arrays = decode_pure(plan, source.memoryview_range(offset, stop), count)
-        return Columns(plan, arrays, start=start, offset=offset)
+        return Columns(cls, plan, arrays, start=start, offset=offset)
     buffers = out._buffers if isinstance(out, Columns) and isinstance(out._buffers, Buffers) else None
     arrays, buffers = decode_numpy(np, plan, source.numpy_range(offset, stop), count, buffers)
-    return Columns(plan, arrays, start=start, offset=offset, buffers=buffers)
+    return Columns(cls, plan, arrays, start=start, offset=offset, buffers=buffers)
 
 
 def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:

@@ -23,9 +23,11 @@ class Columns(Mapping):
     decoded range (non-zero for a chunk); ``offset`` is its byte offset in the data.
     """
 
-    __slots__ = ("type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays", "_buffers")
+    __slots__ = ("cls", "type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays",
+                 "_buffers")
 
-    def __init__(self, plan, arrays, *, start: int, offset: int, buffers=None):
+    def __init__(self, cls, plan, arrays, *, start: int, offset: int, buffers=None):
+        self.cls = cls  # the ctypes class the records are instances of (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset = start, offset
         self._names = tuple(c.path for c in plan.columns)
