@@ -7,15 +7,18 @@ output: each command builds its whole output first and prints it at the end.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
 import sys
 
-from . import decode as dec
 from . import render
 from .errors import D3dkmddiError
-from .target import ABIS, InterfaceVersion, NEWEST, parse_abi, parse_interface_version, target as make_target
+from .target import ABIS, NEWEST, InterfaceVersion, parse_abi, parse_interface_version, target as make_target
+
+# The module, not the function: d3dkmddi_py re-exports decode(), which hides the submodule's name.
+dec = importlib.import_module(".decode", __package__)
 
 PROG = "d3dkmddi"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
