@@ -1,0 +1,1 @@
+"""Recipes: the bulk decoder inside other engines (each needs its own optional extra)."""

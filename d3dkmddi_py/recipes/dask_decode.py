@@ -1,0 +1,98 @@
+"""Recipe: decode and validate a folder of blobs into one Dask table (the ``dask`` extra).
+
+``decode_array`` and ``findings`` are pure functions of a byte range, so each file is one
+``dask.delayed`` task that Dask runs wherever it likes (threads, processes, a cluster); no
+process pool of our own.  Every file is checked (exists, whole records) before the graph
+is built, so a bad file fails the call, not a worker an hour later.
+
+    import dask
+    from d3dkmddi_py.recipes.dask_decode import decode_folder
+    table = decode_folder("dumps/", "DXGK_ALLOCATIONINFO", target=("x64", "WDDM2_7"))
+    errors = table[table.errors > 0].compute()          # or: with dask.config.set(scheduler="processes")
+
+Rows: ``file``, ``record`` (number within the file), every leaf of the type, then (with
+``validate=True``) ``errors`` and ``warnings`` (finding counts) and ``rules`` (the rule ids,
+space separated).  ``folder_findings`` gives the findings themselves, one row each.
+"""
+from __future__ import annotations
+
+import os
+from glob import glob
+
+from ..bulk import decode_array
+from ..bulk._source import Source, check_span, resolve_type
+from ..bulk.columns import _need
+from ..bulk.findings import findings
+
+FINDING_COLUMNS = ("file", "record", "rule_id", "severity", "field", "value")
+
+
+def blob_files(folder, pattern: str = "*.bin") -> list:
+    """The files of ``folder`` matching ``pattern``, sorted (the table's row order)."""
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        raise NotADirectoryError(f"{folder!r} is not a folder of blobs")
+    files = sorted(p for p in glob(os.path.join(folder, pattern)) if os.path.isfile(p))
+    if not files:
+        raise FileNotFoundError(f"no file matches {pattern!r} in {folder!r}")
+    return files
+
+
+def decode_file(path: str, cls, *, offset: int = 0, validate: bool = True, adapter=None):
+    """One file as a pandas DataFrame: file, record, every leaf, then the finding summary."""
+    pd = _need("pandas", "dask", "decode_file")
+    columns = decode_array(cls, path, offset=offset)
+    data = {"file": pd.Series([os.path.basename(path)] * columns.count, dtype=object),
+            "record": pd.Series(range(columns.count), dtype="int64")}
+    data.update(columns.to_pandas().reset_index(drop=True).items())
+    if validate:
+        table = findings(columns, adapter=adapter)
+        errors, warnings, rules = [0] * columns.count, [0] * columns.count, [[] for _ in range(columns.count)]
+        for record, rule_id, severity, _field, _value in table.rows():
+            (errors if severity == "error" else warnings)[record] += 1
+            rules[record].append(rule_id)
+        data["errors"] = pd.Series(errors, dtype="int32")
+        data["warnings"] = pd.Series(warnings, dtype="int32")
+        data["rules"] = pd.Series([" ".join(r) for r in rules], dtype=object)
+    return pd.DataFrame(data)
+
+
+def file_findings(path: str, cls, *, offset: int = 0, adapter=None):
+    """The findings of one file as a pandas DataFrame (``FINDING_COLUMNS``)."""
+    pd = _need("pandas", "dask", "file_findings")
+    table = findings(decode_array(cls, path, offset=offset), adapter=adapter)
+    frame = table.to_pandas() if len(table) else pd.DataFrame({c: [] for c in FINDING_COLUMNS[1:]})
+    frame = frame.astype({"record": "int64", "value": "uint64", "rule_id": object, "severity": object,
+                          "field": object})
+    frame.insert(0, "file", pd.Series([os.path.basename(path)] * len(frame), dtype=object))
+    return frame
+
+
+def _checked(folder, type, target, pattern, offset):
+    cls = resolve_type(type, target)
+    files = blob_files(folder, pattern)
+    for path in files:  # the same checks decode_array makes, for every file, before any task exists
+        check_span(cls, Source(path).size, offset, None)
+    return cls, files
+
+
+def decode_folder(folder, type, *, target=None, pattern: str = "*.bin", offset: int = 0, validate: bool = True,
+                  adapter=None):
+    """Every record of every matching file as one lazy ``dask.dataframe.DataFrame``, one partition per file."""
+    dask = _need("dask", "dask", "decode_folder")
+    dd = _need("dask.dataframe", "dask", "decode_folder")
+    cls, files = _checked(folder, type, target, pattern, offset)
+    meta = decode_file(files[0], cls, offset=offset, validate=validate, adapter=adapter).iloc[:0]
+    parts = [dask.delayed(decode_file)(path, cls, offset=offset, validate=validate, adapter=adapter)
+             for path in files]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def folder_findings(folder, type, *, target=None, pattern: str = "*.bin", offset: int = 0, adapter=None):
+    """Every finding of every matching file as one lazy ``dask.dataframe.DataFrame``."""
+    dask = _need("dask", "dask", "folder_findings")
+    dd = _need("dask.dataframe", "dask", "folder_findings")
+    cls, files = _checked(folder, type, target, pattern, offset)
+    meta = file_findings(files[0], cls, offset=offset, adapter=adapter).iloc[:0]
+    parts = [dask.delayed(file_findings)(path, cls, offset=offset, adapter=adapter) for path in files]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
