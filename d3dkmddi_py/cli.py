@@ -147,6 +147,10 @@ def _records(args, tgt):
     cls, tgt = dec.resolve_type(args.type, tgt)
     offset = dec.parse_int(args.offset, "--offset")
     count = _count(args.count)
+    if _source(args) == "file" and args.file != "-":  # only the requested range is read
+        records, cls, tgt, _ = dec.decode_records(cls, args.file, target=tgt, offset=offset, count=count,
+                                                  kind="file")
+        return records, cls, tgt
     memory = _memory(args, cls)
     records, cls, tgt, _ = dec.decode_records(cls, memory.data, target=tgt, offset=offset, count=count,
                                               origin=memory.origin)

@@ -13,6 +13,7 @@ import enum
 import os
 import pathlib
 import re
+import stat
 from dataclasses import dataclass
 
 from .errors import D3dkmddiError, MissingMember
@@ -353,12 +354,16 @@ def read_file(path, origin: str | None = None) -> bytes:
 
 
 def _text_of(data: bytes):
-    """The file as text when it is plain ASCII text, else None."""
+    """The bytes as text when they are plain UTF-8 text (a cut last character allowed), else None."""
     if not data or b"\x00" in data[:4096]:
         return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+    for cut in range(4):
+        try:
+            text = data[:len(data) - cut].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
         return None
     return text if all(c.isprintable() or c in "\r\n\t" for c in text[:4096]) else None
 
@@ -513,6 +518,11 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
                    origin: str | None = None) -> tuple[list[Record], object, Target, Memory]:
     """Records with their offsets (and debuggee addresses); the command line's entry point."""
     cls, tgt = resolve_type(type_, target)
+    path = _file_path(data, kind)
+    if path is not None:
+        decoded = _decode_file(cls, tgt, path, offset, count, kind, origin or os.fspath(path))
+        if decoded is not None:
+            return decoded
     if isinstance(data, int) and not isinstance(data, bool):
         memory = Memory(int_to_bytes(data, cls), None, origin or "value")
     elif isinstance(data, str) and kind == "auto" and re.fullmatch(r"\s*0[xX][0-9a-fA-F_`]+\s*", data):
@@ -524,6 +534,46 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
                       None if memory.address is None else memory.address + at)
                for i, at in enumerate(offsets)]
     return records, cls, tgt, memory
+
+
+def _file_path(data, kind: str):
+    """The path when ``data`` names a file to read raw (or sniff), else None."""
+    if kind == "file":
+        return data
+    if kind == "auto":
+        if isinstance(data, os.PathLike):
+            return data
+        if isinstance(data, str) and "\n" not in data and data.strip() and os.path.isfile(data.strip()):
+            return pathlib.Path(data.strip())
+    return None
+
+
+def _decode_file(cls, tgt: Target, path, offset, count, kind: str, shown: str):
+    """Records read straight from a regular file: the range is checked against the file's size,
+    then only the requested bytes are read.  None when the file must be read whole instead
+    (WinDbg text under kind "auto", or a pipe or device whose size is not known)."""
+    with _opened(path, shown) as f:
+        try:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            head = f.read(4096)
+            text = _text_of(head)
+            if text is not None and looks_like_windbg(text):
+                if kind == "file":
+                    raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
+                return None
+            first, n = check_range(cls, tgt, info.st_size, shown, offset, count)
+            size = type_size(cls)
+            f.seek(first)
+            data = f.read(n * size)
+        except OSError as exc:
+            raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if len(data) != n * size:
+        raise DecodeError(f"cannot read {shown}: it ended after {first + len(data)} bytes while being read "
+                          f"(its size said {info.st_size})")
+    records = [Record(_from_bytes(cls, data, i * size), i, first + i * size) for i in range(n)]
+    return records, cls, tgt, Memory(data, None, shown)
 
 
 def decode(type, data, *, target=None, offset=0, count=1):  # noqa: A002 - the issue's spelling

@@ -331,3 +331,17 @@ def test_fuzz_decode_any_input(data, offset, count):
         decode("DXGK_SEGMENTFLAGS", data, offset=offset, count=count)
     except DecodeError:
         pass
+
+
+def test_a_file_is_read_only_where_the_records_are(tmp_path):
+    """An 8 GiB sparse dump: reading it whole would exhaust memory; decode reads 8 bytes."""
+    big = tmp_path / "sparse.bin"
+    with open(big, "wb") as f:
+        f.truncate(1 << 33)
+        f.seek((1 << 33) - 8)
+        f.write(FLAGS_BYTES + bytes([1, 0, 0, 0]))
+    first, second = decode("DXGK_SEGMENTFLAGS", big, offset=(1 << 33) - 8, count=2)
+    check_0x485(first)
+    assert second.Aperture == 1
+    with pytest.raises(TruncatedData, match="has 8 there"):
+        decode("DXGK_SEGMENTFLAGS", big, offset=(1 << 33) - 8, count=3)
