@@ -16,7 +16,8 @@ from .columns import Columns
 from .write import FORMATS, write_columns, write_records
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
-           "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk"]
+           "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
+           "column_findings", "validate_array"]
 
 DEFAULT_CHUNK_BYTES = 32 << 20  # input plus output per chunk: a few cache-friendly passes, bounded memory
 
@@ -112,6 +113,18 @@ def _chunks(cls, source, span, step, reuse):
                         out=previous if reuse else None)
         previous = chunk
         yield chunk
+
+
+def column_findings(columns: Columns, *, adapter=None):
+    """The findings of every record of decoded columns, as one table (see ``bulk.findings``)."""
+    from .findings import findings
+
+    return findings(columns, adapter=adapter)
+
+
+def validate_array(type, data, *, target=None, offset=0, count=None, adapter=None):
+    """Decode a byte range and validate every record: ``column_findings(decode_array(...))``."""
+    return column_findings(decode_array(type, data, target=target, offset=offset, count=count), adapter=adapter)
 
 
 def column_dtypes(type, *, target=None) -> dict:
