@@ -92,6 +92,13 @@ class _Checked:
 
     __slots__ = ()
 
+    def __init__(self, *args, **kwargs):
+        if args:
+            # ctypes would hand positional values to hidden anonymous members (_u0 ...).
+            raise TypeError(f"{type(self)._c_name_} takes keyword arguments only, e.g. "
+                            f"{type(self)._c_name_}(Value=...) or {type(self)._c_name_}.from_buffer_copy(data)")
+        super().__init__(**kwargs)
+
     def __setattr__(self, name, value):
         super().__setattr__(name, _check_assignment(self, name, value))
 
@@ -132,7 +139,8 @@ class CheckedUnion(_Checked, _LE_UNION):
 def _checked_array(element, count, rule):
     def __setitem__(self, index, value):
         if isinstance(index, slice):
-            values = [rule.check_int(v, f"{rule.name}[{index}]") for v in value]
+            positions = range(*index.indices(count))
+            values = [rule.check_int(v, f"{rule.name}[{i}]") for i, v in zip(positions, value)]
             ctypes.Array.__setitem__(self, index, values)
         else:
             ctypes.Array.__setitem__(self, index, rule.check_int(value, f"{rule.name}[{index}]"))
