@@ -112,10 +112,24 @@ DXGK_SEGMENT_ID_INVALID = 0
 DXGK_SEGMENT_ID_SYSTEMMEMORY = 31
 DXGK_SEGMENT_SET_SYSTEMMEMORY = 0x80000000
 
+# ---- documented semantics (issue 3): decode, build, explain, validate
+from . import semantics  # noqa: E402
+from .semantics import (  # noqa: E402
+    RULES, Adapter, BankDirection, Finding, PowerBehaviour, PriorityBand, Reference, SegmentDirection, SegmentFlag,
+    Severity, ValidationError, build_bank_preference, build_segment_preference, check, decode_bank_preference,
+    decode_priority, decode_segment_flags, decode_segment_preference, explain, field_meanings, from_dict,
+    power_behaviour, segment_set, segment_set_mask, to_dict, validate,
+)
+
 __all__ = [
     "ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version",
     "leaves", "layout_table", "Leaf",
     "D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget",
+    "semantics", "RULES", "Adapter", "BankDirection", "Finding", "PowerBehaviour", "PriorityBand", "Reference",
+    "SegmentDirection", "SegmentFlag", "Severity", "ValidationError", "build_bank_preference",
+    "build_segment_preference", "check", "decode_bank_preference", "decode_priority", "decode_segment_flags",
+    "decode_segment_preference", "explain", "field_meanings", "from_dict", "power_behaviour", "segment_set",
+    "segment_set_mask", "to_dict", "validate",
     *(name for name in _default.types if not name.startswith("_")),
     *(name for name in globals() if name.startswith(("DXGKDDI_", "D3DDDI_ALLOC", "DXGK_SEGMENT_"))),
 ]

@@ -5,15 +5,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .._spec import CONSTS
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ..target import InterfaceVersion
 from ._rules import finding
 from ._view import View, ever_named_bits, flag_names, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
-DXGK_SEGMENT_ID_INVALID = 0
-DXGK_SEGMENT_ID_SYSTEMMEMORY = 31
-DXGK_SEGMENT_SET_SYSTEMMEMORY = 0x80000000
+DXGK_SEGMENT_ID_INVALID = CONSTS["DXGK_SEGMENT_ID_INVALID"].value
+DXGK_SEGMENT_ID_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
+DXGK_SEGMENT_SET_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value
 PAGE_SIZE = 0x1000  # the native host page size of every supported ABI (x86, x64, arm64)
 
 
