@@ -117,9 +117,9 @@ def _write(chunks, out, fmt: str, progress) -> int:
     return written
 
 
-def write_records(type, path, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
+def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
                   chunk_records=None) -> int:
-    """Decode every record of ``type`` in the file ``path`` and write them to ``out``; returns the count.
+    """Decode every record of ``type`` in ``data`` (a file path, or bytes) and write them to ``out``; returns the count.
 
     The command line's ``decode TYPE --file F --count all --format csv|jsonl|parquet``.
     ``out``: a path (written atomically) or an open file (``sys.stdout`` works for all
@@ -134,7 +134,7 @@ def write_records(type, path, out, *, fmt: str, target=None, offset=0, count=Non
 
     fmt = _check_format(fmt)
     cls = resolve_type(type, target)
-    source = Source(path)
+    source = Source(data)
     span = check_span(cls, source.size, offset, count)
     step = _step(cls, chunk_records)
     bar = None
