@@ -38,10 +38,16 @@ def blob_files(folder, pattern: str = "*.bin") -> list:
     return files
 
 
-def decode_file(path: str, cls, *, offset: int = 0, validate: bool = True, adapter=None):
+def _key(cls) -> tuple:
+    """What a task needs to find the class again: C name and target (classes are built at run time,
+    so a process or cluster worker rebuilds them rather than unpickling them)."""
+    return cls._c_name_, cls._target_
+
+
+def decode_file(path: str, type, *, target=None, offset: int = 0, validate: bool = True, adapter=None):
     """One file as a pandas DataFrame: file, record, every leaf, then the finding summary."""
     pd = _need("pandas", "dask", "decode_file")
-    columns = decode_array(cls, path, offset=offset)
+    columns = decode_array(type, path, target=target, offset=offset)
     data = {"file": pd.Series([os.path.basename(path)] * columns.count, dtype=object),
             "record": pd.Series(range(columns.count), dtype="int64")}
     data.update(columns.to_pandas().reset_index(drop=True).items())
@@ -57,10 +63,10 @@ def decode_file(path: str, cls, *, offset: int = 0, validate: bool = True, adapt
     return pd.DataFrame(data)
 
 
-def file_findings(path: str, cls, *, offset: int = 0, adapter=None):
+def file_findings(path: str, type, *, target=None, offset: int = 0, adapter=None):
     """The findings of one file as a pandas DataFrame (``FINDING_COLUMNS``)."""
     pd = _need("pandas", "dask", "file_findings")
-    table = findings(decode_array(cls, path, offset=offset), adapter=adapter)
+    table = findings(decode_array(type, path, target=target, offset=offset), adapter=adapter)
     frame = table.to_pandas() if len(table) else pd.DataFrame({c: [] for c in FINDING_COLUMNS[1:]})
     frame = frame.astype({"record": "int64", "value": "uint64", "rule_id": object, "severity": object,
                           "field": object})
@@ -82,8 +88,9 @@ def decode_folder(folder, type, *, target=None, pattern: str = "*.bin", offset: 
     dask = _need("dask", "dask", "decode_folder")
     dd = _need("dask.dataframe", "dask", "decode_folder")
     cls, files = _checked(folder, type, target, pattern, offset)
-    meta = decode_file(files[0], cls, offset=offset, validate=validate, adapter=adapter).iloc[:0]
-    parts = [dask.delayed(decode_file)(path, cls, offset=offset, validate=validate, adapter=adapter)
+    name, where = _key(cls)
+    meta = decode_file(files[0], name, target=where, offset=offset, validate=validate, adapter=adapter).iloc[:0]
+    parts = [dask.delayed(decode_file)(path, name, target=where, offset=offset, validate=validate, adapter=adapter)
              for path in files]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
@@ -93,6 +100,7 @@ def folder_findings(folder, type, *, target=None, pattern: str = "*.bin", offset
     dask = _need("dask", "dask", "folder_findings")
     dd = _need("dask.dataframe", "dask", "folder_findings")
     cls, files = _checked(folder, type, target, pattern, offset)
-    meta = file_findings(files[0], cls, offset=offset, adapter=adapter).iloc[:0]
-    parts = [dask.delayed(file_findings)(path, cls, offset=offset, adapter=adapter) for path in files]
+    name, where = _key(cls)
+    meta = file_findings(files[0], name, target=where, offset=offset, adapter=adapter).iloc[:0]
+    parts = [dask.delayed(file_findings)(path, name, target=where, offset=offset, adapter=adapter) for path in files]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)

@@ -75,3 +75,15 @@ def test_a_bad_file_fails_before_any_task(folder):
         decode_folder(path, CLS)
     with pytest.raises(FileNotFoundError, match="no file matches"):
         decode_folder(path, CLS, pattern="*.dmp")
+
+
+def test_tasks_carry_names_not_classes(folder):
+    """Process and cluster schedulers pickle tasks: the graph must hold the C name and target only."""
+    import pickle
+
+    path, _blobs = folder
+    table = decode_folder(path, CLS, validate=False)
+    graph = dict(table.__dask_graph__())
+    pickle.dumps(graph)  # would fail on a class built at run time
+    with dask.config.set(scheduler="synchronous"):
+        assert len(table.compute()) == sum(SIZES.values())
