@@ -461,8 +461,9 @@ def check_range(cls, tgt: Target, total: int, origin: str, offset: int = 0, coun
             raise TruncatedData(f"{name} needs {size} bytes at offset 0x{offset:X} ({tgt.label}); "
                                 f"{where} has {available} there")
         if spare:
+            records = "record" if whole == 1 else "records"
             raise TruncatedData(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} "
-                                f"records ({size} bytes each at {tgt.label}) and {spare} bytes over; "
+                                f"{records} ({size} bytes each at {tgt.label}) and {spare} bytes over; "
                                 f"pass --count {whole} to read the whole records, or fix --offset")
         return offset, whole
     need = wanted * size
