@@ -206,14 +206,13 @@ class _Cols:
 
 
 def _segment_flags(out: _Out, v: _Cols):
-    np = v.np
     word = v.get("Value")
     named, reserved = named_bits(SEGFLAGS, v.abi, v.version)
     b = v.bit
     aperture = b("Aperture") | b("Agp")
     standby, hibernate, partial = b("PreservedDuringStandby"), b("PreservedDuringHibernate"), \
         b("PartiallyPreservedDuringHibernate")
-    out.add("SEGFLAGS.AGP_EXCLUSIVE", v.where("Agp"), b("Agp") & ((word & (named & ~SegmentFlag.Agp)) != 0))
+    out.add("SEGFLAGS.AGP_EXCLUSIVE", v.where("Agp"), b("Agp") & ((word & int(named & ~SegmentFlag.Agp)) != 0))
     out.add("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", v.where("CacheCoherent"), b("CacheCoherent") & ~b("Aperture"))
     out.add("SEGFLAGS.CPUVISIBLE_ON_APERTURE", v.where("CpuVisible"), b("CpuVisible") & aperture)
     out.add("SEGFLAGS.POPULATED_ON_APERTURE", v.where("PopulatedFromSystemMemory"),
@@ -234,7 +233,6 @@ def _segment_flags(out: _Out, v: _Cols):
     out.add("SEGFLAGS.RESERVEDSYSMEM_SET", v.where("ReservedSysMem"), b("ReservedSysMem"))
     out.add("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", v.where("ApplicationTarget"), b("ApplicationTarget"))
     _reserved(out, v, SEGFLAGS, "SEGFLAGS")
-    del np
 
 
 def _reserved(out: _Out, v: _Cols, type_name: str, prefix: str):
