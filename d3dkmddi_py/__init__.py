@@ -121,6 +121,16 @@ from .semantics import (  # noqa: E402
     power_behaviour, segment_set, segment_set_mask, to_dict, validate,
 )
 
+# ---- blobs, hex, WinDbg text; dt-style and JSON rendering (issue 4)
+from .decoding import DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, parse_hex, parse_windbg  # noqa: E402
+from .render import record_json, render_text  # noqa: E402
+
+# ---- bulk decode into columns (issue 5); NumPy and friends load only when used
+from .bulk import (  # noqa: E402
+    BulkInputError, Columns, NumpyMissingWarning, column_findings, decode_array, iter_chunks, validate_array,
+    write_records,
+)
+
 __all__ = [
     "ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version",
     "leaves", "layout_table", "Leaf",
@@ -130,6 +140,10 @@ __all__ = [
     "build_segment_preference", "check", "decode_bank_preference", "decode_priority", "decode_segment_flags",
     "decode_segment_preference", "explain", "field_meanings", "from_dict", "power_behaviour", "segment_set",
     "segment_set_mask", "to_dict", "validate",
+    "DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "parse_hex", "parse_windbg",
+    "record_json", "render_text",
+    "BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
+    "validate_array", "write_records",
     *(name for name in _default.types if not name.startswith("_")),
     *(name for name in globals() if name.startswith(("DXGKDDI_", "D3DDDI_ALLOC", "DXGK_SEGMENT_"))),
 ]

@@ -7,7 +7,6 @@ output: each command builds its whole output first and prints it at the end.
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import json
 import os
@@ -18,7 +17,7 @@ from .errors import D3dkmddiError
 from .target import ABIS, NEWEST, InterfaceVersion, parse_abi, parse_interface_version, target as make_target
 
 # The module, not the function: d3dkmddi_py re-exports decode(), which hides the submodule's name.
-dec = importlib.import_module(".decode", __package__)
+from . import decoding as dec
 
 PROG = "d3dkmddi"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

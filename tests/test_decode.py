@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py.decode import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, decode_records,
+from d3dkmddi_py.decoding import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, decode_records,
                                 parse_hex, parse_int, parse_windbg, read_input, resolve_type)
 
 FLAGS_BYTES = bytes([0x85, 0x04, 0x00, 0x00])  # Aperture, CpuVisible, PreservedDuringStandby, DirectFlip

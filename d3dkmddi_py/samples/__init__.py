@@ -27,7 +27,7 @@ def sample_target():
 
 def segments():
     """The adapter's segment descriptors as decode Records (segment id = index + 1)."""
-    from ..decode import decode_records
+    from ..decoding import decode_records
 
     records, *_ = decode_records(build.SEGMENT_TYPE, SEGMENTS_PATH, target=sample_target(),
                                  count=len(build.SEGMENTS), kind="file")
@@ -36,7 +36,7 @@ def segments():
 
 def allocations():
     """The allocation infos as decode Records, in the order of build.ALLOCATIONS."""
-    from ..decode import decode_records
+    from ..decoding import decode_records
 
     records, *_ = decode_records(build.ALLOCATION_TYPE, ALLOCATIONS_PATH, target=sample_target(),
                                  count=len(build.ALLOCATIONS), kind="file")
