@@ -179,10 +179,6 @@ def meanings_for(value, tgt, adapter=None) -> dict:
     return dict(_semantics().field_meanings(value, type(value)._c_name_, target=tgt, adapter=adapter))
 
 
-def _is_error(finding) -> bool:
-    return render.severity_text(finding) == "error"
-
-
 # ------------------------------------------------------------------ commands
 def cmd_decode(args) -> tuple[str, int]:
     tgt = _target(args)
@@ -271,8 +267,8 @@ def cmd_validate(args) -> tuple[str, int]:
     records, cls, tgt = _records(args, tgt)
     name = dec.c_name(cls)
     per_record = [(r, findings_for(r.value, tgt, adapter)) for r in records]
-    errors = sum(_is_error(f) for _, fs in per_record for f in fs)
-    warnings = sum(not _is_error(f) for _, fs in per_record for f in fs)
+    errors = sum(render.count_severity(fs, "error") for _, fs in per_record)
+    warnings = sum(render.count_severity(fs, "warning") for _, fs in per_record)
     status = EXIT_FINDINGS if errors else EXIT_OK
     if args.json:
         objs = [render.record_json(r.value, c_name=name, tgt=tgt, index=r.index, offset=r.offset,
@@ -282,10 +278,7 @@ def cmd_validate(args) -> tuple[str, int]:
     out = []
     for r, fs in per_record:
         title = render.record_title(name, tgt.label, r.index, r.offset, r.address)
-        if not fs:
-            out.append(f"{title}: no findings")
-            continue
-        out.append(f"{title}: {_tally(fs)}")
+        out.append(f"{title}: {render.tally(fs)}")
         for f in fs:
             j = render.finding_json(f)
             where = f" {j['field']}" if j["field"] else ""
@@ -296,17 +289,6 @@ def cmd_validate(args) -> tuple[str, int]:
     out.append(f"{len(records)} record{'s' if len(records) != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
                f"{warnings} warning{'s' if warnings != 1 else ''}")
     return "\n".join(out) + "\n", status
-
-
-def _tally(findings) -> str:
-    e = sum(_is_error(f) for f in findings)
-    w = len(findings) - e
-    parts = []
-    if e:
-        parts.append(f"{e} error{'s' if e != 1 else ''}")
-    if w:
-        parts.append(f"{w} warning{'s' if w != 1 else ''}")
-    return ", ".join(parts)
 
 
 def cmd_layout(args) -> tuple[str, int]:

@@ -172,6 +172,20 @@ def severity_text(finding) -> str:
     return str(sev).lower()
 
 
+def count_severity(findings, severity: str) -> int:
+    return sum(severity_text(f) == severity for f in findings)
+
+
+def tally(findings, none: str = "no findings") -> str:
+    """``2 errors, 1 warning``; ``none`` when there is nothing to count."""
+    parts = []
+    for severity in ("error", "warning"):
+        n = count_severity(findings, severity)
+        if n:
+            parts.append(f"{n} {severity}{'s' if n != 1 else ''}")
+    return ", ".join(parts) or none
+
+
 def finding_json(finding) -> dict:
     ref = _attr(finding, "reference")
     return {

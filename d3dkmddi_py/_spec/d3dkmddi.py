@@ -43,6 +43,9 @@ def alloc_reserved(*numbers):
     return tuple(out)
 
 
+# Bits 0-6 mean the same in DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0.
+ALLOC_FLAGS_0_TO_6 = ("CpuVisible", "PermanentSysMem", "Cached", "Protected", "ExistingSysMem",
+                      "ExistingKernelSysMem", "FromEndOfSegment")
 ALLOC_RESERVED_TAIL = alloc_reserved(16, 15, 14, 13, 12, 11, 10, 9, 4, 3, 2, 1, 0)
 
 HEADER.add(Alias("DXGK_SEGMENTPREFERENCE", "D3DDDI_SEGMENTPREFERENCE", "d3dkmddi.h"))
@@ -80,9 +83,7 @@ DXGK_SEGMENTFLAGS = HEADER.add(TypeDef(
 DXGK_ALLOCATIONINFOFLAGS = HEADER.add(TypeDef(
     "DXGK_ALLOCATIONINFOFLAGS", "struct",
     (flags_union(
-        *one_bit("CpuVisible", "PermanentSysMem", "Cached", "Protected", "ExistingSysMem",
-                 "ExistingKernelSysMem", "FromEndOfSegment", "Swizzled", "Overlay", "Capture",
-                 "UseAlternateVA", "SynchronousPaging", "LinkMirrored", "LinkInstanced", "HistoryBuffer"),
+        *one_bit(*ALLOC_FLAGS_0_TO_6, "Swizzled", "Overlay", "Capture", "UseAlternateVA", "SynchronousPaging", "LinkMirrored", "LinkInstanced", "HistoryBuffer"),
         If(WDDM2_0,
            one_bit("AccessedPhysically", "ExplicitResidencyNotification", "HardwareProtected",
                    "CpuVisibleOnDemand"),
@@ -96,9 +97,7 @@ DXGK_ALLOCATIONINFOFLAGS = HEADER.add(TypeDef(
 DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 = HEADER.add(TypeDef(
     "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", "struct",
     (flags_union(
-        *one_bit("CpuVisible", "PermanentSysMem", "Cached", "Protected", "ExistingSysMem",
-                 "ExistingKernelSysMem", "FromEndOfSegment", "DisableLargePageMapping", "Overlay",
-                 "Capture"),
+        *one_bit(*ALLOC_FLAGS_0_TO_6, "DisableLargePageMapping", "Overlay", "Capture"),
         If(WDDM2_1, (Bits("CreateInVpr", "UINT", 1),), (Bits("Reserved00", "UINT", 1),)),
         *alloc_reserved(17),
         Bits("Reserved02", "UINT", 1),

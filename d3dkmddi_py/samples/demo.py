@@ -28,10 +28,6 @@ def _report(tgt):
     return list(check(adapter)), segs, allocs
 
 
-def _count(findings, severity):
-    return sum(render.severity_text(f) == severity for f in findings)
-
-
 def _mismatch(spec, findings) -> tuple[list, list]:
     """(rules the record was written to break but did not, error rules found on a record meant to be clean)."""
     found = {render.finding_json(f)["rule_id"] for f in findings}
@@ -60,7 +56,7 @@ def run(json_output: bool = False) -> str:
         out.append(f"segment {r.index + 1}: {spec.note}")
         out.append(render.render_text(r.value, findings=fs, meanings=ms, title=title, nonzero=True))
     out.append("")
-    out.append(f"adapter-wide rules (such as one AGP segment per adapter): {_tally(adapter_findings)}")
+    out.append(f"adapter-wide rules (such as one AGP segment per adapter): {render.tally(adapter_findings, none='ok')}")
     for f in adapter_findings:
         j = render.finding_json(f)
         out.append(f"   {j['severity']} {j['rule_id']}: {j['message']}")
@@ -69,7 +65,7 @@ def run(json_output: bool = False) -> str:
     width = len(str(len(allocs) - 1))
     clean = 0
     for (r, fs, _ms), spec in zip(allocs, build.ALLOCATIONS):
-        tally = _tally(fs)
+        tally = render.tally(fs, none="ok")
         clean += not fs
         out.append(f"[{r.index:>{width}}] +0x{r.offset:04x}  {tally:<22} {spec.note}")
         for f in fs:
@@ -85,8 +81,8 @@ def run(json_output: bool = False) -> str:
     out.append(render.render_text(r.value, findings=fs, meanings=ms, nonzero=True,
                                   title=render.record_title(build.ALLOCATION_TYPE, tgt.label, r.index, r.offset,
                                                             r.address, alloc_size)))
-    errors = sum(_count(fs, "error") for _, fs, _ in allocs)
-    warnings = sum(_count(fs, "warning") for _, fs, _ in allocs)
+    errors = sum(render.count_severity(fs, "error") for _, fs, _ in allocs)
+    warnings = sum(render.count_severity(fs, "warning") for _, fs, _ in allocs)
     rules = sorted({render.finding_json(f)["rule_id"] for _, fs, _ in allocs + segs for f in fs})
     seg_findings = sum(len(fs) for _, fs, _ in segs) + len(adapter_findings)
     out += [
@@ -110,18 +106,6 @@ def run(json_output: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def _tally(findings) -> str:
-    if not findings:
-        return "ok"
-    e, w = _count(findings, "error"), _count(findings, "warning")
-    parts = []
-    if e:
-        parts.append(f"{e} error{'s' if e != 1 else ''}")
-    if w:
-        parts.append(f"{w} warning{'s' if w != 1 else ''}")
-    return ", ".join(parts)
-
-
 def _json(tgt, adapter_findings, segs, allocs) -> str:
     def obj(r, fs, ms, type_name, extra):
         o = render.record_json(r.value, c_name=type_name, tgt=tgt, index=r.index, offset=r.offset,
@@ -142,9 +126,10 @@ def _json(tgt, adapter_findings, segs, allocs) -> str:
             "segments": len(segs),
             "allocations": len(allocs),
             "allocations_without_findings": sum(not fs for _, fs, _ in allocs),
-            "errors": sum(_count(fs, "error") for _, fs, _ in allocs + segs) + _count(adapter_findings, "error"),
-            "warnings": sum(_count(fs, "warning") for _, fs, _ in allocs + segs)
-            + _count(adapter_findings, "warning"),
+            "errors": sum(render.count_severity(fs, "error") for _, fs, _ in allocs + segs)
+            + render.count_severity(adapter_findings, "error"),
+            "warnings": sum(render.count_severity(fs, "warning") for _, fs, _ in allocs + segs)
+            + render.count_severity(adapter_findings, "warning"),
         },
     }
     return json.dumps(doc, indent=2) + "\n"

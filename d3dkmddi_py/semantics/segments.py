@@ -18,31 +18,17 @@ DXGK_SEGMENT_SET_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value
 PAGE_SIZE = 0x1000  # the native host page size of every supported ABI (x86, x64, arm64)
 
 
-class SegmentFlag(enum.IntFlag):
-    """Every flag DXGK_SEGMENTFLAGS has had; which exist depends on the interface version."""
+def _one_bit_flags(c_name: str) -> dict:
+    """{flag name: mask} of every one-bit flag the newest kit names (none was ever removed)."""
+    from ..introspect import leaves
+    from ..target import NEWEST, target
 
-    Aperture = 1 << 0
-    Agp = 1 << 1
-    CpuVisible = 1 << 2
-    UseBanking = 1 << 3
-    CacheCoherent = 1 << 4
-    PitchAlignment = 1 << 5
-    PopulatedFromSystemMemory = 1 << 6
-    PreservedDuringStandby = 1 << 7
-    PreservedDuringHibernate = 1 << 8
-    PartiallyPreservedDuringHibernate = 1 << 9
-    DirectFlip = 1 << 10  # WIN8
-    Use64KBPages = 1 << 11  # WDDM2_0 ...
-    ReservedSysMem = 1 << 12
-    SupportsCpuHostAperture = 1 << 13
-    SupportsCachedCpuHostAperture = 1 << 14
-    ApplicationTarget = 1 << 15
-    VprSupported = 1 << 16
-    VprPreservedDuringStandby = 1 << 17
-    EncryptedPagingSupported = 1 << 18
-    LocalBudgetGroup = 1 << 19
-    NonLocalBudgetGroup = 1 << 20  # ... WDDM2_0
-    PopulatedByReservedDDRByFirmware = 1 << 21  # WDDM2_9
+    return {leaf.path: leaf.mask for leaf in leaves(target("x64", NEWEST).types[c_name])
+            if leaf.is_bitfield and leaf.bit_width == 1}
+
+
+# Every flag DXGK_SEGMENTFLAGS has had, from the layout table; which exist depends on the interface version.
+SegmentFlag = enum.IntFlag("SegmentFlag", _one_bit_flags(SEGFLAGS_TYPE), module=__name__)
 
 
 # Short meanings for explain(); the full text is on the DXGK_SEGMENTFLAGS page.
