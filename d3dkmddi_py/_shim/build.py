@@ -14,7 +14,7 @@ import pathlib
 import platform
 import sys
 
-from .. import ABIS, InterfaceVersion, leaves, target  # noqa: F401  (ABIS documents the scope)
+from .. import InterfaceVersion, leaves, target
 from .._cgen import render_headers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -35,10 +35,6 @@ def shim_types(version):
     from .._spec import TYPEDEFS
 
     return [(i, name, ns.types[name]) for i, name in enumerate(n for n in TYPEDEFS if n in ns.types)]
-
-
-def _c_path(path: str) -> str:
-    return path  # dotted paths and [i] indexes are C member designators as they are
 
 
 def _translation_unit(version) -> str:
@@ -62,39 +58,35 @@ def _translation_unit(version) -> str:
         out.append(f"  case {i}: switch (leaf_id) {{")
         for j, leaf in enumerate(leaves(cls)):
             if not leaf.is_bitfield:
-                out.append(f"    case {j}: return (long long)offsetof({name}, {_c_path(leaf.path)});")
+                out.append(f"    case {j}: return (long long)offsetof({name}, {leaf.path});")
         out.append("    default: return -1; }")
     out.append("  default: return -2; } }")
     out.append(f"int shim_{v}_allones(int type_id, int leaf_id, unsigned char *out, size_t n) {{")
     out.append("  volatile unsigned int ones = ~0u;  /* not a constant: the compiler truncates it to the width */")
-    out.append("  switch (type_id) {")
-    for i, name, cls in types:
-        out.append(f"  case {i}: {{ {name} s; if (n < sizeof s) return -3; memset(&s, 0, sizeof s);")
-        out.append("    switch (leaf_id) {")
-        for j, leaf in enumerate(leaves(cls)):
-            p = _c_path(leaf.path)
-            if leaf.is_bitfield:
-                out.append(f"    case {j}: s.{p} = ones; break;")
-            else:
-                out.append(f"    case {j}: memset(&s.{p}, 0xFF, sizeof s.{p}); break;")
-        out.append("    default: return -1; }")
-        out.append("    memcpy(out, &s, sizeof s); return 0; }")
-    out.append("  default: return -2; } }")
+    out += _per_leaf_switch(types, "memset(&s, 0, sizeof s);", "memcpy(out, &s, sizeof s); return 0;",
+                            bitfield="s.{p} = ones; break;", plain="memset(&s.{p}, 0xFF, sizeof s.{p}); break;")
     out.append(f"int shim_{v}_read(int type_id, int leaf_id, const unsigned char *in, size_t n, "
                "unsigned long long *value) {")
-    out.append("  switch (type_id) {")
+    out += _per_leaf_switch(types, "memcpy(&s, in, sizeof s); *value = 0;", "",
+                            bitfield="*value = s.{p}; return 0;", plain="memcpy(value, &s.{p}, sizeof s.{p}); return 0;")
+    return "\n".join(out) + "\n"
+
+
+def _per_leaf_switch(types, prologue: str, epilogue: str, *, bitfield: str, plain: str) -> list:
+    """``switch (type_id) { case i: { T s; prologue; switch (leaf_id) {...} epilogue } }``: the body of a
+    function that works on one leaf of a local object ``s``.  ``{p}`` in a statement is the leaf's path,
+    which is a C member designator as it is (``Flags.CpuVisible``, ``Reserved[2]``)."""
+    out = ["  switch (type_id) {"]
     for i, name, cls in types:
-        out.append(f"  case {i}: {{ {name} s; if (n < sizeof s) return -3; memcpy(&s, in, sizeof s); *value = 0;")
+        out.append(f"  case {i}: {{ {name} s; if (n < sizeof s) return -3; {prologue}")
         out.append("    switch (leaf_id) {")
         for j, leaf in enumerate(leaves(cls)):
-            p = _c_path(leaf.path)
-            if leaf.is_bitfield:
-                out.append(f"    case {j}: *value = s.{p}; return 0;")
-            else:
-                out.append(f"    case {j}: memcpy(value, &s.{p}, sizeof s.{p}); return 0;")
-        out.append("    default: return -1; } }")
+            statement = bitfield if leaf.is_bitfield else plain
+            out.append(f"    case {j}: " + statement.format(p=leaf.path))
+        out.append("    default: return -1; }")
+        out.append(f"    {epilogue} }}" if epilogue else "    }")
     out.append("  default: return -2; } }")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def sources() -> dict:
