@@ -168,31 +168,28 @@ def build_segment_preference(entries) -> int:
 
 # ---- rules (see _rules.py for the sentences)
 
-def check_bank_preference(view: View) -> list:
-    prefs = decode_bank_preference(view.word())
+def _after_end_findings(prefs: Preferences, view: View, rule: str, id_field: str, what: str, no_id: str) -> list:
+    """Slots after the first zero id: an id there is never used; a direction there has nothing to scan."""
     out = []
     for slot in prefs.after_end:
         if slot.id:
-            out.append(finding("BANKPREF.ID_AFTER_ZERO", view.where(f"Bank{slot.index}"), slot.id,
-                               f"Bank{slot.index} = {slot.id} follows a zero bank id, so the list has already "
-                               f"ended and this preference is never used"))
+            out.append(finding(f"{rule}.ID_AFTER_ZERO", view.where(f"{id_field}{slot.index}"), slot.id,
+                               f"{id_field}{slot.index} = {slot.id} follows a zero {what} id, so the list has "
+                               f"already ended and this preference is never used"))
         elif slot.direction:
-            out.append(finding("BANKPREF.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
-                               f"Direction{slot.index} = 1 but Bank{slot.index} = 0 (no preference to scan)"))
+            out.append(finding(f"{rule}.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
+                               f"Direction{slot.index} = 1 but {id_field}{slot.index} = 0 ({no_id})"))
     return out
+
+
+def check_bank_preference(view: View) -> list:
+    return _after_end_findings(decode_bank_preference(view.word()), view, "BANKPREF", "Bank", "bank",
+                               "no preference to scan")
 
 
 def check_segment_preference(view: View) -> list:
     prefs = decode_segment_preference(view.word())
-    out = []
-    for slot in prefs.after_end:
-        if slot.id:
-            out.append(finding("SEGPREF.ID_AFTER_ZERO", view.where(f"SegmentId{slot.index}"), slot.id,
-                               f"SegmentId{slot.index} = {slot.id} follows a zero segment id, so the list has "
-                               f"already ended and this preference is never used"))
-        elif slot.direction:
-            out.append(finding("SEGPREF.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
-                               f"Direction{slot.index} = 1 but SegmentId{slot.index} = 0 (no segment)"))
+    out = _after_end_findings(prefs, view, "SEGPREF", "SegmentId", "segment", "no segment")
     if prefs.reserved:
         out.append(finding("SEGPREF.RESERVED_NONZERO", view.where("Reserved"), prefs.reserved >> 30,
                            f"Reserved = {prefs.reserved >> 30} (bits 30-31 of Value = {prefs.value:#010x}); "
