@@ -6,7 +6,6 @@ gives any other.
 """
 from __future__ import annotations
 
-from . import _spec
 from .errors import D3dkmddiError, InvalidFieldType, InvalidFieldValue, MissingMember, UnsupportedTarget
 from .introspect import layout_table, leaves
 from .layout import Leaf

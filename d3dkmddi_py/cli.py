@@ -328,7 +328,7 @@ def cmd_types(args) -> tuple[str, int]:
         also = f"  (also {', '.join(j['aliases'])})" if j["aliases"] else ""
         out.append(f"   {n.ljust(width)}  {j['kind']:<6} {j['size']:>4} bytes{also}")
     if absent:
-        out.append(f"not at this target:")
+        out.append("not at this target:")
         for n in absent:
             out.append(f"   {n.ljust(width)}  {_absent_note(n, tgt)}")
     return "\n".join(out) + "\n", EXIT_OK

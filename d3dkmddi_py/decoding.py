@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 
 from .errors import D3dkmddiError, MissingMember
-from .target import ENUM_CLASSES, NEWEST, Target, target as make_target
+from .target import ENUM_CLASSES, Target, as_target
 
 
 class DecodeError(D3dkmddiError, ValueError):
@@ -66,25 +66,13 @@ class Record:
 
 # ------------------------------------------------------------------ targets and types
 def resolve_target(target=None) -> Target:
-    """A Target from None (x64, newest), a Target, or an (abi, interface version) pair."""
-    if target is None:
-        return make_target("x64", NEWEST)
-    if isinstance(target, Target):
-        return target
-    if isinstance(target, tuple) and len(target) == 2:
-        return make_target(*target)
-    raise DecodeError(f"target must be a d3dkmddi_py Target or an (abi, interface version) pair, "
-                      f"not {type(target).__name__}")
+    """A Target from None (x64, newest), a Target, an abi name or an (abi, interface version) pair."""
+    return as_target(target)
 
 
 def type_names(tgt: Target) -> list[str]:
     """Every C name the target knows (typedefs, tags, aliases, enums), sorted."""
     return sorted(tgt.types)
-
-
-def _class_target(cls) -> Target:
-    abi, version = cls._target_
-    return make_target(abi, version)
 
 
 def resolve_type(type_, target=None):
@@ -95,7 +83,7 @@ def resolve_type(type_, target=None):
     """
     if isinstance(type_, type):
         if isinstance(getattr(type_, "_target_", None), tuple):
-            own = _class_target(type_)
+            own = as_target(type_._target_)
             if target is not None and resolve_target(target) is not own:
                 raise DecodeError(f"{type_._c_name_} is a class of {own.label} but target "
                                   f"{resolve_target(target).label} was also given; pass the name "

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from . import _spec
 from ._spec.base import POINTER_SIZE, SCALARS
-from ._spec.model import Bits, Field, If, Record
+from ._spec.model import Bits, If, Record
 
 
 @dataclass(frozen=True)

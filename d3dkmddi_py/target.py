@@ -154,3 +154,21 @@ def target(abi: str = "x64", interface_version=NEWEST) -> Target:
     """
     return _cached(parse_abi(abi), parse_interface_version(interface_version))
 
+
+def as_target(value=None, *, instance=None) -> Target:
+    """A Target from a Target, an (abi, interface version) pair, an abi name, or None.
+
+    None means the instance's own target when an instance of a project class is given,
+    else x64 at the newest version.
+    """
+    if isinstance(value, Target):
+        return value
+    if value is None:
+        own = getattr(type(instance), "_target_", None) if instance is not None else None
+        return target(*own) if isinstance(own, tuple) else target("x64", NEWEST)
+    if isinstance(value, str):
+        return target(value)
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return target(*value)
+    raise UnsupportedTarget(f"target must be a Target, an abi name or an (abi, interface version) pair, "
+                            f"not {value!r}")

@@ -7,7 +7,6 @@ only ever raise the package's own DecodeError.
 from __future__ import annotations
 
 import ctypes
-import pathlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st

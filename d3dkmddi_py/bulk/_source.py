@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import D3dkmddiError, MissingMember
-from ..target import Target, target as make_target
+from ..target import as_target, target as make_target
 
 
 class BulkInputError(D3dkmddiError, ValueError):
@@ -37,7 +37,7 @@ def resolve_type(type_, target=None):
     ``target`` is a Target, an ABI string ("x86"), an (abi, interface_version) pair,
     or None (a class keeps its own target; a name uses x64 at the newest version).
     """
-    wanted = _resolve_target(target)
+    wanted = None if target is None else as_target(target)
     if isinstance(type_, type):
         if not hasattr(type_, "_leaves_") or not hasattr(type_, "_layout_"):
             raise TypeError(f"{type_.__name__} is not a d3dkmddi_py struct or union class "
@@ -63,17 +63,6 @@ def resolve_type(type_, target=None):
         raise TypeError(f"{name} is an enum, not a struct or union; decode the struct that holds it "
                         f"(an MSVC enum is a 4-byte signed int)")
     return cls
-
-
-def _resolve_target(value):
-    if value is None or isinstance(value, Target):
-        return value
-    if isinstance(value, str):
-        return make_target(value)
-    if isinstance(value, tuple) and len(value) == 2:
-        return make_target(*value)
-    raise TypeError(f"target must be a Target, an ABI name or an (abi, interface_version) pair, "
-                    f"not {value!r}")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, record_leaves, typedef_layout
-from ..target import NEWEST, InterfaceVersion, Target, target as make_target
+from ..target import InterfaceVersion, Target, as_target
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 
@@ -121,15 +121,7 @@ def flag_names(type_name: str, abi: str, version: int) -> dict:
 
 def resolve_target(tgt=None, instance=None) -> Target:
     """A Target from None (the instance's own, else x64 newest), a Target, or (abi, version)."""
-    if isinstance(tgt, Target):
-        return tgt
-    if tgt is None:
-        if instance is not None and hasattr(type(instance), "_target_"):
-            return make_target(*type(instance)._target_)
-        return make_target("x64", NEWEST)
-    if isinstance(tgt, (tuple, list)) and len(tgt) == 2:
-        return make_target(*tgt)
-    raise UnsupportedTarget(f"target must be a Target, an (abi, interface_version) pair or None, not {tgt!r}")
+    return as_target(tgt, instance=instance)
 
 
 def class_for(tgt: Target, type_name: str):

@@ -16,7 +16,7 @@ from ._view import View, coerce, ever_named_bits, named_bits
 from .preferences import (BANK_TYPE, SEGPREF_TYPES, check_bank_preference, check_segment_preference,
                           decode_bank_preference, decode_segment_preference)
 from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, PAGE_SIZE, SegmentFlag,
-                       SegmentSet, reserved_findings, segment_set)
+                       SegmentSet, reserved_findings)
 
 ALLOCINFO_TYPE = "DXGK_ALLOCATIONINFO"
 FLAGS_TYPE = "DXGK_ALLOCATIONINFOFLAGS"

@@ -8,7 +8,7 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import semantics as sem
-from tests.semantics.cases import KB64, NEWEST, NORMAL, adapter, alloc, alloc_flags, descriptor, seg
+from tests.semantics.cases import KB64, adapter, alloc, alloc_flags, descriptor, seg
 
 W2 = "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"
 SF = "DXGK_SEGMENTFLAGS"
