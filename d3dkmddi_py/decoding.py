@@ -24,7 +24,7 @@ class DecodeError(D3dkmddiError, ValueError):
     """Input that cannot be decoded as asked; the message is one line."""
 
 
-class UnknownType(DecodeError, LookupError):
+class UnknownType(DecodeError, MissingMember):
     """A type name the target does not have (the message suggests close names)."""
 
 
@@ -85,7 +85,7 @@ def resolve_type(type_, target=None):
         if isinstance(getattr(type_, "_target_", None), tuple):
             own = as_target(type_._target_)
             if target is not None and resolve_target(target) is not own:
-                raise DecodeError(f"{type_._c_name_} is a class of {own.label} but target "
+                raise DecodeError(f"{type_._c_name_} is the class of {own.label} but target "
                                   f"{resolve_target(target).label} was also given; pass the name "
                                   f"{type_._c_name_!r} with the target, or the class alone")
             return type_, own

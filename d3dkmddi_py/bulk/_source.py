@@ -5,7 +5,6 @@ the wrong length fails at once with the numbers a user needs to fix the call.
 """
 from __future__ import annotations
 
-import difflib
 import errno
 import mmap
 import operator
@@ -13,8 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ..errors import D3dkmddiError, MissingMember
-from ..target import as_target, target as make_target
+from ..errors import D3dkmddiError
 
 
 class BulkInputError(D3dkmddiError, ValueError):
@@ -32,35 +30,14 @@ class BulkInputError(D3dkmddiError, ValueError):
 
 
 def resolve_type(type_, target=None):
-    """The class to decode: a d3dkmddi_py class, or a C name looked up in ``target``.
+    """The struct or union class to decode: a d3dkmddi_py class (which keeps its own target),
+    or a C name looked up in ``target`` (a Target, an abi name, an (abi, version) pair, or None
+    for x64 at the newest version), as ``decode`` looks it up."""
+    from ..decoding import resolve_type as resolve_decodable
 
-    ``target`` is a Target, an ABI string ("x86"), an (abi, interface_version) pair,
-    or None (a class keeps its own target; a name uses x64 at the newest version).
-    """
-    wanted = None if target is None else as_target(target)
-    if isinstance(type_, type):
-        if not hasattr(type_, "_leaves_") or not hasattr(type_, "_layout_"):
-            raise TypeError(f"{type_.__name__} is not a d3dkmddi_py struct or union class "
-                            f"(use target(...).<C name> or a C name such as 'DXGK_SEGMENTFLAGS')")
-        if wanted is not None and type_._target_ != (wanted.abi, int(wanted.interface_version)):
-            raise ValueError(f"{type_._c_name_} is the class of {type_._target_label_} but target= asks for "
-                             f"{wanted.label}; pass the C name with target=, or the class alone")
-        return type_
-    if not isinstance(type_, str):
-        raise TypeError(f"type must be a C name or a d3dkmddi_py class, not {type(type_).__name__}")
-    t = wanted if wanted is not None else make_target()
-    name = type_.strip()
-    types = t.types
-    cls = types.get(name)
-    if cls is None:
-        try:
-            getattr(t, name)  # the target's own message says from which version a type exists
-        except MissingMember as exc:
-            close = difflib.get_close_matches(name.upper(), [n for n in types if not n.startswith("_")], n=3)
-            extra = f"; did you mean {', '.join(close)}?" if close else ""
-            raise MissingMember(f"{exc}{extra}") from None
+    cls, _tgt = resolve_decodable(type_, target)
     if not hasattr(cls, "_leaves_"):
-        raise TypeError(f"{name} is an enum, not a struct or union; decode the struct that holds it "
+        raise TypeError(f"{cls.__name__} is an enum, not a struct or union; decode the struct that holds it "
                         f"(an MSVC enum is a 4-byte signed int)")
     return cls
 
