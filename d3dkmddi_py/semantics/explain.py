@@ -125,39 +125,36 @@ def _segment_id_text(view: View, ident: int, adapter) -> str:
     return f"segment {ident}{_segment_kind(adapter, ident)}"
 
 
-def _bankpref(m: _Meanings, view: View, banks_of: str = ""):
-    prefs = decode_bank_preference(view.word())
-    for i in range(4):
-        bank, direction = view[f"Bank{i}"], view[f"Direction{i}"]
+def _slot_meanings(m: _Meanings, view: View, prefs, slots: int, id_field: str, what: str, *, used, directions):
+    """Meanings of the id and direction of every slot of a bank or segment preference list."""
+    for i in range(slots):
+        ident, direction = view[f"{id_field}{i}"], view[f"Direction{i}"]
         if i < len(prefs.entries):
-            m.put(view, f"Bank{i}", f"bank {bank}{banks_of}, priority {i + 1}")
-            m.put(view, f"Direction{i}", "top-down (high to low address)" if direction else
-                  "bottom-up (low to high address)")
+            m.put(view, f"{id_field}{i}", f"{used(ident)}, priority {i + 1}")
+            m.put(view, f"Direction{i}", directions[1] if direction else directions[0])
         else:
             if i == len(prefs.entries):
-                m.put(view, f"Bank{i}", "no preference (ends the list)")
-            elif bank:
-                m.put(view, f"Bank{i}", f"bank {bank} ignored: after the end of the list")
+                m.put(view, f"{id_field}{i}", "no preference (ends the list)")
+            elif ident:
+                m.put(view, f"{id_field}{i}", f"{what} {ident} ignored: after the end of the list")
             if direction:
                 m.put(view, f"Direction{i}", "set on an unused slot (ignored)")
+
+
+def _bankpref(m: _Meanings, view: View, banks_of: str = ""):
+    prefs = decode_bank_preference(view.word())
+    _slot_meanings(m, view, prefs, 4, "Bank", "bank",
+                   used=lambda bank: f"bank {bank}{banks_of}",
+                   directions=("bottom-up (low to high address)", "top-down (high to low address)"))
     text = describe_preferences(prefs, "bank")
     m.put(view, "Value", text if not prefs.after_end else text + " (more bits after the end of the list)")
 
 
 def _segpref(m: _Meanings, view: View, adapter=None):
     prefs = decode_segment_preference(view.word())
-    for i in range(5):
-        ident, direction = view[f"SegmentId{i}"], view[f"Direction{i}"]
-        if i < len(prefs.entries):
-            m.put(view, f"SegmentId{i}", f"{_segment_id_text(view, ident, adapter)}, priority {i + 1}")
-            m.put(view, f"Direction{i}", "top-down" if direction else "VidMm chooses which end")
-        else:
-            if i == len(prefs.entries):
-                m.put(view, f"SegmentId{i}", "no preference (ends the list)")
-            elif ident:
-                m.put(view, f"SegmentId{i}", f"segment {ident} ignored: after the end of the list")
-            if direction:
-                m.put(view, f"Direction{i}", "set on an unused slot (ignored)")
+    _slot_meanings(m, view, prefs, 5, "SegmentId", "segment",
+                   used=lambda ident: _segment_id_text(view, ident, adapter),
+                   directions=("VidMm chooses which end", "top-down"))
     if view.get("Reserved", 0):
         m.put(view, "Reserved", f"reserved bits set ({view['Reserved']:#x}); must be 0")
     parts = [f"{_segment_id_text(view, e.segment_id, adapter)}"
