@@ -16,28 +16,8 @@ import re
 import stat
 from dataclasses import dataclass
 
-from .errors import D3dkmddiError, MissingMember
+from .errors import D3dkmddiError, DecodeError, MissingMember, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401
 from .target import ENUM_CLASSES, Target, as_target
-
-
-class DecodeError(D3dkmddiError, ValueError):
-    """Input that cannot be decoded as asked; the message is one line."""
-
-
-class UnknownType(DecodeError, MissingMember):
-    """A type name the target does not have (the message suggests close names)."""
-
-
-class TruncatedData(DecodeError):
-    """Fewer bytes than the requested records need."""
-
-
-class WinDbgTextError(DecodeError):
-    """WinDbg text that is not a memory dump this module reads; ``line_number`` is 1-based."""
-
-    def __init__(self, message: str, line_number: int | None = None, line: str | None = None):
-        self.line_number, self.line = line_number, line
-        super().__init__(message)
 
 
 # ------------------------------------------------------------------ data and records

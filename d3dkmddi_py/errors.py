@@ -24,3 +24,37 @@ class InvalidFieldType(InvalidFieldValue, TypeError):
 
 class MissingMember(D3dkmddiError, AttributeError):
     """A type or member that the chosen target does not have."""
+
+
+class DecodeError(D3dkmddiError, ValueError):
+    """Input that cannot be decoded as asked; the message is one line."""
+
+
+class UnknownType(DecodeError, MissingMember):
+    """A type name the target does not have (the message suggests close names)."""
+
+
+class TruncatedData(DecodeError):
+    """Fewer bytes than the requested records need."""
+
+
+class WinDbgTextError(DecodeError):
+    """WinDbg text that is not a memory dump this package reads; ``line_number`` is 1-based."""
+
+    def __init__(self, message: str, line_number: int | None = None, line: str | None = None):
+        self.line_number, self.line = line_number, line
+        super().__init__(message)
+
+
+class BulkInputError(TruncatedData):
+    """A byte range that does not hold the records asked for.
+
+    Attributes: ``type_name``, ``record_size``, ``offset``, ``count`` (None for
+    "all"), ``available`` (bytes in the data) and ``hint`` (the fix).
+    """
+
+    def __init__(self, message: str, *, type_name: str, record_size: int, offset, count, available: int,
+                 hint: str):
+        self.type_name, self.record_size, self.offset = type_name, record_size, offset
+        self.count, self.available, self.hint = count, available, hint
+        super().__init__(f"{message}; {hint}")

@@ -12,21 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ..errors import D3dkmddiError
-
-
-class BulkInputError(D3dkmddiError, ValueError):
-    """A byte range that does not hold the records asked for.
-
-    Attributes: ``type_name``, ``record_size``, ``offset``, ``count`` (None for
-    "all"), ``available`` (bytes in the data) and ``hint`` (the fix).
-    """
-
-    def __init__(self, message: str, *, type_name: str, record_size: int, offset, count, available: int,
-                 hint: str):
-        self.type_name, self.record_size, self.offset = type_name, record_size, offset
-        self.count, self.available, self.hint = count, available, hint
-        super().__init__(f"{message}; {hint}")
+from ..errors import BulkInputError  # noqa: F401  (re-exported)
 
 
 def resolve_type(type_, target=None):
