@@ -58,3 +58,11 @@ class BulkInputError(TruncatedData):
         self.type_name, self.record_size, self.offset = type_name, record_size, offset
         self.count, self.available, self.hint = count, available, hint
         super().__init__(f"{message}; {hint}")
+
+
+class OutputError(D3dkmddiError, ValueError):
+    """An output path that cannot be written safely, or a write that failed; ``path`` is the name given."""
+
+    def __init__(self, path, message: str):
+        self.path = path
+        super().__init__(message)

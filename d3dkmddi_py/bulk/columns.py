@@ -1,10 +1,14 @@
 """Decoded columns, and their way out to pandas, Arrow, CSV, Parquet and JSON lines."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
 from collections.abc import Mapping
+
+from ..outfile import check_output, open_output
 
 
 def _need(module: str, extra: str, what: str):
@@ -87,20 +91,30 @@ class Columns(Mapping):
         return table.replace_schema_metadata({"d3dkmddi.type": self.type_name, "d3dkmddi.target": self.target_label})
 
     def to_csv(self, out, *, header: bool = True) -> None:
-        """CSV rows to a text file object or a path: ``record`` then every leaf."""
+        """CSV rows to a text file object or a path (``"-"``: standard output): ``record`` then every leaf.
+
+        A path is written through ``outfile.open_output``: complete or not at all.
+        """
         with _text_out(out) as f:
             if header:
                 f.write(csv_header(self))
             f.writelines(csv_lines(self))
 
     def to_jsonl(self, out) -> None:
-        """One JSON object per record: ``record`` then every leaf, keys in leaf order."""
+        """One JSON object per record: ``record`` then every leaf, keys in leaf order (path or file as to_csv)."""
         with _text_out(out) as f:
             f.writelines(jsonl_lines(self))
 
     def to_parquet(self, path) -> None:
-        """A Parquet file of :meth:`to_arrow`."""
-        _need("pyarrow.parquet", "arrow", "Columns.to_parquet").write_table(self.to_arrow(), path)
+        """A Parquet file of :meth:`to_arrow`: a path (written as to_csv writes one) or a binary file object."""
+        pq = _need("pyarrow.parquet", "arrow", "Columns.to_parquet")
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            pq.write_table(self.to_arrow(), path)
+            return
+        check_output(path, binary=True)
+        table = self.to_arrow()
+        with open_output(path, binary=True) as f:
+            pq.write_table(table, f)
 
 
 def csv_header(columns: Columns) -> str:
@@ -128,18 +142,8 @@ def _as_numpy(values):
     return values if isinstance(values, np.ndarray) else np.frombuffer(values, dtype=values.typecode)
 
 
-class _text_out:
-    """A path opened for writing, or a caller's file object left open."""
-
-    def __init__(self, out):
-        self.out, self.opened = out, None
-
-    def __enter__(self):
-        if isinstance(out := self.out, io.TextIOBase) or hasattr(out, "write"):
-            return out
-        self.opened = open(out, "w", newline="", encoding="utf-8")
-        return self.opened
-
-    def __exit__(self, *exc):
-        if self.opened is not None:
-            self.opened.close()
+def _text_out(out):
+    """A caller's file object, left open, or a path opened by ``outfile.open_output``."""
+    if isinstance(out, io.TextIOBase) or hasattr(out, "write"):
+        return contextlib.nullcontext(out)
+    return open_output(out)

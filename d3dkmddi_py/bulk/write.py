@@ -3,16 +3,16 @@
 This is what ``d3dkmddi decode TYPE --file F --count all --format ...`` runs: memory
 stays at one chunk whatever the file size, a progress bar appears on standard error
 once the run has taken a second, and a file written to a path appears only when it
-is complete (written beside it, then renamed), so a failed run never leaves a
-truncated file that looks finished.
+is complete (written beside it, then renamed, by ``outfile.open_output``), so a failed
+run never leaves a truncated file that looks finished and never harms an existing one.
 """
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 
+from ..outfile import check_output, open_output
 from .columns import csv_header, csv_lines, jsonl_lines, _need
 
 FORMATS = ("csv", "jsonl", "parquet")
@@ -46,15 +46,19 @@ class Progress:
             self.stream.flush()
 
 
-def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "") -> int:
+def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "",
+                  inputs=()) -> int:
     """Write an iterable of Columns (one type) to ``out`` as ``fmt``; returns the record count.
 
-    ``out``: a path, or an open file (text for csv/jsonl; binary, or a text stream with
-    ``.buffer`` such as ``sys.stdout``, for parquet).  ``progress``: a Progress or None.
+    ``out``: a path (``"-"`` for standard output), or an open file (text for csv/jsonl;
+    binary, or a text stream with ``.buffer`` such as ``sys.stdout``, for parquet).
+    ``progress``: a Progress or None.  ``inputs``: paths being read, which ``out`` must
+    not be (see ``outfile.check_output``).
     """
     fmt = _check_format(fmt)
-    if isinstance(out, (str, os.PathLike)):
-        return _to_path(chunks, os.fspath(out), fmt=fmt, progress=progress)
+    if isinstance(out, (str, bytes, os.PathLike)):
+        with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
+            return _write(chunks, f, fmt, progress)
     return _write(chunks, out, fmt, progress)
 
 
@@ -64,24 +68,6 @@ def _check_format(fmt: str) -> str:
     if fmt == "parquet":
         _need("pyarrow.parquet", "arrow", "--format parquet")
     return fmt
-
-
-def _to_path(chunks, path: str, *, fmt: str, progress) -> int:
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".d3dkmddi-", suffix=f".{fmt}.partial", dir=folder)
-    try:
-        if fmt == "parquet":
-            os.close(handle)
-            written = _write(chunks, temporary, fmt, progress)
-        else:
-            with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
-                written = _write(chunks, f, fmt, progress)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-    return written
 
 
 def _write(chunks, out, fmt: str, progress) -> int:
@@ -122,9 +108,10 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     """Decode every record of ``type`` in ``data`` (a file path, or bytes) and write them to ``out``; returns the count.
 
     The command line's ``decode TYPE --file F --count all --format csv|jsonl|parquet``.
-    ``out``: a path (written atomically) or an open file (``sys.stdout`` works for all
-    three formats).  ``count``: None for every record (the bytes after ``offset`` must
-    be whole records).  ``progress``: True for a bar on standard error once the run
+    ``out``: a path (written atomically through a temporary file; ``"-"`` is standard
+    output; the input itself, a directory or a device is refused with OutputError) or an
+    open file (``sys.stdout`` works for all three formats).  ``count``: None for every
+    record (the bytes after ``offset`` must be whole records).  ``progress``: True for a bar on standard error once the run
     takes more than a second, False for none, or a stream to draw it on.  Every check
     (type, target, file, range, format, pyarrow for parquet) happens before the first
     byte is written.  Rows start with ``record``, the record number from ``offset``.
@@ -133,6 +120,9 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     from ._source import Source, check_span, resolve_type
 
     fmt = _check_format(fmt)
+    inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
+    if isinstance(out, (str, bytes, os.PathLike)):
+        check_output(out, inputs=inputs, binary=fmt == "parquet")
     cls = resolve_type(type, target)
     source = Source(data)
     span = check_span(cls, source.size, offset, count)
@@ -141,4 +131,4 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     if progress:
         stream = progress if hasattr(progress, "write") else sys.stderr
         bar = Progress(f"{cls._c_name_} [{cls._target_label_}]", span.count, stream)
-    return write_columns(_chunks(cls, source, span, step, reuse=True), out, fmt=fmt, progress=bar)
+    return write_columns(_chunks(cls, source, span, step, reuse=True), out, fmt=fmt, progress=bar, inputs=inputs)

@@ -1,0 +1,408 @@
+"""The one way d3dkmddi_py writes an output file, and the guard around a command-line run.
+
+Every writer (the CLI's ``--output``, ``write_records``, ``Columns.to_csv``...) goes through
+:func:`open_output`, so the edges are decided here once:
+
+- the output is checked before any work (:func:`check_output`): never one of the inputs
+  (by any spelling or link), never a directory, device, FIFO, socket or /proc-/sys-/dev path;
+- the bytes go to a temporary file beside the final one, which is renamed over it only
+  when complete, so an existing file is never left truncated or half written;
+- the temporary file is removed on every failure: an error, a full disk, Ctrl-C, SIGTERM;
+- a new file gets ``0o666 & ~umask`` (the kernel applies the umask, no process-wide read);
+  an existing file keeps its mode and owner; a symlink stays a link and its target changes.
+
+:func:`run_guarded` turns Ctrl-C, SIGTERM, a closed pipe and a closed standard stream into
+one line and an exit status instead of a traceback.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import signal
+import stat
+import sys
+import threading
+
+from .errors import OutputError
+
+__all__ = ["OutputError", "Terminated", "check_output", "open_output", "run_guarded", "safe_name"]
+
+PROG = "d3dkmddi"
+EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 130, 143
+
+# Pseudo file systems: writing a "file" there talks to the kernel or a device.
+# /dev/shm is a plain tmpfs of regular files, so it stays allowed.
+_SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
+_SPECIAL_ALLOWED = ("/dev/shm",)
+# errnos that a write in the body can only mean "the output cannot take these bytes".
+_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS") if hasattr(errno, n))
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread inside open_output/run_guarded so cleanup code runs.
+
+    A BaseException like KeyboardInterrupt, so ``except Exception`` does not swallow it.
+    """
+
+
+def safe_name(path) -> str:
+    """A file name fit to echo in a one-line message: unchanged when every character is
+    printable, else quoted with repr-style escapes (control characters, ESC, bidi overrides,
+    undecodable bytes), so a name can neither break the line nor drive the terminal."""
+    try:
+        name = os.fspath(path)
+    except TypeError:
+        return repr(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if name and name.isprintable() and name == name.strip():
+        return name
+    return repr(name)
+
+
+def _as_name(path, what: str = "output") -> str:
+    if isinstance(path, bool) or not isinstance(path, (str, bytes, os.PathLike)):
+        raise OutputError(path, f"{what} must be a path (str or os.PathLike) or '-', not {type(path).__name__}")
+    name = os.fspath(path)
+    return os.fsdecode(name) if isinstance(name, bytes) else name
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_output(path, *, inputs=(), binary: bool = False) -> str:
+    """Refuse, with an OutputError, an output path that cannot be written safely; run it before any work.
+
+    Returns ``"-"`` for standard output, else the file that will be replaced (the target
+    of a symlink, resolved).  ``inputs``: the paths being read (non-paths such as bytes
+    buffers, None and ``"-"`` are ignored).  ``binary``: standard output is refused when
+    it is a terminal.
+    """
+    name = _as_name(path)
+    if name == "-":
+        if binary and _isatty(sys.stdout):
+            raise OutputError(name, "refusing to write binary output to a terminal; "
+                                    "give an output path or redirect standard output")
+        return name
+    shown = safe_name(name)
+
+    def refuse(why: str, fix: str = "give the path of a regular file") -> None:
+        raise OutputError(name, f"cannot write {shown}: {why}; {fix}")
+
+    if "\0" in name:
+        refuse("the name contains a NUL character")
+    if name == "" or name.endswith(("/", os.sep)) or os.path.basename(name) in (".", ".."):
+        refuse("it names a directory, not a file", "give a file name such as out.csv")
+    final = os.path.realpath(name)
+    try:
+        info = os.stat(final)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:  # a symlink loop, a component that is a file, no permission
+        refuse(exc.strerror or str(exc))
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        refuse(f"it is {_kind(info.st_mode)}", "give the path of a regular file (or - for standard output)")
+    for root in _SPECIAL_ROOTS:
+        inside = final == root or final.startswith(root + "/")
+        if inside and not any(final == ok or final.startswith(ok + "/") for ok in _SPECIAL_ALLOWED):
+            refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
+    for item in inputs:
+        if item is None or isinstance(item, bool) or not isinstance(item, (str, bytes, os.PathLike)):
+            continue
+        other = _as_name(item, "input")
+        if other in ("", "-"):
+            continue
+        if _same_file(name, other):
+            refuse(f"it is the input {safe_name(other)} (the same file)", "write the output to another path")
+    folder = os.path.dirname(final) or os.curdir
+    if not os.path.isdir(folder):
+        refuse(f"directory {safe_name(folder)} does not exist", "create it first or write elsewhere")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        refuse(f"directory {safe_name(folder)} is not writable", "write elsewhere")
+    if info is not None and not os.access(final, os.W_OK):
+        refuse("the file is read-only", "make it writable or write elsewhere")
+    return final
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """While active in the main thread, SIGTERM raises Terminated (unless someone else handles it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):
+        previous = None
+    if previous is not signal.SIG_DFL:  # ignored on purpose, or the program has its own handler
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(f"signal {signum}")
+
+
+def _create_beside(final: str):
+    """A new file in the final file's directory: (fd, path).  Mode 0o666 so the kernel applies the umask."""
+    folder, base = os.path.split(final)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_BINARY", 0)
+    while True:
+        temp = os.path.join(folder, f".{base[:100]}.{secrets.token_hex(4)}.partial")
+        try:
+            return os.open(temp, flags, 0o666), temp
+        except FileExistsError:
+            continue
+
+
+def _keep_owner_and_mode(fd: int, final: str) -> None:
+    try:
+        info = os.stat(final)
+    except FileNotFoundError:
+        return
+    if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != _owner(fd):
+        try:
+            os.fchown(fd, info.st_uid, info.st_gid)  # before chmod: chown clears set-id bits
+        except PermissionError:
+            pass
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(info.st_mode))
+
+
+def _owner(fd: int):
+    info = os.fstat(fd)
+    return info.st_uid, info.st_gid
+
+
+def _sync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8", newline: str = ""):
+    """A file object for ``path`` that replaces it atomically when the block ends without error.
+
+    ``"-"`` yields ``sys.stdout`` (its ``.buffer`` when ``binary``; ``encoding``/``newline``
+    are then the stream's own).  Otherwise :func:`check_output` runs first, the bytes go to a
+    temporary file in the final file's directory, and on success it is flushed, fsynced
+    and renamed over the final file.  On any failure (an exception, a full disk, Ctrl-C,
+    SIGTERM) the temporary file is removed and an existing file is left as it was.  A
+    full disk and any failure to complete the file raise OutputError naming the path.
+    Replacing a file gives it a new inode: other hard links to it keep the old content.
+    """
+    final = check_output(path, inputs=inputs, binary=binary)
+    if final == "-":
+        stream = sys.stdout
+        if stream is None:
+            raise OutputError("-", "cannot write standard output: it is closed")
+        if binary:
+            stream.flush()
+            stream = getattr(stream, "buffer", stream)
+        yield stream
+        stream.flush()
+        return
+    name = _as_name(path)
+    with _sigterm_raises():
+        fd, temp, f, committing = None, None, None, False
+        try:
+            fd, temp = _create_beside(final)
+            _keep_owner_and_mode(fd, final)
+            f = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, newline=newline)
+            fd = None
+            yield f
+            committing = True
+            f.flush()
+            os.fsync(f.fileno())
+            f.close()
+            os.replace(temp, final)
+            temp = None
+            _sync_folder(os.path.dirname(final))
+        except BaseException as exc:
+            _discard(fd, f, temp)
+            if isinstance(exc, OSError) and (committing or exc.errno in _WRITE_ERRNOS):
+                existed = os.path.exists(final)
+                reason = exc.strerror or str(exc)
+                raise OutputError(name, f"cannot write {safe_name(name)}: {reason}; nothing was written"
+                                        + (" and the existing file is unchanged" if existed else "")) from exc
+            raise
+
+
+def _discard(fd, f, temp) -> None:
+    """Close and remove a temporary file; a second failure here must not hide the first."""
+    if f is not None:
+        try:
+            f.close()
+        except (OSError, ValueError):
+            pass
+    elif fd is not None:
+        os.close(fd)
+    if temp is not None:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+
+
+# ------------------------------------------------------------------ the command-line guard
+class _ClosedStream:
+    """Stands for a standard stream that was closed when the program started (``>&-``):
+    any use raises OSError(EBADF), which run_guarded reports in one line."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.buffer = self
+
+    def _fail(self, *args, **kwargs):
+        raise OSError(errno.EBADF, f"standard {self.what} is closed")
+
+    write = writelines = flush = read = readline = readlines = read1 = readinto = fileno = _fail
+
+    def isatty(self) -> bool:
+        return False
+
+    def __iter__(self):
+        self._fail()
+
+
+def _fill_closed_descriptors() -> dict:
+    """Put /dev/null on a closed fd 0, 1 or 2, so no file opened later lands there and
+    receives stray output; a closed stream's sys.stdin/stdout/stderr stays unusable."""
+    replaced = {}
+    for fd, attr, what in ((0, "stdin", "input"), (1, "stdout", "output"), (2, "stderr", "error")):
+        try:
+            os.fstat(fd)
+        except OSError as exc:
+            if exc.errno != errno.EBADF:
+                continue
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, attr) is None and attr != "stderr":
+            replaced[attr] = None
+            setattr(sys, attr, _ClosedStream(what))
+    return replaced
+
+
+def _quiet(stream) -> None:
+    """Point a failed stream's descriptor at /dev/null, so the flush at interpreter exit
+    neither fails nor prints "Exception ignored ... BrokenPipeError"."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+def _say(text: str) -> None:
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(f"{PROG}: {text}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        _quiet(stream)
+
+
+def _flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and not isinstance(stream, _ClosedStream):
+            stream.flush()
+
+
+def _closed_stream(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.EBADF
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    return isinstance(exc, ValueError) and "closed file" in str(exc) and \
+        any(getattr(s, "closed", False) for s in streams if s is not None)
+
+
+def run_guarded(fn) -> int:
+    """Run ``fn()`` (a command's main, returning its exit status) and return the status for sys.exit.
+
+    Ctrl-C prints ``d3dkmddi: interrupted`` and gives 130; SIGTERM ``d3dkmddi: terminated``
+    and 143; a closed pipe on standard output (``| head``) ends quietly with fn's status (0
+    when fn did not finish); a closed standard stream (``>&-``) prints one line if standard
+    error works and gives 2.  None of them prints a traceback; any other exception propagates.
+    """
+    status = None
+    replaced = _fill_closed_descriptors()
+    try:
+        with _sigterm_raises():
+            try:
+                status = fn()
+                _flush_std()  # surface a closed pipe now, not in the interpreter's exit flush
+                return status
+            except KeyboardInterrupt:
+                _say("interrupted")
+                return EXIT_INTERRUPTED
+            except Terminated:
+                _say("terminated")
+                return EXIT_TERMINATED
+            except (OSError, ValueError) as exc:
+                if isinstance(exc, BrokenPipeError) or getattr(exc, "errno", None) == errno.EPIPE:
+                    for stream in (sys.stdout, sys.stderr):
+                        _quiet_if_failing(stream)
+                    return status if status is not None else 0
+                if not _closed_stream(exc):
+                    raise
+                _quiet_if_failing(sys.stdout)
+                _say(f"error: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}; "
+                     f"nothing more was written")
+                return EXIT_USAGE
+    finally:
+        for attr, value in replaced.items():
+            setattr(sys, attr, value)
+
+
+def _quiet_if_failing(stream) -> None:
+    if stream is None or isinstance(stream, _ClosedStream):
+        return
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        _quiet(stream)
