@@ -5,6 +5,18 @@ from __future__ import annotations
 class D3dkmddiError(Exception):
     """Base of every error this package raises on purpose."""
 
+    def __reduce__(self):
+        # Subclasses take structured arguments, not the message: rebuild from the message and attributes,
+        # so an error raised in a worker process reaches the parent intact.
+        return _rebuild_error, (type(self), self.args, self.__dict__)
+
+
+def _rebuild_error(cls, args, attributes):
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(attributes)
+    return error
+
 
 class UnsupportedTarget(D3dkmddiError, ValueError):
     """An unknown ABI or interface version."""
