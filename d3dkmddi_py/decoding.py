@@ -125,8 +125,8 @@ def _hex(value: int) -> str:
 
 # ------------------------------------------------------------------ WinDbg memory dumps
 # Parsed in windbg.py; these names stay importable from here.
-from .windbg import (_HEX_SEPARATORS, Memory, _clip, _windbg_address, looks_like_windbg,  # noqa: E402,F401
-                     parse_hex, parse_int, parse_windbg)
+from .windbg import (_HEX_SEPARATORS, Memory, _clip, _windbg_address, is_word_text,  # noqa: E402,F401
+                     looks_like_windbg, parse_hex, parse_int, parse_windbg)
 
 
 # ------------------------------------------------------------------ input forms
@@ -312,7 +312,7 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
             return decoded
     if isinstance(data, int) and not isinstance(data, bool):
         memory = Memory(int_to_bytes(data, cls), None, origin or "value")
-    elif isinstance(data, str) and kind == "auto" and re.fullmatch(r"\s*0[xX][0-9a-fA-F_`]+\s*", data):
+    elif isinstance(data, str) and kind == "auto" and is_word_text(data):
         memory = Memory(int_to_bytes(parse_int(data), cls), None, origin or "value")
     else:
         memory = read_input(data, kind=kind, origin=origin)

@@ -1,4 +1,4 @@
-"""WinDbg text and the numbers users type: memory dumps (db/dw/dd/dq/dp), hex bytes, integers.
+"""WinDbg text and the numbers users type: memory dumps (db/dw/dd/dq/dp/dc/dps), hex bytes, integers.
 
 Pure text parsing, no files: the result is a ``Memory`` (bytes plus the debuggee address of the
 first byte).  Errors are ``DecodeError`` / ``WinDbgTextError`` with a one-line message.
@@ -24,17 +24,86 @@ class Memory:
     address: int | None = None
     origin: str = "data"
 
+    def offset_of(self, address, what: str = "address") -> int:
+        """The byte offset of a debuggee ``address`` (an int or text such as ``fffff801`2a3b4010``)."""
+        address = parse_int(address, what)
+        if self.address is None:
+            raise DecodeError(f"{what} {_hex_or_int(address)}: {self.origin} has no addresses (only WinDbg "
+                              f"dumps do); give a byte offset from its first byte instead")
+        end = self.address + len(self.data)
+        if not self.address <= address < end:
+            raise DecodeError(f"{what} {_windbg_address(address)} is outside {self.origin}, which holds "
+                              f"{_windbg_address(self.address)}..{_windbg_address(end - 1)}; give an address "
+                              f"in that range or a byte offset 0..0x{max(len(self.data) - 1, 0):X}")
+        return address - self.address
+
+    def offset_at(self, value, what: str = "--offset") -> int:
+        """A byte offset from ``value`` given as an offset or, in a WinDbg dump, as an address inside it.
+
+        A value at or above the dump's first address is an address (offset = address - first address);
+        a smaller one is an offset.  Range checks against the record size are the caller's.
+        """
+        value = parse_int(value, what)
+        if self.address is None or value < self.address:
+            if self.address is not None and value >= len(self.data):
+                raise DecodeError(f"{what} {_hex_or_int(value)} is neither a byte offset in {self.origin} "
+                                  f"(0..0x{max(len(self.data) - 1, 0):X}) nor an address in it "
+                                  f"({_windbg_address(self.address)}.."
+                                  f"{_windbg_address(self.address + len(self.data) - 1)})")
+            return value
+        return self.offset_of(value, what)
+
 
 # ------------------------------------------------------------------ numbers and hex
-def parse_int(text: str, what: str = "value") -> int:
-    """An integer as a user types it: 0x485, 0x00000000`00000485 (WinDbg), 1157, 0b101, 1_000."""
-    cleaned = text.strip().replace("`", "").replace("_", "")
-    try:
-        if re.fullmatch(r"[+-]?[0-9]+", cleaned):
-            return int(cleaned, 10)  # leading zeros are fine here, unlike int(x, 0)
-        return int(cleaned, 0)
-    except ValueError:
-        raise DecodeError(f"{what} {text.strip()!r} is not an integer (write 0x485, 1157 or 0b101)") from None
+# Longer text is refused before int() sees it: Python refuses (or crawls over) huge decimal numbers,
+# and no field, count or offset needs more than a few hundred digits.
+MAX_NUMBER_CHARS = 4300
+
+_NUMBER_FORMS = (  # (pattern of the text after the sign, base, prefix length)
+    (re.compile(r"(?:0[xX])?[0-9a-fA-F]+(?:`[0-9a-fA-F]+)+"), 16, None),  # WinDbg 64-bit: hex always
+    (re.compile(r"0[xX]_?[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*"), 16, 2),
+    (re.compile(r"0[bB]_?[01]+(?:_[01]+)*"), 2, 2),
+    (re.compile(r"0[oO]_?[0-7]+(?:_[0-7]+)*"), 8, 2),
+    (re.compile(r"0[nN][0-9]+"), 10, 2),  # WinDbg's explicit decimal
+    (re.compile(r"[0-9]+(?:_[0-9]+)*"), 10, 0),  # leading zeros are fine here, unlike int(x, 0)
+)
+
+
+def parse_int(text, what: str = "value") -> int:
+    """An integer as a user types it: 0x485, 1157, 0b101, 1_000, and WinDbg's ``00000000`00000485``
+    (a number with a backtick is hex, with or without 0x, as WinDbg prints it) and ``0n1157``."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    if not isinstance(text, str):
+        raise DecodeError(f"{what} must be an integer or its text, not {type(text).__name__}")
+    s = text.strip()
+    if len(s) > MAX_NUMBER_CHARS:
+        raise DecodeError(f"{what} is {len(s)} characters long; a number here has at most {MAX_NUMBER_CHARS} "
+                          f"digits (give long data as hex bytes instead)")
+    sign, body = (-1, s[1:]) if s[:1] == "-" else (1, s[1:] if s[:1] == "+" else s)
+    for pattern, base, prefix in _NUMBER_FORMS:
+        if pattern.fullmatch(body):
+            if prefix is None:
+                digits = body.replace("`", "")
+                digits = digits[2:] if digits[:2] in ("0x", "0X") else digits
+            else:
+                digits = body[prefix:].replace("_", "")
+            try:
+                return sign * int(digits, base)
+            except ValueError:  # sys.set_int_max_str_digits() set below our own limit
+                raise DecodeError(f"{what} has {len(digits)} digits, more than this Python converts "
+                                  f"(sys.get_int_max_str_digits()); give it in hex") from None
+    hint = f"; for hex write 0x{body}" if re.fullmatch(r"[0-9a-fA-F]+", body) else ""
+    raise DecodeError(f"{what} {_clip(s)} is not an integer (write 0x485, 00000000`00000485, 1157 or 0b101)"
+                      + hint)
+
+
+_WORD_TEXT = re.compile(r"\s*[+-]?(?:0[xX][0-9a-fA-F_`]+|[0-9a-fA-F]+(?:`[0-9a-fA-F]+)+)\s*")
+
+
+def is_word_text(text) -> bool:
+    """True for text that data means as one integer word, not bytes: ``0x485`` or ``00000000`00000485``."""
+    return isinstance(text, str) and _WORD_TEXT.fullmatch(text) is not None
 
 
 _HEX_SEPARATORS = re.compile(r"[\s:,\-]+")
@@ -42,21 +111,23 @@ _HEX_SEPARATORS = re.compile(r"[\s:,\-]+")
 
 def parse_hex(text: str) -> bytes:
     """Bytes in memory order from hex text: ``85 04 00 00``, ``85040000``, ``85:04:00:00``."""
+    if not isinstance(text, str):
+        raise DecodeError(f"hex must be text such as '85 04 00 00', not {type(text).__name__}")
     body = _HEX_SEPARATORS.sub(" ", text.strip())
     if not body:
         raise DecodeError("empty hex: give the bytes in memory order, e.g. '85 04 00 00'")
     out = bytearray()
     for group_start, group in _groups(body):
         if group[:2] in ("0x", "0X") and len(group) > 2:
-            raise DecodeError(f"bad hex {group!r} at position {group_start + 1}: bytes are written without 0x "
-                              f"(a 0x number is an integer value; give it alone, e.g. 0x485)")
+            raise DecodeError(f"bad hex {_clip(group)} at position {group_start + 1}: bytes are written without "
+                              f"0x (a 0x number is an integer value; give it alone, e.g. 0x485)")
         for i, ch in enumerate(group):
             if ch not in "0123456789abcdefABCDEF":
                 raise DecodeError(f"bad hex: {ch!r} at position {group_start + i + 1} is not a hex digit "
-                                  f"(in {group!r})")
+                                  f"(in {_clip(group)})")
         if len(group) % 2:
-            raise DecodeError(f"odd-length hex: {group!r} has {len(group)} digits; each byte is two digits "
-                              f"(pad with a leading 0, e.g. '0{group}')")
+            raise DecodeError(f"odd-length hex: {_clip(group)} has {len(group)} digits; each byte is two digits "
+                              f"(pad with a leading 0, e.g. {_clip('0' + group)})")
         out += bytes.fromhex(group)
     return bytes(out)
 
@@ -71,23 +142,28 @@ def _groups(body: str):
 # ------------------------------------------------------------------ WinDbg memory dumps
 _ADDRESS = r"(?P<address>[0-9a-fA-F]{8}(?:`?[0-9a-fA-F]{8})?)"
 _MEMORY_LINE = re.compile(r"^\s*" + _ADDRESS + r"(?P<rest>(?:\s.*)?)$")
-_PROMPT = re.compile(r"^\s*(?:\d+:\s*kd>|\d+:\d+(?::[0-9a-fA-Fx]+)?>|kd>)")
+# kd>, lkd>, 0: kd>, 0: kd:x86>, 1: kd:ARM64> (kernel); 0:000>, 0:000:x86> (user mode); a command may follow
+_PROMPT = re.compile(r"^\s*(?:(?:\d+:\s*)?l?kd(?::\w+)?>|\d+:\d+(?::\w+)?>)")
 _DT_LINE = re.compile(r"^\s*\+0x[0-9a-fA-F]+\s+\S+\s*:")
 _DX_LINE = re.compile(r"^\s*\[\+0x[0-9a-fA-F]+")
-# unit name -> (bytes per unit, hex digits, most units a line holds)
-_UNITS = {"db": (1, 2, 16), "dw": (2, 4, 8), "dd": (4, 8, 4), "dq": (8, 16, 2)}
+_UNIT_SIZE = {"db": 1, "dw": 2, "dd": 4, "dq": 8}
 _TOKEN = {
     "db": re.compile(r"[0-9a-fA-F?]{2}"),
     "dw": re.compile(r"[0-9a-fA-F?]{4}"),
     "dd": re.compile(r"[0-9a-fA-F?]{8}"),
     "dq": re.compile(r"[0-9a-fA-F?]{8}`[0-9a-fA-F?]{8}|[0-9a-fA-F?]{16}"),
 }
+_UNIT_WORD = {"db": "a 2-digit byte", "dw": "a 4-digit word", "dd": "an 8-digit dword", "dq": "a 16-digit qword"}
+# What dps/dds print after the one pointer of a line: module!symbol+0x10, or module+0x1234.
+_SYMBOL = re.compile(r"\S*!\S*|[\w.]+\+0x[0-9a-fA-F]+")
 _DT_HINT = ("decode needs the raw bytes: run `db <address> L<size>` (or dd/dq/dp) in WinDbg and paste that; "
             "`d3dkmddi layout <type>` prints the layout dt shows")
 
 
-def looks_like_windbg(text: str) -> bool:
+def looks_like_windbg(text) -> bool:
     """True when text has the shape of WinDbg output (a memory line, a prompt, or dt/dx fields)."""
+    if not isinstance(text, str):
+        return False
     for line in text.splitlines()[:50]:
         if _PROMPT.match(line) or _DT_LINE.match(line) or _DX_LINE.match(line):
             return True
@@ -107,21 +183,23 @@ def _unit_of(rest: str):
 
 
 def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
-    """Bytes from the output of ``db``, ``dw``, ``dd``/``dc``, ``dq`` or ``dp``, address columns included.
+    """Bytes from the output of ``db``, ``dw``, ``dd``, ``dc``, ``dq``, ``dp`` or ``dps``, address columns
+    included, at any width (``/c N``).
 
-    Prompt lines and blank lines are skipped.  Lines must be one contiguous range
-    printed in one unit; ``dt``/``dx`` output is refused with a hint.
+    Prompt lines (``kd>``, ``0: kd:x86>``, ``0:000>`` ...) and blank lines are skipped.  The lines
+    must be one contiguous range printed in one unit: each line starts where the previous one's
+    bytes end.  ``dt``/``dx`` output is refused with a hint.
     """
     if not isinstance(text, str):
         raise DecodeError(f"WinDbg text must be str, not {type(text).__name__}")
-    lines = text.splitlines()
+    lines = text.lstrip("\ufeff").splitlines()
     for number, line in enumerate(lines, 1):
         if _DT_LINE.match(line) or _DX_LINE.match(line):
             raise WinDbgTextError(f"{origin} is `dt`/`dx` output (line {number}: {_clip(line)}), not a memory "
                                   f"dump; " + _DT_HINT, number, line)
     out = bytearray()
     start = expected = None
-    unit = unit_line = None
+    unit = unit_line = previous = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or _PROMPT.match(line):
             continue
@@ -136,7 +214,7 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
                                   number, line)
         line_unit = _unit_of(rest.strip())
         if line_unit is None:
-            raise WinDbgTextError(f"{origin} line {number}: {rest.split()[0]!r} is not a hex byte, word, "
+            raise WinDbgTextError(f"{origin} line {number}: {_clip(rest.split()[0])} is not a hex byte, word, "
                                   f"dword or qword as db/dw/dd/dq print them", number, line)
         if unit is None:
             unit, unit_line = line_unit, number
@@ -145,13 +223,16 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
                                   f"on line {unit_line}; paste the output of one memory command", number, line)
         data = _line_values(rest, unit, number, line, origin)
         if expected is not None and address != expected:
+            prev_number, prev_address, prev_size = previous
             raise WinDbgTextError(f"{origin} line {number}: address {_windbg_address(address)} does not follow "
-                                  f"the previous line (expected {_windbg_address(expected)}); the dump must be "
-                                  f"one contiguous range", number, line)
+                                  f"line {prev_number} ({_windbg_address(prev_address)} + {prev_size} bytes = "
+                                  f"{_windbg_address(expected)}); the dump must be one contiguous range from "
+                                  f"one memory command", number, line)
         if start is None:
             start = address
         out += data
         expected = address + len(data)
+        previous = (number, address, len(data))
     if start is None:
         raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
                               f"(address column and values)")
@@ -159,35 +240,32 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
 
 
 def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> bytes:
-    """The values of one line; stops at a double space (the db/dc character column)."""
-    size, digits, most = _UNITS[unit]
+    """Every value of one line, however wide; stops at a double space or tab (the character column of
+    db/dc) or, after the one pointer of a dps/dds line, at its symbol."""
+    size = _UNIT_SIZE[unit]
     token = _TOKEN[unit]
     pos = len(rest) - len(rest.lstrip())
     values = []
-    while len(values) < most:
+    while True:
         m = token.match(rest, pos)
         end = m.end() if m else pos
         if not m or (end < len(rest) and rest[end] not in " -\t"):
-            bad = rest[pos:].split()[0] if rest[pos:].split() else ""
-            raise WinDbgTextError(f"{origin} line {number}: {bad[:24]!r} at column {pos + len(line) - len(rest) + 1} "
-                                  f"is not {_UNIT_WORD[unit]} like the others on the line", number, line)
+            words = rest[pos:].split()
+            if len(values) == 1 and size >= 4 and words and _SYMBOL.fullmatch(words[0]):
+                break  # dps/dds: the symbol the pointer points into
+            raise WinDbgTextError(f"{origin} line {number}: {_clip(words[0] if words else '')} at column "
+                                  f"{pos + len(line) - len(rest) + 1} is not {_UNIT_WORD[unit]} like the others "
+                                  f"on the line", number, line)
         text = m.group().replace("`", "")
         if "?" in text:
             raise WinDbgTextError(f"{origin} line {number}: memory shown as {m.group()} was not readable in the "
-                                  f"debugger; dump a readable range", number, line)
+                                  f"debugger; dump a readable range (or a shorter length)", number, line)
         values.append(int(text, 16))
         pos = end
-        if pos >= len(rest):
-            break
-        if rest.startswith("  ", pos) or rest[pos] == "\t":
+        if pos >= len(rest) or rest.startswith("  ", pos) or rest[pos] == "\t" or not rest[pos:].strip():
             break  # the character column of db/dc, or trailing spaces
-        pos += 1
-        if pos >= len(rest) or rest[pos] == " ":
-            break
+        pos += 1  # the one space (or db's '-') between values
     return b"".join(v.to_bytes(size, "little") for v in values)
-
-
-_UNIT_WORD = {"db": "a 2-digit byte", "dw": "a 4-digit word", "dd": "an 8-digit dword", "dq": "a 16-digit qword"}
 
 
 def _clip(line: str) -> str:
@@ -195,7 +273,14 @@ def _clip(line: str) -> str:
     return repr(s if len(s) <= 40 else s[:37] + "...")
 
 
+def _hex_or_int(value: int) -> str:
+    return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
+
+
 def _windbg_address(address: int) -> str:
+    """An address as WinDbg prints it: 8 digits, or 16 with a backtick when above 4 GB."""
+    if address < 0:
+        return _hex_or_int(address)
     if address >> 32:
         return f"{address >> 32:08x}`{address & 0xFFFFFFFF:08x}"
     return f"{address:08x}"

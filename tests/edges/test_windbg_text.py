@@ -1,0 +1,155 @@
+"""WinDbg text as the debugger prints it: backtick numbers, every prompt, every width of every
+memory command, and addresses given as offsets.  Expected bytes are typed by hand from the dumps
+(little-endian: ``dd`` shows 00000485 for the bytes 85 04 00 00)."""
+from __future__ import annotations
+
+import pytest
+
+from d3dkmddi_py.decoding import DecodeError, WinDbgTextError, decode, decode_records, parse_int, parse_windbg
+
+
+# ------------------------------------------------------------------ numbers
+@pytest.mark.parametrize("text, value", [
+    ("00000000`00000485", 0x485),  # WinDbg's 64-bit form: hex, not the decimal 485
+    ("fffff801`2a3b4000", 0xFFFFF8012A3B4000),
+    ("1`0000", 0x10000),
+    ("-00000000`00000010", -16),
+    ("0n1157", 1157),  # WinDbg's explicit decimal
+])
+def test_parse_int_backtick_is_hex(text, value):
+    assert parse_int(text) == value
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1" * 5000, "is 5000 characters long"),
+    ("fff", "for hex write 0xfff"),
+    ("1`", "is not an integer"),
+    ("١٢٣", "is not an integer"),  # Arabic-Indic digits: int() takes them, a user never means them
+    (None, "must be an integer or its text, not NoneType"),
+])
+def test_parse_int_refuses_with_one_line(text, message):
+    with pytest.raises(DecodeError, match=message) as e:
+        parse_int(text)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+
+
+def test_backtick_number_as_decode_data_is_a_word():
+    assert decode("DXGK_SEGMENTFLAGS", "00000000`00000485").Value == 0x485
+
+
+# ------------------------------------------------------------------ prompts
+DD_LINE = "fffff801`2a3b4000  00000485 00000001"
+
+
+# kd>, 0: kd>, 0:000> and 0:000:x86> were read before; these were refused.
+@pytest.mark.parametrize("prompt", ["lkd>", "0: kd:x86>", "1: kd:ARM64>", "0:000:ARM64>", "12: lkd>"])
+@pytest.mark.parametrize("command", ["", " dd fffff801`2a3b4000 L2"])
+def test_every_prompt_form_is_skipped(prompt, command):
+    memory = parse_windbg(f"{prompt}{command}\n{DD_LINE}\n{prompt}\n")
+    assert memory.data == bytes([0x85, 4, 0, 0, 1, 0, 0, 0])
+
+
+# ------------------------------------------------------------------ widths and commands
+PAYLOAD = bytes(range(0x20, 0x40))  # 32 bytes, printable, so the character columns hold text
+
+
+def _dd_words(data: bytes) -> list:
+    return [f"{int.from_bytes(data[i:i + 4], 'little'):08x}" for i in range(0, len(data), 4)]
+
+
+def _dq_words(data: bytes) -> list:
+    words = [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8)]
+    return [f"{w >> 32:08x}`{w & 0xFFFFFFFF:08x}" for w in words]
+
+
+def test_dd_c8_reads_all_eight_dwords_of_a_line():
+    text = ("0: kd> dd /c 8 fffff801`2a3b4000 L10\n"
+            f"fffff801`2a3b4000  {' '.join(_dd_words(PAYLOAD))}\n"
+            f"fffff801`2a3b4020  {' '.join(_dd_words(PAYLOAD))}\n")
+    memory = parse_windbg(text)
+    assert memory.data == PAYLOAD * 2 and memory.address == 0xFFFFF8012A3B4000
+
+
+def test_wide_lines_count_the_address_step_for_their_own_width():
+    # db /c 32: the second line starts 0x20 bytes on; an 0x10 step would be wrong here.
+    row = " ".join(f"{b:02x}" for b in PAYLOAD)
+    text = f"fffff801`2a3b4000  {row}  {PAYLOAD.decode()}\nfffff801`2a3b4020  {row}  {PAYLOAD.decode()}\n"
+    assert parse_windbg(text).data == PAYLOAD * 2
+    with pytest.raises(WinDbgTextError, match=r"line 2: address fffff801`2a3b4010 does not follow line 1 "
+                                              r"\(fffff801`2a3b4000 \+ 32 bytes = fffff801`2a3b4020\)"):
+        parse_windbg(text.replace("fffff801`2a3b4020", "fffff801`2a3b4010"))
+
+
+def test_dq_c4_four_qwords_per_line():
+    text = f"fffff801`2a3b4000  {' '.join(_dq_words(PAYLOAD))}\nfffff801`2a3b4020  {' '.join(_dq_words(PAYLOAD))}"
+    assert parse_windbg(text).data == PAYLOAD * 2
+
+
+def test_db_c32_with_hyphens_and_dw_wide():
+    row = "-".join(" ".join(f"{b:02x}" for b in PAYLOAD[i:i + 8]) for i in range(0, 32, 8))
+    assert parse_windbg(f"8a3b4000  {row}  {PAYLOAD.decode()}").data == PAYLOAD
+    words = " ".join(f"{int.from_bytes(PAYLOAD[i:i + 2], 'little'):04x}" for i in range(0, 32, 2))
+    assert parse_windbg(f"8a3b4000  {words}").data == PAYLOAD
+
+
+def test_dc_wide_line_keeps_the_character_column_out():
+    chars = PAYLOAD.decode()
+    text = f"fffff801`2a3b4000  {' '.join(_dd_words(PAYLOAD))}  {chars}\n"
+    assert parse_windbg(text).data == PAYLOAD
+
+
+DPS = """\
+0: kd> dps fffff801`2a3b4000 L3
+fffff801`2a3b4000  fffff801`12345678 nt!KiSystemStartup+0x10
+fffff801`2a3b4008  00000000`00000000
+fffff801`2a3b4010  fffff801`0badf00d dxgkrnl!DXGADAPTER::Foo
+"""
+
+
+def test_dps_one_pointer_and_its_symbol_per_line():
+    memory = parse_windbg(DPS)
+    assert memory.data == (0xFFFFF80112345678).to_bytes(8, "little") + bytes(8) + \
+        (0xFFFFF8010BADF00D).to_bytes(8, "little")
+
+
+def test_dds_and_dp_on_x86():
+    dds = "8a3b4000  80501234 nt!KiSystemStartup\n8a3b4004  80501238 nt+0x1238\n"
+    assert parse_windbg(dds).data == bytes.fromhex("34125080" "38125080")
+    dp = "0: kd:x86> dp 8a3b4000 L4\n8a3b4000  00000485 00000001 00000002 00000003\n"
+    assert parse_windbg(dp).data == bytes.fromhex("85040000" "01000000" "02000000" "03000000")
+
+
+def test_a_symbol_only_follows_a_single_pointer():
+    with pytest.raises(WinDbgTextError, match="line 1: 'nt!Foo' at column .* is not a 16-digit qword"):
+        parse_windbg("fffff801`2a3b4000  fffff801`12345678 fffff801`12345678 nt!Foo")
+
+
+# ------------------------------------------------------------------ addresses as offsets
+def test_offset_of_an_address_inside_the_dump():
+    memory = parse_windbg(DPS)
+    assert memory.offset_of("fffff801`2a3b4008") == 8
+    assert memory.offset_of(0xFFFFF8012A3B4017) == 0x17
+    assert memory.offset_at("fffff801`2a3b4010") == 0x10
+    assert memory.offset_at("0x8") == 8  # below the first address: an offset
+
+
+@pytest.mark.parametrize("value, message", [
+    ("fffff801`2a3b4018", r"address fffff801`2a3b4018 is outside WinDbg text, which holds "
+                          r"fffff801`2a3b4000\.\.fffff801`2a3b4017"),
+    ("fffff801`2a3b3fff", "is outside"),
+])
+def test_offset_of_outside_the_dump(value, message):
+    with pytest.raises(DecodeError, match=message):
+        parse_windbg(DPS).offset_of(value)
+
+
+def test_offset_at_neither_offset_nor_address():
+    with pytest.raises(DecodeError, match=r"--offset 0x100 is neither a byte offset in WinDbg text \(0\.\.0x17\) "
+                                          r"nor an address in it"):
+        parse_windbg(DPS).offset_at(0x100)
+
+
+def test_offset_of_without_addresses():
+    records, _, _, memory = decode_records("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00")
+    with pytest.raises(DecodeError, match="has no addresses"):
+        memory.offset_of(0x1000)
