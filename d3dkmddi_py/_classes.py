@@ -21,11 +21,12 @@ _SIGNED = {1: ctypes.c_int8, 2: ctypes.c_int16, 4: ctypes.c_int32, 8: ctypes.c_i
 class FieldRule:
     """What one attribute of a class accepts."""
 
-    __slots__ = ("owner", "name", "c_type", "lo", "hi", "bits", "record", "count")
+    __slots__ = ("owner", "name", "c_type", "lo", "hi", "bits", "record", "count", "halves")
 
     def __init__(self, owner, name, c_type, lo=0, hi=0, bits=0, record=None, count=None):
         self.owner, self.name, self.c_type = owner, name, c_type
         self.lo, self.hi, self.bits, self.record, self.count = lo, hi, bits, record, count
+        self.halves = False  # True for LARGE_INTEGER.QuadPart: LowPart/HighPart take the two halves
 
     def check_int(self, value, where: str):
         if isinstance(value, bool):
@@ -36,18 +37,35 @@ class FieldRule:
             raise InvalidFieldType(self.owner, where, value, self.valid(), f"is not an integer ({type(value).__name__})",
                                    f"{self.c_type} holds whole numbers: pass an int") from None
         if not self.lo <= number <= self.hi:
+            fix = "pass a value in range, or mask it yourself if truncation is what you mean"
             if number < 0 and self.lo == 0:
                 hint = f"is negative; {self.c_type} is unsigned"
+            elif self.lo < 0 and self.hi < number < 1 << self.bits:
+                # The unsigned spelling C code uses for a signed field (0xFFFFFFFE00000000 for an address).
+                signed = _hex(number - (1 << self.bits))
+                hint = f"is out of range: {self.c_type} is signed {self.bits}-bit; 0x{number:X} is {signed} as {self.c_type}"
+                fix = f"assign {signed}" + (" (or use .LowPart/.HighPart)" if self.halves else "")
             else:
                 hint = f"does not fit in {self.bits} bits"
-            raise InvalidFieldValue(self.owner, where, value, self.valid(), hint,
-                                    "pass a value in range, or mask it yourself if truncation is what you mean")
+            raise InvalidFieldValue(self.owner, where, value, self.valid(), hint, fix)
         return number
+
+    def as_signed(self, value):
+        """``value`` read as C reads an unsigned constant stored in this signed field (its two's
+        complement); any other value unchanged, for the checked assignment to judge."""
+        if (self.lo < 0 and not isinstance(value, bool) and isinstance(value, int)
+                and self.hi < value < 1 << self.bits):
+            return value - (1 << self.bits)
+        return value
 
     def valid(self) -> str:
         if self.record is not None:
             return f"an instance of {self.record.__name__} from the same target"
         return f"{self.lo}..{self.hi}" if self.lo else f"0..{self.hi}, 0x{self.hi:X}"
+
+
+def _hex(number: int) -> str:
+    return f"-0x{-number:X}" if number < 0 else f"0x{number:X}"
 
 
 def _check_assignment(self, name, value):
@@ -62,6 +80,14 @@ def _check_assignment(self, name, value):
             what = "an integer" if isinstance(value, int) else type(value).__name__
             fix = ("assign to its .Value (or .QuadPart for a LARGE_INTEGER) instead" if isinstance(value, int)
                    else f"build it with this target's {rule.record.__name__}")
+            label = getattr(type(value), "_target_label_", None)
+            if label is not None and type(value)._path_ == rule.record._path_:  # same C type, another target
+                hint = (f"is a {type(value).__name__} of {label}, not of {cls._target_label_}" if label != cls._target_label_
+                        else f"is a {type(value).__name__} of another Target object for {label} (Target() builds new "
+                             f"classes; target() returns the shared ones)")
+                if ctypes.sizeof(value) == ctypes.sizeof(rule.record):
+                    fix += f", or copy its bytes: {rule.record.__name__}.from_buffer_copy(value)"
+                raise InvalidFieldType(cls._c_name_, name, value, rule.valid(), hint, fix)
             raise InvalidFieldType(cls._c_name_, name, value, rule.valid(), f"is {what}, not a {rule.record.__name__}", fix)
         return value
     if rule.count is not None:
@@ -107,6 +133,18 @@ class _Checked:
             raise AttributeError(name)
         _raise_missing(type(self), name)
 
+    # Pickle and copy: the class by (abi, version, path), the bytes verbatim (reserved bits and padding too).
+    def __reduce__(self):
+        from .target import instance_at
+
+        return instance_at, (*type(self)._target_, type(self)._path_, bytes(self))
+
+    def __copy__(self):
+        return type(self).from_buffer_copy(self)
+
+    def __deepcopy__(self, memo):
+        return type(self).from_buffer_copy(self)
+
     def __repr__(self):
         from .introspect import leaves
 
@@ -136,7 +174,7 @@ class CheckedUnion(_Checked, _LE_UNION):
     __slots__ = ()
 
 
-def _checked_array(element, count, rule):
+def _checked_array(element, count, rule, target, path):
     def __setitem__(self, index, value):
         if isinstance(index, slice):
             positions = range(*index.indices(count))
@@ -146,7 +184,9 @@ def _checked_array(element, count, rule):
             ctypes.Array.__setitem__(self, index, rule.check_int(value, f"{rule.name}[{index}]"))
 
     return type(f"{rule.c_type}_Array_{count}", (ctypes.Array,),
-                {"_type_": element, "_length_": count, "__setitem__": __setitem__})
+                {"_type_": element, "_length_": count, "__setitem__": __setitem__, "_target_": target,
+                 "_path_": path, "__reduce__": _Checked.__reduce__, "__copy__": _Checked.__copy__,
+                 "__deepcopy__": _Checked.__deepcopy__})
 
 
 class Builder:
@@ -176,7 +216,8 @@ class Builder:
                 bits = m.size * 8
                 lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if m.signed else (0, (1 << bits) - 1)
                 rule = FieldRule(c_name, m.name, m.ctype, lo, hi, bits, count=m.count)
-                ctype = table[m.size] if m.count is None else _checked_array(table[m.size], m.count, rule)
+                ctype = (table[m.size] if m.count is None else
+                         _checked_array(table[m.size], m.count, rule, (self.abi, self.version), f"{class_name}.{m.name}"))
                 fields.append((m.name, ctype))
                 rules[m.name] = rule
             else:
@@ -196,6 +237,8 @@ class Builder:
                 rules[attr] = FieldRule(c_name, attr, m.record.kind, record=sub)
                 if m.name is None:
                     rules.update(sub._rules_)
+        if "LowPart" in rules and "HighPart" in rules and "QuadPart" in rules:
+            rules["QuadPart"].halves = True
         return self._make(rec, class_name, c_name, fields, anonymous, rules)
 
     def _make(self, rec, class_name, c_name, fields, anonymous, rules):
@@ -205,6 +248,7 @@ class Builder:
             "_c_name_": c_name,
             "_target_label_": self.label,
             "_target_": (self.abi, self.version),
+            "_path_": class_name,  # C name, then member names for an inner record: how pickle finds it
             "_layout_": rec,
             "_leaves_": tuple(record_leaves(rec)),
             "_rules_": rules,

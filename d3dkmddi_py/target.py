@@ -1,11 +1,13 @@
 """Targets: (abi, DXGKDDI_INTERFACE_VERSION) -> a cached namespace of ctypes classes."""
 from __future__ import annotations
 
+import copyreg
+import ctypes
 import enum
-from functools import lru_cache
+import threading
 
 from . import _spec
-from ._classes import Builder
+from ._classes import Builder, CheckedStructure, CheckedUnion
 from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
 from ._spec.model import Bits, Field, If, Not, Record
 from .errors import MissingMember, UnsupportedTarget
@@ -17,7 +19,9 @@ InterfaceVersion = enum.IntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.item
 InterfaceVersion.__doc__ = "The official DXGKDDI_INTERFACE_VERSION values (d3dukmdt.h)."
 NEWEST = InterfaceVersion[NEWEST_VERSION]
 
-ENUM_CLASSES = {e.name: enum.IntEnum(e.name, list(e.values)) for e in _spec.ENUMS.values()}
+ENUM_CLASSES = {e.name: enum.IntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
+                for e in _spec.ENUMS.values()}
+globals().update(ENUM_CLASSES)  # module attributes, so pickle finds each enum by module and name
 
 
 def _version_list() -> str:
@@ -141,9 +145,20 @@ def _class_doc(td, cls, label: str) -> str:
     return f"{td.name} ({td.header}) target={label}\n{td.doc or ''}\n\n{layout_table(cls)}"
 
 
-@lru_cache(maxsize=None)
+_TARGETS: dict = {}
+# One lock for all targets: re-entrant, so a build that asks for another target (or itself) cannot deadlock.
+_BUILD_LOCK = threading.RLock()
+
+
 def _cached(abi: str, version: InterfaceVersion) -> Target:
-    return Target(abi, version)
+    key = (abi, version)
+    found = _TARGETS.get(key)
+    if found is None:
+        with _BUILD_LOCK:
+            found = _TARGETS.get(key)
+            if found is None:
+                found = _TARGETS[key] = Target(abi, version)
+    return found
 
 
 def target(abi: str = "x64", interface_version=NEWEST) -> Target:
@@ -172,3 +187,35 @@ def as_target(value=None, *, instance=None) -> Target:
         return target(*value)
     raise UnsupportedTarget(f"target must be a Target, an abi name or an (abi, interface version) pair, "
                             f"not {value!r}")
+
+
+# ---- pickle and copy: instances and classes travel as (abi, version, class path), built again on arrival
+
+def class_at(abi: str, interface_version, path: str):
+    """The class of the cached target at ``path``: a C name ("DXGK_ALLOCATIONINFO"), then the member
+    names leading to an inner record or array ("DXGK_ALLOCATIONINFO._u0")."""
+    name, *members = path.split(".")
+    cls = getattr(target(abi, interface_version), name)
+    for member in members:
+        inner = dict(getattr(cls, "_fields_", ())).get(member)
+        if inner is None:
+            raise MissingMember(f"{cls.__name__} has no member {member!r} (looking for {path} at "
+                                f"{cls._target_label_})")
+        cls = inner
+    return cls
+
+
+def instance_at(abi: str, interface_version, path: str, data: bytes):
+    """An instance of :func:`class_at` holding ``data`` byte for byte (what instances pickle to)."""
+    return class_at(abi, interface_version, path).from_buffer_copy(data)
+
+
+def _reduce_class(cls):
+    own = cls.__dict__.get("_path_")  # only the classes a Builder made, not a user's subclass
+    if own is None:
+        return cls.__qualname__  # any other ctypes class: pickle's usual lookup by name
+    return class_at, (*cls._target_, own)
+
+
+for _meta in {type(CheckedStructure), type(CheckedUnion), type(ctypes.Array)}:
+    copyreg.pickle(_meta, _reduce_class)

@@ -151,17 +151,18 @@ class Adapter:
 
 
 def _assign(d, name: str, value):
-    """Set one descriptor member; Flags and addresses accept ints."""
+    """Set one descriptor member; Flags and addresses accept ints, an address also as the unsigned
+    bit pattern C code writes (0xFFFFFFFE00000000 stores -0x200000000 in PHYSICAL_ADDRESS.QuadPart)."""
     attr = getattr(d, name)  # raises MissingMember with the valid names
     if isinstance(attr, (ctypes.Structure, ctypes.Union)) and not isinstance(value, (ctypes.Structure, ctypes.Union)):
         if hasattr(type(attr), "_c_name_") and type(attr)._c_name_ == SEGFLAGS_TYPE:
             attr.Value = int(value)
         elif "QuadPart" in type(attr)._rules_:
-            attr.QuadPart = value
+            attr.QuadPart = type(attr)._rules_["QuadPart"].as_signed(value)
         else:
             setattr(d, name, value)  # let the checked assignment explain
         return
-    setattr(d, name, value)
+    setattr(d, name, d._rules_[name].as_signed(value) if name in d._rules_ else value)
 
 
 # ---- rules on descriptors and adapters
