@@ -78,3 +78,15 @@ class OutputError(D3dkmddiError, ValueError):
     def __init__(self, path, message: str):
         self.path = path
         super().__init__(message)
+
+
+class EtwInputError(D3dkmddiError, ValueError):
+    """An ETW trace that cannot be read: not XML, another schema, or an event with a missing or bad field.
+
+    ``event`` is the 1-based number of the event in the trace (None before the first), ``field`` the
+    event field at fault (None when the trace as a whole is at fault).
+    """
+
+    def __init__(self, message: str, *, event: int | None = None, field: str | None = None):
+        self.event, self.field = event, field
+        super().__init__(message)
