@@ -85,6 +85,26 @@ def _isatty(stream) -> bool:
         return False
 
 
+def _special_root(path: str) -> str:
+    for root in _SPECIAL_ROOTS:
+        inside = path == root or path.startswith(root + "/")
+        if inside and not any(path == ok or path.startswith(ok + "/") for ok in _SPECIAL_ALLOWED):
+            return root
+    return ""
+
+
+def _link_chain(name: str) -> list:
+    """The absolute path and each symlink hop of its last component, as written (unresolved)."""
+    hops = [os.path.abspath(name)]
+    for _ in range(40):
+        try:
+            target = os.readlink(hops[-1])
+        except (OSError, ValueError):
+            break
+        hops.append(os.path.abspath(os.path.join(os.path.dirname(hops[-1]), target)))
+    return hops
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         sa, sb = os.stat(a), os.stat(b)
@@ -125,9 +145,9 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         refuse(exc.strerror or str(exc))
     if info is not None and not stat.S_ISREG(info.st_mode):
         refuse(f"it is {_kind(info.st_mode)}", "give the path of a regular file (or - for standard output)")
-    for root in _SPECIAL_ROOTS:
-        inside = final == root or final.startswith(root + "/")
-        if inside and not any(final == ok or final.startswith(ok + "/") for ok in _SPECIAL_ALLOWED):
+    for hop in (*_link_chain(name), final):  # /dev/stdout resolves to the file stdout was redirected to
+        root = _special_root(hop)
+        if root:
             refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
     for item in inputs:
         if item is None or isinstance(item, bool) or not isinstance(item, (str, bytes, os.PathLike)):
@@ -307,17 +327,19 @@ def _fill_closed_descriptors() -> dict:
     receives stray output; a closed stream's sys.stdin/stdout/stderr stays unusable."""
     replaced = {}
     for fd, attr, what in ((0, "stdin", "input"), (1, "stdout", "output"), (2, "stderr", "error")):
+        closed = getattr(sys, attr) is None
         try:
             os.fstat(fd)
         except OSError as exc:
             if exc.errno != errno.EBADF:
                 continue
+            closed = True
             null = os.open(os.devnull, os.O_RDWR)
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-        if getattr(sys, attr) is None and attr != "stderr":
-            replaced[attr] = None
+        if closed and attr != "stderr":  # errors about a closed stderr have nowhere to go anyway
+            replaced[attr] = getattr(sys, attr)
             setattr(sys, attr, _ClosedStream(what))
     return replaced
 
@@ -330,9 +352,8 @@ def _quiet(stream) -> None:
     except (AttributeError, OSError, ValueError):
         return
     null = os.open(os.devnull, os.O_WRONLY)
-    try:
+    if null != fd:  # a closed fd is the lowest free one, so /dev/null may already be on it
         os.dup2(null, fd)
-    finally:
         os.close(null)
 
 
