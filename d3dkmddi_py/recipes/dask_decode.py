@@ -2,13 +2,15 @@
 
 ``decode_array`` and ``findings`` are pure functions of a byte range, so each file is one
 ``dask.delayed`` task that Dask runs wherever it likes (threads, processes, a cluster); no
-process pool of our own.  Every file is checked (exists, whole records) before the graph
-is built, so a bad file fails the call, not a worker an hour later.
+process pool of our own.  A task holds only picklable values: the C name, the target pair and
+an Adapter (its descriptors pickle as (abi, version, C name, bytes)).  Every file is checked
+(exists, whole records) before the graph is built, so a bad file fails the call, not a worker
+an hour later.
 
     import dask
     from d3dkmddi_py.recipes.dask_decode import decode_folder
     table = decode_folder("dumps/", "DXGK_ALLOCATIONINFO", target=("x64", "WDDM2_7"))
-    errors = table[table.errors > 0].compute()          # or: with dask.config.set(scheduler="processes")
+    errors = table[table.errors > 0].compute(scheduler="processes")   # threads, processes or a cluster
 
 Rows: ``file``, ``record`` (number within the file), every leaf of the type, then (with
 ``validate=True``) ``errors`` and ``warnings`` (finding counts) and ``rules`` (the rule ids,
@@ -39,8 +41,9 @@ def blob_files(folder, pattern: str = "*.bin") -> list:
 
 
 def _key(cls) -> tuple:
-    """What a task needs to find the class again: C name and target (classes are built at run time,
-    so a process or cluster worker rebuilds them rather than unpickling them)."""
+    """What a task needs to find the class again: C name and target.  Classes pickle by reference
+    with pickle, but Dask sends tasks with cloudpickle, which would copy a class built at run time
+    by value (and fails on ctypes descriptors); a worker looks the class up by name instead."""
     return cls._c_name_, cls._target_
 
 

@@ -87,3 +87,19 @@ def test_tasks_carry_names_not_classes(folder):
     pickle.dumps(graph)  # would fail on a class built at run time
     with dask.config.set(scheduler="synchronous"):
         assert len(table.compute()) == sum(SIZES.values())
+
+
+def test_the_process_scheduler_runs_the_recipe_with_an_adapter(folder):
+    """Workers are other processes: the graph (adapter descriptors included) is pickled to them."""
+    path, _blobs = folder
+    adapter = kmd.Adapter.build(kmd.SegmentFlag.CpuVisible, {"Flags": kmd.SegmentFlag.Aperture, "Size": 1 << 20},
+                                abi="x64", interface_version="WDDM2_7")
+    table = decode_folder(path, CLS, pattern="[ac].bin", adapter=adapter)
+    found = folder_findings(path, CLS, pattern="[ac].bin", adapter=adapter)
+    frame, found_frame = dask.compute(table, found, scheduler="processes", num_workers=2)
+    with dask.config.set(scheduler="synchronous"):
+        expected, expected_found = table.compute(), found.compute()
+    assert len(frame) == SIZES["a.bin"] + SIZES["c.bin"] and set(frame.file) == {"a.bin", "c.bin"}
+    assert frame.reset_index(drop=True).equals(expected.reset_index(drop=True))
+    assert found_frame.reset_index(drop=True).equals(expected_found.reset_index(drop=True))
+    assert any(rule.startswith("ALLOC") for rule in found_frame.rule_id)  # the adapter's rules ran in the workers
