@@ -55,6 +55,20 @@ class Columns(Mapping):
         return (f"<Columns {self.type_name} [{self.target_label}]: {self.count:,} records "
                 f"from {self.start:,}, {len(self)} columns>")
 
+    # Pickle and copy: the class travels by reference (abi, version, C name), the arrays by value; the
+    # reusable chunk buffers stay behind.
+    def __reduce__(self):
+        return type(self)._restore, (self.cls, self.type_name, self.target_label, self.record_size, self.start,
+                                     self.offset, self._names, [self._arrays[n] for n in self._names])
+
+    @classmethod
+    def _restore(cls, record_cls, type_name, target_label, record_size, start, offset, names, arrays):
+        self = cls.__new__(cls)
+        self.cls, self.type_name, self.target_label, self.record_size = record_cls, type_name, target_label, record_size
+        self.start, self.offset, self._names, self._buffers = start, offset, tuple(names), None
+        self._arrays = dict(zip(self._names, arrays))
+        return self
+
     @property
     def count(self) -> int:
         """Number of records (rows)."""
