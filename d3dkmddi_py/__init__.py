@@ -2,147 +2,123 @@
 and d3dukmdt.h, for any ABI (x86, x64, arm64) and DXGKDDI_INTERFACE_VERSION.
 
 The module-level classes are ``target("x64", newest)``; ``target(abi, version)``
-gives any other.
+gives any other.  ``get_include()`` is the folder of the C mirror of the headers.
+
+Names resolve on first use (PEP 562), so ``import d3dkmddi_py`` loads nothing but this
+file: the default target's classes are built when one is first touched, the constants
+come from the table in ``_spec``, and each subsystem is imported with its first name.
+``__init__.pyi`` (generated) lists every name for editors.
 """
 from __future__ import annotations
 
-from .errors import D3dkmddiError, InvalidFieldType, InvalidFieldValue, MissingMember, UnsupportedTarget
-from .introspect import layout_table, leaves
-from .layout import Leaf
-from .target import ABIS, ENUM_CLASSES, NEWEST, InterfaceVersion, Target, parse_abi, parse_interface_version, target
+import importlib
+import os
+import sys
+import types
 
-_default = target("x64", NEWEST)
+# Each exported function or class, by the module that defines it.
+_EXPORTS = {
+    ".errors": ("D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget"),
+    ".introspect": ("layout_table", "leaves"),
+    ".layout": ("Leaf",),
+    ".target": ("ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version"),
+    ".semantics": (
+        "RULES", "Adapter", "BankDirection", "Finding", "PowerBehaviour", "PriorityBand", "Reference",
+        "SegmentDirection", "SegmentFlag", "Severity", "ValidationError", "build_bank_preference",
+        "build_segment_preference", "check", "decode_bank_preference", "decode_priority", "decode_segment_flags",
+        "decode_segment_preference", "explain", "field_meanings", "from_dict", "power_behaviour", "segment_set",
+        "segment_set_mask", "to_dict", "validate",
+    ),
+    ".decoding": ("DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "parse_hex",
+                  "parse_windbg"),
+    ".render": ("record_json", "render_text"),
+    ".bulk": ("BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
+              "validate_array", "write_records"),
+}
+_SUBPACKAGES = ("semantics", "bulk")  # exported as modules
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+_HIDDEN = {"ENUM_CLASSES": ".target"}  # importable as before, not in __all__
+_HOME.update(_HIDDEN)
 
-# ---- types of the default target (x64, WDDM3_2), C typedef names and tag aliases
-LARGE_INTEGER = _default.LARGE_INTEGER
-PHYSICAL_ADDRESS = _default.PHYSICAL_ADDRESS
-D3DDDI_SEGMENTPREFERENCE = _default.D3DDDI_SEGMENTPREFERENCE
-DXGK_SEGMENTPREFERENCE = _default.DXGK_SEGMENTPREFERENCE
-DXGK_SEGMENTBANKPREFERENCE = _default.DXGK_SEGMENTBANKPREFERENCE
-DXGK_SEGMENTFLAGS = _default.DXGK_SEGMENTFLAGS
-DXGK_SEGMENTFLAGS2 = _default.DXGK_SEGMENTFLAGS2
-DXGK_ALLOCATIONINFOFLAGS = _default.DXGK_ALLOCATIONINFOFLAGS
-DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 = _default.DXGK_ALLOCATIONINFOFLAGS_WDDM2_0
-DXGK_ALLOCATIONINFOFLAGS2 = _default.DXGK_ALLOCATIONINFOFLAGS2
-DXGK_ALLOCATIONUSAGEINFO1 = _default.DXGK_ALLOCATIONUSAGEINFO1
-DXGK_ALLOCATIONUSAGEHINT = _default.DXGK_ALLOCATIONUSAGEHINT
-DXGK_ALLOCATIONINFO = _default.DXGK_ALLOCATIONINFO
-DXGK_ALLOCATIONLIST = _default.DXGK_ALLOCATIONLIST
-DXGK_SEGMENTDESCRIPTOR = _default.DXGK_SEGMENTDESCRIPTOR
-DXGK_SEGMENTDESCRIPTOR2 = _default.DXGK_SEGMENTDESCRIPTOR2
-DXGK_SEGMENTDESCRIPTOR3 = _default.DXGK_SEGMENTDESCRIPTOR3
-DXGK_SEGMENTDESCRIPTOR4 = _default.DXGK_SEGMENTDESCRIPTOR4
-DXGK_SEGMENTDESCRIPTOR5 = _default.DXGK_SEGMENTDESCRIPTOR5
-DXGK_CPUHOSTAPERTURE = _default.DXGK_CPUHOSTAPERTURE
-DXGK_QUERYSEGMENTIN = _default.DXGK_QUERYSEGMENTIN
-DXGK_QUERYSEGMENTOUT = _default.DXGK_QUERYSEGMENTOUT
-DXGK_QUERYSEGMENTOUT2 = _default.DXGK_QUERYSEGMENTOUT2
-DXGK_QUERYSEGMENTOUT3 = _default.DXGK_QUERYSEGMENTOUT3
-DXGK_QUERYSEGMENTIN4 = _default.DXGK_QUERYSEGMENTIN4
-DXGK_QUERYSEGMENTOUT4 = _default.DXGK_QUERYSEGMENTOUT4
-DXGK_QUERYSEGMENTCOUNTIN = _default.DXGK_QUERYSEGMENTCOUNTIN
-DXGK_QUERYSEGMENTCOUNTOUT = _default.DXGK_QUERYSEGMENTCOUNTOUT
-DXGK_QUERYSEGMENTIN5 = _default.DXGK_QUERYSEGMENTIN5
-DXGK_QUERYSEGMENTOUT5 = _default.DXGK_QUERYSEGMENTOUT5
-_LARGE_INTEGER = LARGE_INTEGER
-_D3DDDI_SEGMENTPREFERENCE = D3DDDI_SEGMENTPREFERENCE
-_DXGK_SEGMENTBANKPREFERENCE = DXGK_SEGMENTBANKPREFERENCE
-_DXGK_SEGMENTFLAGS = DXGK_SEGMENTFLAGS
-_DXGK_SEGMENTFLAGS2 = DXGK_SEGMENTFLAGS2
-_DXGK_ALLOCATIONINFOFLAGS = DXGK_ALLOCATIONINFOFLAGS
-_DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 = DXGK_ALLOCATIONINFOFLAGS_WDDM2_0
-_DXGK_ALLOCATIONINFOFLAGS2 = DXGK_ALLOCATIONINFOFLAGS2
-_DXGK_ALLOCATIONUSAGEINFO1 = DXGK_ALLOCATIONUSAGEINFO1
-_DXGK_ALLOCATIONUSAGEHINT = DXGK_ALLOCATIONUSAGEHINT
-_DXGK_ALLOCATIONINFO = DXGK_ALLOCATIONINFO
-_DXGK_ALLOCATIONLIST = DXGK_ALLOCATIONLIST
-_DXGK_SEGMENTDESCRIPTOR = DXGK_SEGMENTDESCRIPTOR
-_DXGK_SEGMENTDESCRIPTOR2 = DXGK_SEGMENTDESCRIPTOR2
-_DXGK_SEGMENTDESCRIPTOR3 = DXGK_SEGMENTDESCRIPTOR3
-_DXGK_SEGMENTDESCRIPTOR4 = DXGK_SEGMENTDESCRIPTOR4
-_DXGK_SEGMENTDESCRIPTOR5 = DXGK_SEGMENTDESCRIPTOR5
-_DXGK_CPUHOSTAPERTURE = DXGK_CPUHOSTAPERTURE
-_DXGK_QUERYSEGMENTIN = DXGK_QUERYSEGMENTIN
-_DXGK_QUERYSEGMENTOUT = DXGK_QUERYSEGMENTOUT
-_DXGK_QUERYSEGMENTOUT2 = DXGK_QUERYSEGMENTOUT2
-_DXGK_QUERYSEGMENTOUT3 = DXGK_QUERYSEGMENTOUT3
-_DXGK_QUERYSEGMENTIN4 = DXGK_QUERYSEGMENTIN4
-_DXGK_QUERYSEGMENTOUT4 = DXGK_QUERYSEGMENTOUT4
-_DXGK_QUERYSEGMENTCOUNTIN = DXGK_QUERYSEGMENTCOUNTIN
-_DXGK_QUERYSEGMENTCOUNTOUT = DXGK_QUERYSEGMENTCOUNTOUT
-_DXGK_QUERYSEGMENTIN5 = DXGK_QUERYSEGMENTIN5
-_DXGK_QUERYSEGMENTOUT5 = DXGK_QUERYSEGMENTOUT5
 
-# ---- enums
-DXGK_SEGMENTTYPE = ENUM_CLASSES["DXGK_SEGMENTTYPE"]
-DXGK_PAGESIZE = ENUM_CLASSES["DXGK_PAGESIZE"]
+def get_include() -> str:
+    """The folder holding d3dkmddi.h, d3dukmdt.h and d3dkmddi_base.h (pass it to ``-I``)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
-# ---- constants (d3dukmdt.h, d3dkmddi.h)
-DXGKDDI_INTERFACE_VERSION_VISTA = 0x1052
-DXGKDDI_INTERFACE_VERSION_VISTA_SP1 = 0x1053
-DXGKDDI_INTERFACE_VERSION_WIN7 = 0x2005
-DXGKDDI_INTERFACE_VERSION_WIN8 = 0x300E
-DXGKDDI_INTERFACE_VERSION_WDDM1_3 = 0x4002
-DXGKDDI_INTERFACE_VERSION_WDDM1_3_PATH_INDEPENDENT_ROTATION = 0x4003
-DXGKDDI_INTERFACE_VERSION_WDDM2_0 = 0x5023
-DXGKDDI_INTERFACE_VERSION_WDDM2_1 = 0x6003
-DXGKDDI_INTERFACE_VERSION_WDDM2_1_5 = 0x6010
-DXGKDDI_INTERFACE_VERSION_WDDM2_1_6 = 0x6011
-DXGKDDI_INTERFACE_VERSION_WDDM2_2 = 0x700A
-DXGKDDI_INTERFACE_VERSION_WDDM2_3 = 0x8001
-DXGKDDI_INTERFACE_VERSION_WDDM2_4 = 0x9006
-DXGKDDI_INTERFACE_VERSION_WDDM2_5 = 0xA00B
-DXGKDDI_INTERFACE_VERSION_WDDM2_6 = 0xB004
-DXGKDDI_INTERFACE_VERSION_WDDM2_7 = 0xC004
-DXGKDDI_INTERFACE_VERSION_WDDM2_8 = 0xD001
-DXGKDDI_INTERFACE_VERSION_WDDM2_9 = 0xE003
-DXGKDDI_INTERFACE_VERSION_WDDM3_0 = 0xF003
-DXGKDDI_INTERFACE_VERSION_WDDM3_1 = 0x10004
-DXGKDDI_INTERFACE_VERSION_WDDM3_2 = 0x11007
-DXGKDDI_INTERFACE_VERSION = DXGKDDI_INTERFACE_VERSION_WDDM3_2  # the kit's default
 
-D3DDDI_ALLOCATIONPRIORITY_MINIMUM = 0x28000000
-D3DDDI_ALLOCATIONPRIORITY_LOW = 0x50000000
-D3DDDI_ALLOCATIONPRIORITY_NORMAL = 0x78000000
-D3DDDI_ALLOCATIONPRIORITY_HIGH = 0xA0000000
-D3DDDI_ALLOCATIONPRIORITY_MAXIMUM = 0xC8000000
+def _default_target():
+    from .target import NEWEST, target
 
-DXGK_SEGMENT_ID_INVALID = 0
-DXGK_SEGMENT_ID_SYSTEMMEMORY = 31
-DXGK_SEGMENT_SET_SYSTEMMEMORY = 0x80000000
+    return target("x64", NEWEST)
 
-# ---- documented semantics (issue 3): decode, build, explain, validate
-from . import semantics  # noqa: E402
-from .semantics import (  # noqa: E402
-    RULES, Adapter, BankDirection, Finding, PowerBehaviour, PriorityBand, Reference, SegmentDirection, SegmentFlag,
-    Severity, ValidationError, build_bank_preference, build_segment_preference, check, decode_bank_preference,
-    decode_priority, decode_segment_flags, decode_segment_preference, explain, field_meanings, from_dict,
-    power_behaviour, segment_set, segment_set_mask, to_dict, validate,
-)
 
-# ---- blobs, hex, WinDbg text; dt-style and JSON rendering (issue 4)
-from .decoding import DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, parse_hex, parse_windbg  # noqa: E402
-from .render import record_json, render_text  # noqa: E402
+def _constant(name: str):
+    """The value of a d3dukmdt.h / d3dkmddi.h constant at the default target, or None."""
+    from ._spec import CONSTS
+    from ._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 
-# ---- bulk decode into columns (issue 5); NumPy and friends load only when used
-from .bulk import (  # noqa: E402
-    BulkInputError, Columns, NumpyMissingWarning, column_findings, decode_array, iter_chunks, validate_array,
-    write_records,
-)
+    newest = INTERFACE_VERSIONS[NEWEST_VERSION]
+    if name == "DXGKDDI_INTERFACE_VERSION":  # the kit's default: its newest version
+        return newest
+    const = CONSTS.get(name)
+    if const is None or not (const.guard is None or const.guard.holds("x64", newest)):
+        return None
+    return const.value
 
-__all__ = [
-    "ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version",
-    "leaves", "layout_table", "Leaf",
-    "D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget",
-    "semantics", "RULES", "Adapter", "BankDirection", "Finding", "PowerBehaviour", "PriorityBand", "Reference",
-    "SegmentDirection", "SegmentFlag", "Severity", "ValidationError", "build_bank_preference",
-    "build_segment_preference", "check", "decode_bank_preference", "decode_priority", "decode_segment_flags",
-    "decode_segment_preference", "explain", "field_meanings", "from_dict", "power_behaviour", "segment_set",
-    "segment_set_mask", "to_dict", "validate",
-    "DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "parse_hex", "parse_windbg",
-    "record_json", "render_text",
-    "BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
-    "validate_array", "write_records",
-    *(name for name in _default.types if not name.startswith("_")),
-    *(name for name in globals() if name.startswith(("DXGKDDI_", "D3DDDI_ALLOC", "DXGK_SEGMENT_"))),
-]
+
+def _is_type_name(name: str) -> bool:
+    from . import _spec
+
+    return (name in _spec.TYPEDEFS or name in _spec.ALIASES or name in _spec.ENUMS
+            or any(td.tag == name for td in _spec.TYPEDEFS.values()))
+
+
+def _public_names() -> list:
+    from ._spec import CONSTS
+
+    default = _default_target()
+    return [
+        *(n for names in _EXPORTS.values() for n in names), *_SUBPACKAGES, "get_include",
+        *(n for n in default.types if not n.startswith("_")),
+        *(n for n in CONSTS if _constant(n) is not None), "DXGKDDI_INTERFACE_VERSION",
+    ]
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    elif name == "__all__":
+        value = _public_names()
+    elif name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    elif _constant(name) is not None:
+        value = _constant(name)
+    elif _is_type_name(name):
+        value = getattr(_default_target(), name)
+    else:
+        try:
+            value = importlib.import_module("." + name, __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_public_names()) | set(_HIDDEN))
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule sets the package attribute of its name; the function ``target``
+    must stay the function when the module ``d3dkmddi_py.target`` loads after it was looked up
+    (an eager ``from .target import target`` got this by import order)."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and name in _HOME and _HOME[name] == "." + name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

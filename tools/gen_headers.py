@@ -1,4 +1,9 @@
-"""Write headers/ from the layout table: python tools/gen_headers.py"""
+"""Write the generated files from the layout table: python tools/gen_headers.py
+
+- d3dkmddi_py/include/*.h: the C mirror of the headers (shipped in the wheel; get_include());
+- d3dkmddi_py/__init__.pyi: every top-level name with its type, for editors.
+Tests fail while either is stale (tests/compiler/test_headers.py).
+"""
 from __future__ import annotations
 
 import pathlib
@@ -7,15 +12,19 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from d3dkmddi_py._cgen import render_headers  # noqa: E402
+from d3dkmddi_py import get_include  # noqa: E402
+from d3dkmddi_py._cgen import STUB_PATH, render_headers, render_stub  # noqa: E402
 
 
 def main() -> int:
-    out = ROOT / "headers"
+    out = pathlib.Path(get_include())
     out.mkdir(exist_ok=True)
     for name, text in render_headers().items():
         (out / name).write_text(text, newline="\n")
-        print(f"wrote headers/{name}")
+        print(f"wrote {(out / name).relative_to(ROOT)}")
+    stub = ROOT / STUB_PATH
+    stub.write_text(render_stub(), newline="\n")
+    print(f"wrote {STUB_PATH}")
     return 0
 
 

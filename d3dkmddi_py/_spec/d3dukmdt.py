@@ -3,34 +3,9 @@ D3DDDI_SEGMENTPREFERENCE.  Facts from ../shared/spec/definitions.md §2, §14, �
 from __future__ import annotations
 
 from .model import Bits, Const, Field, Header, Record, TypeDef
+from .versions import INTERFACE_VERSIONS, NEWEST_VERSION  # noqa: F401  (re-exported)
 
 LEARN = "https://learn.microsoft.com/en-us/windows-hardware/drivers/ddi/"
-
-# Every official DXGKDDI_INTERFACE_VERSION, oldest first (IS_OFFICIAL_DDI_INTERFACE_VERSION).
-INTERFACE_VERSIONS = {
-    "VISTA": 0x1052,
-    "VISTA_SP1": 0x1053,
-    "WIN7": 0x2005,
-    "WIN8": 0x300E,
-    "WDDM1_3": 0x4002,
-    "WDDM1_3_PATH_INDEPENDENT_ROTATION": 0x4003,
-    "WDDM2_0": 0x5023,
-    "WDDM2_1": 0x6003,
-    "WDDM2_1_5": 0x6010,
-    "WDDM2_1_6": 0x6011,
-    "WDDM2_2": 0x700A,
-    "WDDM2_3": 0x8001,
-    "WDDM2_4": 0x9006,
-    "WDDM2_5": 0xA00B,
-    "WDDM2_6": 0xB004,
-    "WDDM2_7": 0xC004,
-    "WDDM2_8": 0xD001,
-    "WDDM2_9": 0xE003,
-    "WDDM3_0": 0xF003,
-    "WDDM3_1": 0x10004,
-    "WDDM3_2": 0x11007,
-}
-NEWEST_VERSION = "WDDM3_2"
 
 # The header spells some literals in its own way; the C mirror keeps that spelling.
 _VERSION_SPELLING = {"WIN8": "0x300E", "WDDM2_2": "0x700A", "WDDM2_5": "0xA00B"}

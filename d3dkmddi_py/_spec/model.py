@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from .versions import INTERFACE_VERSIONS
+
 
 # ---------------------------------------------------------------- conditions
 @dataclass(frozen=True)
@@ -18,8 +20,6 @@ class Since:
     version: str
 
     def holds(self, abi: str, version: int) -> bool:
-        from .d3dukmdt import INTERFACE_VERSIONS
-
         return version >= INTERFACE_VERSIONS[self.version]
 
     def c_text(self) -> str:

@@ -1,28 +1,41 @@
-"""headers/ is generated from the table, is fresh, and compiles standalone with gcc:
+"""d3dkmddi_py/include/ is generated from the table, is fresh, and compiles standalone with gcc:
 native x86-64, and i386 with and without -mms-bitfields, with static asserts of every
 size and non-bitfield offset of that target's classes."""
 from __future__ import annotations
 
 import ctypes
+import pathlib
 import shutil
 import subprocess
 
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py._cgen import render_headers
-from d3dkmddi_py._shim.build import HEADERS
+from d3dkmddi_py._cgen import STUB_PATH, render_headers, render_stub
 from d3dkmddi_py._spec import TYPEDEFS
 from tests.conftest import count, require
+
+HEADERS = pathlib.Path(kmd.get_include())
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 VERSIONS = list(kmd.InterfaceVersion)
 MODES = {"x64": ["-m64"], "x86": ["-m32"], "x86-ms-bitfields": ["-m32", "-mms-bitfields"]}
 
 
-def test_checked_in_headers_are_fresh():
-    for name, text in render_headers().items():
-        on_disk = (HEADERS / name).read_text()
-        assert on_disk == text, f"headers/{name} is stale: run python tools/gen_headers.py"
+def stale_files(headers: dict, stub: str, include=HEADERS, repo=REPO) -> list:
+    """The generated files whose checked-in copy differs from ``headers``/``stub`` (or is missing
+    or left over)."""
+    on_disk = {p.name: p.read_text() for p in include.glob("*.h")}
+    stale = [f"{include.name}/{n}" for n in sorted(set(on_disk) | set(headers)) if on_disk.get(n) != headers.get(n)]
+    stub_path = repo / STUB_PATH
+    if not stub_path.is_file() or stub_path.read_text() != stub:
+        stale.append(STUB_PATH)
+    return stale
+
+
+def test_checked_in_headers_and_stub_are_fresh():
+    stale = stale_files(render_headers(), render_stub())
+    assert not stale, f"stale: {', '.join(stale)}: run python tools/gen_headers.py"
 
 
 def _asserts(abi, version) -> str:

@@ -1,5 +1,5 @@
 """Every leaf of every class against clang's MSVC record layout, for the three Windows
-targets and every interface version (libclang parses headers/, no system headers,
+targets and every interface version (libclang parses d3dkmddi_py/include/, no system headers,
 and any diagnostic is a failure)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py._spec import TYPEDEFS
-from d3dkmddi_py._shim.build import HEADERS
+from tests.compiler._shim.build import HEADERS
 from tests.conftest import count, require
 
 TRIPLES = {"x86": "i686-pc-windows-msvc", "x64": "x86_64-pc-windows-msvc", "arm64": "aarch64-pc-windows-msvc"}

@@ -1,4 +1,4 @@
-"""The x64 classes against a real C compiler, through the cffi shim (headers/ built with
+"""The x64 classes against a real C compiler, through the cffi shim (d3dkmddi_py/include/ built with
 -mms-bitfields).  Every answer comes from compiled C code, never from cffi's own view
 of a structure."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ def shim():
     except ImportError:
         require(False, "cffi is not installed: pip install -e '.[test]'")
     require(shutil.which("cc") or shutil.which("gcc"), "no C compiler on PATH")
-    from d3dkmddi_py._shim import build
+    from tests.compiler._shim import build
 
     return build.load()
 
@@ -51,7 +51,7 @@ def _mask_position(data: bytes):
 
 @pytest.mark.parametrize("version", VERSIONS, ids=[v.name for v in VERSIONS])
 def test_every_leaf_matches_the_compiler(shim, version):
-    from d3dkmddi_py._shim.build import shim_types
+    from tests.compiler._shim.build import shim_types
 
     compared = 0
     for type_id, name, cls in shim_types(version):
@@ -81,7 +81,7 @@ def test_values_read_by_c_equal_ctypes(shim, version):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from d3dkmddi_py._shim.build import shim_types
+    from tests.compiler._shim.build import shim_types
 
     types = shim_types(version)
     compared = [0]

@@ -14,11 +14,11 @@ import pathlib
 import platform
 import sys
 
-from .. import InterfaceVersion, leaves, target
-from .._cgen import render_headers
+from d3dkmddi_py import InterfaceVersion, get_include, leaves, target
+from d3dkmddi_py._cgen import render_headers
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-HEADERS = ROOT / "headers"
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+HEADERS = pathlib.Path(get_include())
 
 _FUNCTIONS = (
     "size_t shim_{v}_sizeof(int type_id);",
@@ -32,7 +32,7 @@ _FUNCTIONS = (
 def shim_types(version):
     """(type id, C name, class) of every typedef the x64 target has at ``version``."""
     ns = target("x64", version)
-    from .._spec import TYPEDEFS
+    from d3dkmddi_py._spec import TYPEDEFS
 
     return [(i, name, ns.types[name]) for i, name in enumerate(n for n in TYPEDEFS if n in ns.types)]
 
@@ -110,7 +110,7 @@ def load(build_root: pathlib.Path | None = None):
     headers = render_headers()
     stale = [n for n, text in headers.items() if (HEADERS / n).read_text() != text]
     if stale:
-        raise RuntimeError(f"headers/ is stale ({', '.join(stale)}): run python tools/gen_headers.py")
+        raise RuntimeError(f"{HEADERS} is stale ({', '.join(stale)}): run python tools/gen_headers.py")
     files = sources()
     digest = hashlib.sha256("".join(sorted(files.values()) + sorted(headers.values())).encode()
                             + " ".join(_compile_args()).encode()).hexdigest()[:16]

@@ -1,6 +1,0 @@
-"""A cffi-compiled C shim that asks a real compiler where every leaf lives.
-
-Test infrastructure only: the runtime never imports it.  ``build.load()`` compiles
-headers/ (one translation unit per interface version, ``-mms-bitfields`` on x86)
-and returns a ``Shim`` whose methods read the C side's answers.
-"""
