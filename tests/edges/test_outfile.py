@@ -133,37 +133,30 @@ def test_a_symlink_stays_a_link_and_its_target_gets_the_content(tmp_path):
 
 
 # ---------------------------------------------------------------- refused outputs
-def refused_paths(tmp_path: Path):
+# The writers are only ever pointed at scratch paths: were the check to regress, a writer
+# run as root would replace /dev/null or /dev/stdout with a regular file.  System paths
+# go to check_output alone, which writes nothing whatever it decides.
+def scratch_paths(tmp_path: Path):
     (tmp_path / "folder").mkdir()
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    (tmp_path / "to-stdout").symlink_to("/dev/stdout")
-    return {"directory": (str(tmp_path / "folder"), "a directory"),
+    (tmp_path / "to-fifo").symlink_to(tmp_path / "fifo")
+    return {"directory": (str(tmp_path / "folder"), "it is a directory"),
             "empty": ("", "names a directory"),
             "dot": (".", "names a directory"),
             "slash": (str(tmp_path / "nothing") + "/", "names a directory"),
-            "fifo": (str(tmp_path / "fifo"), "FIFO"),
-            "device": ("/dev/null", "character device"),
-            "stdout device": ("/dev/stdout", "/dev is a special file system"),
-            "fd link": ("/proc/self/fd/1", "/proc is a special file system"),
-            "link to stdout": (str(tmp_path / "to-stdout"), "/dev is a special file system"),
-            "proc": ("/proc/self/comm", "/proc is a special file system"),
-            "sys": ("/sys/kernel/new-file", "/sys is a special file system"),
-            "dev": ("/dev/new-file", "/dev is a special file system"),
+            "fifo": (str(tmp_path / "fifo"), "it is a FIFO"),
+            "link to a fifo": (str(tmp_path / "to-fifo"), "it is a FIFO"),
             "no parent": (str(tmp_path / "missing" / "out.csv"), "does not exist"),
             "loop": (str(tmp_path / "loop"), "symbolic links"),
             "nul": ("a\0b", "NUL")}
 
 
-REFUSED = ["directory", "empty", "dot", "slash", "fifo", "device", "stdout device", "fd link", "link to stdout", "proc", "sys", "dev",
-           "no parent", "loop", "nul"]
+SCRATCH = ["directory", "empty", "dot", "slash", "fifo", "link to a fifo", "no parent", "loop", "nul"]
 
 
-@pytest.mark.parametrize("case", REFUSED)
-def test_directories_devices_fifos_and_special_file_systems_are_refused(tmp_path, monkeypatch, case):
-    monkeypatch.chdir(tmp_path)
-    path, message = refused_paths(tmp_path)[case]
-    before = listing(tmp_path)
+def assert_every_writer_refuses(path, message, folder: Path):
+    before = listing(folder)
     for attempt in (lambda: check_output(path), lambda: open_output(path).__enter__(),
                     lambda: write_records(ALLOC, blob(2), path, fmt="jsonl", progress=False),
                     lambda: decode_array(ALLOC, blob(2)).to_csv(path)):
@@ -171,9 +164,49 @@ def test_directories_devices_fifos_and_special_file_systems_are_refused(tmp_path
             attempt()
         assert isinstance(info.value, D3dkmddiError) and isinstance(info.value, ValueError)
         assert "\n" not in str(info.value) and "\0" not in str(info.value)
-    assert listing(tmp_path) == before
-    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert listing(folder) == before
+
+
+@pytest.mark.parametrize("case", SCRATCH)
+def test_directories_fifos_and_missing_folders_are_refused_by_every_writer(tmp_path, monkeypatch, case):
+    monkeypatch.chdir(tmp_path)
+    path, message = scratch_paths(tmp_path)[case]
+    assert_every_writer_refuses(path, message, tmp_path)
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode) and (tmp_path / "folder").is_dir()
+
+
+def test_a_device_is_refused_by_every_writer(tmp_path):
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError):
+        pytest.skip("making a scratch device node needs CAP_MKNOD (system devices are checked below)")
+    assert_every_writer_refuses(str(device), "it is a character device", tmp_path)
+    assert stat.S_ISCHR(os.stat(device).st_mode)
+
+
+@pytest.mark.parametrize("path, message", [
+    ("/dev/null", "it is a character device"),
+    ("/dev/stdout", "/dev is a special file system"),
+    ("/proc/self/fd/1", "/proc is a special file system"),
+    ("/proc/self/comm", "/proc is a special file system"),
+    ("/sys/kernel/new-file", "/sys is a special file system"),
+    ("/dev/new-file", "/dev is a special file system"),
+    ("LINK", "/dev is a special file system"),
+])
+def test_devices_and_special_file_systems_are_refused(tmp_path, path, message):
+    if path == "LINK":  # a link of the user's own to /dev/stdout, which resolves to wherever stdout goes
+        path = tmp_path / "to-stdout"
+        path.symlink_to("/dev/stdout")
+    with pytest.raises(OutputError, match=message):
+        check_output(path)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode) and os.path.islink("/dev/stdout")
+
+
+def test_dev_shm_is_an_ordinary_folder():
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        pytest.skip("no writable /dev/shm here")
+    assert check_output("/dev/shm/d3dkmddi-out.csv") == "/dev/shm/d3dkmddi-out.csv"
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
