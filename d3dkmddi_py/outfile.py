@@ -117,9 +117,9 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
     """Refuse, with an OutputError, an output path that cannot be written safely; run it before any work.
 
     Returns ``"-"`` for standard output, else the file that will be replaced (the target
-    of a symlink, resolved).  ``inputs``: the paths being read (non-paths such as bytes
-    buffers, None and ``"-"`` are ignored).  ``binary``: standard output is refused when
-    it is a terminal.
+    of a symlink, resolved).  ``inputs``: the paths being read (str or os.PathLike;
+    anything else, such as a bytes buffer or None, and ``"-"`` are ignored).  ``binary``:
+    standard output is refused when it is a terminal.
     """
     name = _as_name(path)
     if name == "-":
@@ -150,7 +150,7 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         if root:
             refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
     for item in inputs:
-        if item is None or isinstance(item, bool) or not isinstance(item, (str, bytes, os.PathLike)):
+        if not isinstance(item, (str, os.PathLike)):  # bytes here are data, never a file name
             continue
         other = _as_name(item, "input")
         if other in ("", "-"):

@@ -111,10 +111,10 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     ``out``: a path (written atomically through a temporary file; ``"-"`` is standard
     output; the input itself, a directory or a device is refused with OutputError) or an
     open file (``sys.stdout`` works for all three formats).  ``count``: None for every
-    record (the bytes after ``offset`` must be whole records).  ``progress``: True for a bar on standard error once the run
-    takes more than a second, False for none, or a stream to draw it on.  Every check
-    (type, target, file, range, format, pyarrow for parquet) happens before the first
-    byte is written.  Rows start with ``record``, the record number from ``offset``.
+    record (the bytes after ``offset`` must be whole records).  ``progress``: True for a
+    bar on standard error once the run takes more than a second, False for none, or a
+    stream to draw it on.  Every check (output path, type, target, file, range, format,
+    pyarrow for parquet) happens before the first byte is written.  Rows start with ``record``, the record number from ``offset``.
     """
     from . import _chunks, _step
     from ._source import Source, check_span, resolve_type

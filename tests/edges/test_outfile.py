@@ -70,7 +70,8 @@ def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path
         assert os.path.islink(tmp_path / "sub" / "other.bin")
 
 
-def test_inputs_that_are_not_paths_or_other_files_are_no_conflict(tmp_path):
+def test_inputs_that_are_not_paths_or_other_files_are_no_conflict(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     other = tmp_path / "other.bin"
     other.write_bytes(b"same bytes")
     out = tmp_path / "out.bin"
