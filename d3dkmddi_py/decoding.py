@@ -180,18 +180,14 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
         if text is not None and looks_like_windbg(text):
             return parse_windbg(text, shown)
         return Memory(raw, None, shown)
-    if isinstance(data, str):
+    if isinstance(data, str):  # always data: a string never names a file (that is a Path or path=)
         stripped = data.strip()
-        if "\n" not in stripped and stripped and os.path.isfile(stripped):
-            return read_input(pathlib.Path(stripped), origin=origin or stripped)
         if looks_like_windbg(data):
             return parse_windbg(data, origin or "WinDbg text")
         if _hexish(stripped):
             return Memory(parse_hex(stripped), None, origin or "hex")
-        if "/" in stripped or os.sep in stripped or re.search(r"\.\w{1,5}$", stripped):
-            read_file(stripped)  # raises with the reason
-        raise DecodeError(f"cannot read {_clip(stripped)}: it is not an existing file, hex bytes, "
-                          f"a 0x integer or WinDbg memory output")
+        raise DecodeError(f"cannot read {_clip(stripped)}: it is not hex bytes, a 0x integer or WinDbg memory "
+                          f"output; to read a file pass pathlib.Path({_clip(stripped)}) or path=")
     raise DecodeError(f"data must be bytes, bytearray, memoryview, a path, hex text, WinDbg text or an int, "
                       f"not {type(data).__name__}")
 
@@ -324,15 +320,19 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
 
 
 def _file_path(data, kind: str):
-    """The path when ``data`` names a file to read raw (or sniff), else None."""
-    if kind == "file":
-        return data
-    if kind == "auto":
-        if isinstance(data, os.PathLike):
-            return data
-        if isinstance(data, str) and "\n" not in data and data.strip() and os.path.isfile(data.strip()):
-            return pathlib.Path(data.strip())
-    return None
+    """The path to read when ``data`` is one: an ``os.PathLike``, or anything under kind "file" (the
+    command line's --file).  A str under kind "auto" is data, never a file name."""
+    if kind != "file" and not (kind == "auto" and isinstance(data, os.PathLike)):
+        return None
+    try:
+        name = os.fsdecode(data)
+    except TypeError:
+        raise DecodeError(f"a path must be a str or an os.PathLike such as pathlib.Path, "
+                          f"not {type(data).__name__}") from None
+    if not name or "\0" in name:
+        raise DecodeError(f"cannot read {_clip(name)}: " + ("the path is empty" if not name else
+                                                            "the path contains a NUL character"))
+    return data
 
 
 def _decode_file(cls, tgt: Target, path, offset, count, kind: str, shown: str):
@@ -363,18 +363,29 @@ def _decode_file(cls, tgt: Target, path, offset, count, kind: str, shown: str):
     return records, cls, tgt, Memory(data, None, shown)
 
 
-def decode(type, data, *, target=None, offset=0, count=1):  # noqa: A002 - the issue's spelling
+def decode(type, data=None, *, path=None, target=None, offset=0, count=1):  # noqa: A002 - the issue's spelling
     """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``.
 
     ``type`` is a class (it keeps its own target) or a C name looked up at ``target``
     (a Target or an (abi, interface version) pair; default x64 at the newest version).
-    ``data`` is bytes, bytearray, memoryview, a path, hex text (``"85 04 00 00"``, bytes in
-    memory order), an integer or ``"0x485"`` (a word from a register or an ETW event,
-    little-endian), or text copied from WinDbg ``db``/``dd``/``dq``/``dp``.
+    ``data`` is bytes, bytearray, memoryview, an ``os.PathLike`` (``pathlib.Path``), hex text
+    (``"85 04 00 00"``, bytes in memory order), an integer, ``"0x485"`` or ``"00000000`00000485"``
+    (a word from a register or an ETW event, little-endian), or text copied from WinDbg
+    ``db``/``dd``/``dq``/``dp``/``dps``.  A str is always data, never a file name: give a file as
+    ``pathlib.Path(name)`` or ``path=name``.
 
     Returns one struct when ``count`` is 1, else a list; ``count="all"`` reads every
     whole record from ``offset`` on and always returns a list.
     """
+    if path is not None:
+        if data is not None:
+            raise DecodeError("give data or path=, not both")
+        if not isinstance(path, (str, os.PathLike)):
+            raise DecodeError(f"path= must be a str or an os.PathLike such as pathlib.Path, "
+                              f"not {path.__class__.__name__}")
+        data = path if isinstance(path, os.PathLike) else pathlib.Path(path)
+    elif data is None:
+        raise DecodeError("no data: give bytes, hex or WinDbg text, or a file as pathlib.Path(...) or path=")
     records, *_ = decode_records(type, data, target=target, offset=offset, count=count)
     if count == 1:
         return records[0].value

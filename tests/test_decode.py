@@ -38,11 +38,11 @@ def test_every_input_form_gives_the_same_struct(data):
     check_0x485(decode("DXGK_SEGMENTFLAGS", data))
 
 
-def test_path_and_str_path(tmp_path):
+def test_path_and_path_keyword(tmp_path):
     p = tmp_path / "flags.bin"
     p.write_bytes(FLAGS_BYTES + bytes(4))
     check_0x485(decode("DXGK_SEGMENTFLAGS", p))
-    check_0x485(decode("DXGK_SEGMENTFLAGS", str(p)))
+    check_0x485(decode("DXGK_SEGMENTFLAGS", path=str(p)))  # a str is data; a str path goes by path=
     assert decode("DXGK_SEGMENTFLAGS", p, offset=4).Value == 0
 
 
