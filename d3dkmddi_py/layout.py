@@ -5,7 +5,7 @@ classes are then built to match it and checked against it (see types.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from . import _spec
@@ -68,6 +68,7 @@ class Leaf:
     size: int
     is_bitfield: bool
     signed: bool
+    since: str | None = field(default=None, compare=False)  # the interface version that introduced it
 
     @property
     def mask(self) -> int:
@@ -176,3 +177,157 @@ def record_leaves(rec: RecordLayout, prefix: str = "", base: int = 0):
         else:
             sub = prefix if m.name is None else f"{prefix}{m.name}."
             yield from record_leaves(m.record, sub, base + m.offset)
+
+
+# ------------------------------------------------------------------ the one scalar leaf reader
+def read_leaf(data, leaf: Leaf) -> int:
+    """A leaf's value from a record's little-endian bytes, as C reads it (signed members two's complement).
+
+    Bitfields read unsigned, as the ctypes classes (c_uintN bitfields) read them.
+    """
+    unit = int.from_bytes(data[leaf.offset:leaf.offset + leaf.size], "little")
+    if leaf.is_bitfield:
+        return (unit >> leaf.bit_offset) & ((1 << leaf.bit_width) - 1)
+    if leaf.signed and unit >> (leaf.bit_width - 1):
+        return unit - (1 << leaf.bit_width)
+    return unit
+
+
+def write_leaf(buf: bytearray, leaf: Leaf, value: int) -> None:
+    """Store ``value`` (already range-checked, or masked on purpose) into a leaf's bits in place."""
+    mask = (1 << leaf.bit_width) - 1
+    unit = int.from_bytes(buf[leaf.offset:leaf.offset + leaf.size], "little")
+    unit = (unit & ~(mask << leaf.bit_offset)) | ((value & mask) << leaf.bit_offset)
+    buf[leaf.offset:leaf.offset + leaf.size] = unit.to_bytes(leaf.size, "little")
+
+
+# ------------------------------------------------------------------ the lines dt -r prints
+@dataclass(frozen=True)
+class Line:
+    """One printed line of a struct: a leaf, an array, or the header of a nested member."""
+
+    depth: int
+    offset: int  # relative to the enclosing named member, as dt -r prints it
+    name: str
+    path: str  # the leaf path (or member prefix for headers), as leaves() spells it
+    kind: str  # "Pos 3, 1 Bit", "UINT", "DXGK_SEGMENTBANKPREFERENCE"
+    leaf: Leaf | None = None
+    flags_of: tuple = ()  # for a flag word's Value: the (path, width) of its bitfields
+
+
+def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix: str = "") -> list:
+    """The dt -r lines of a record, anonymous unions and structs flattened."""
+    out = []
+    for m in rec.members:
+        if isinstance(m, BitField):
+            bits = f"Pos {m.bit}, {m.width} Bit{'s' if m.width != 1 else ''}"
+            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits, leaves_by_path[prefix + m.name]))
+        elif isinstance(m, Scalar):
+            if m.count is None:
+                flags = _flag_siblings(rec, prefix) if m.name == "Value" and rec.kind == "union" else ()
+                out.append(Line(depth, m.offset, m.name, prefix + m.name, m.ctype,
+                                leaves_by_path[prefix + m.name], flags))
+            else:
+                out.append(Line(depth, m.offset, m.name, prefix + m.name, f"[{m.count}] {m.ctype}"))
+                for i in range(m.count):
+                    path = f"{prefix}{m.name}[{i}]"
+                    out.append(Line(depth + 1, i * m.size, f"[{i}]", path, m.ctype, leaves_by_path[path]))
+        elif isinstance(m, Nested):
+            if m.name is None:
+                sub = layout_lines(m.record, leaves_by_path, depth, prefix)
+                out.extend(Line(s.depth, s.offset + m.offset if s.depth == depth else s.offset, s.name, s.path,
+                                s.kind, s.leaf, s.flags_of) for s in sub)
+            else:
+                out.append(Line(depth, m.offset, m.name, prefix + m.name, m.type_name or m.record.kind))
+                out.extend(layout_lines(m.record, leaves_by_path, depth + 1, f"{prefix}{m.name}."))
+    return out
+
+
+def _flag_siblings(union: RecordLayout, prefix: str) -> tuple:
+    """The bitfields that share a union with ``Value`` (the flag-word idiom)."""
+    out = []
+    for m in union.members:
+        if isinstance(m, Nested) and m.name is None and m.record.kind == "struct":
+            out.extend((prefix + b.name, b.width) for b in m.record.members if isinstance(b, BitField))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ one value per (type, target)
+@dataclass(frozen=True, eq=False)
+class TypeLayout:
+    """Everything about one type at one target that is not ctypes: the value subsystems pass around
+    with a record's bytes.  ``kind`` is "struct", "union" or "enum" (an MSVC enum: a 4-byte int)."""
+
+    c_name: str
+    abi: str
+    version: int
+    label: str
+    kind: str
+    size: int
+    align: int
+    record: RecordLayout | None
+    leaves: tuple
+    lines: tuple
+    since: dict  # leaf path -> the interface version name that introduced it (at this abi)
+
+    @property
+    def target(self) -> tuple:
+        return (self.abi, self.version)
+
+    @property
+    def by_path(self) -> dict:
+        return _by_path(self)
+
+    def values(self, data) -> dict:
+        """Every leaf path -> its value in one record's bytes, in declaration order."""
+        return {leaf.path: read_leaf(data, leaf) for leaf in self.leaves}
+
+    def __reduce__(self):
+        return (type_layout, (self.c_name, self.abi, self.version))
+
+    def __repr__(self):
+        return f"<TypeLayout {self.c_name} [{self.label}] {self.kind}, {self.size} bytes, {len(self.leaves)} leaves>"
+
+
+@lru_cache(maxsize=None)
+def _by_path(layout: TypeLayout) -> dict:
+    return {leaf.path: leaf for leaf in layout.leaves}
+
+
+def target_label(abi: str, version: int) -> str:
+    return f"{abi} {_VERSION_NAMES[version]} (0x{version:X})"
+
+
+_VERSION_NAMES = {v: k for k, v in _spec.d3dukmdt.INTERFACE_VERSIONS.items()}
+
+
+@lru_cache(maxsize=None)
+def type_layout(name: str, abi: str, version: int) -> TypeLayout:
+    """The cached layout of a typedef or enum (by its C name, tag or alias) at one target.
+
+    The caller checks that the type exists at the target (``resolve_layout`` does).
+    """
+    original = resolve_type_name(name)
+    label = target_label(abi, version)
+    if original in _spec.ENUMS:
+        leaf = Leaf("", 0, 0, 32, original, 4, False, True)
+        return TypeLayout(original, abi, version, label, "enum", 4, 4, None, (leaf,), (), {"": None})
+    rec = typedef_layout(original, abi, version)
+    since = _introduced(original, abi, version)
+    leaves = tuple(replace(leaf, since=since[leaf.path]) for leaf in record_leaves(rec))
+    lines = tuple(layout_lines(rec, {leaf.path: leaf for leaf in leaves}))
+    return TypeLayout(original, abi, version, label, rec.kind, rec.size, rec.align, rec, leaves, lines, since)
+
+
+def _introduced(name: str, abi: str, version: int) -> dict:
+    """Leaf path -> name of the oldest interface version at which the typedef has that path."""
+    out = {}
+    guard = _spec.TYPEDEFS[name].guard
+    for vname, v in _spec.d3dukmdt.INTERFACE_VERSIONS.items():
+        if v > version:
+            break
+        if guard is not None and not guard.holds(abi, v):
+            continue
+        for leaf in record_leaves(typedef_layout(name, abi, v)):
+            out.setdefault(leaf.path, vname)
+    return out

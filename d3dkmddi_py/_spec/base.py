@@ -33,6 +33,8 @@ SCALARS = {
 }
 
 POINTER_SIZE = {"x86": 4, "x64": 8, "arm64": 8}
+# The native host page size of each ABI: what "a multiple of the page size" means for sizes.
+PAGE_SIZE = {"x86": 0x1000, "x64": 0x1000, "arm64": 0x1000}
 
 HEADER = Header("d3dkmddi_base.h")
 

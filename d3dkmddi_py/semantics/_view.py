@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
-from ..layout import Leaf, record_leaves, typedef_layout
+from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
 from ..target import InterfaceVersion, Target, as_target
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
@@ -19,22 +19,6 @@ _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 def is_reserved_name(path: str) -> bool:
     """Reserved, Reserved00, Reserved15, DXGK_ALLOC_RESERVED16, but not ReservedSysMem."""
     return bool(_RESERVED_NAME.fullmatch(path.rsplit(".", 1)[-1]))
-
-
-def read_leaf(data: bytes, leaf: Leaf) -> int:
-    unit = int.from_bytes(data[leaf.offset:leaf.offset + leaf.size], "little")
-    value = (unit >> leaf.bit_offset) & ((1 << leaf.bit_width) - 1)
-    if leaf.signed and value >> (leaf.bit_width - 1):
-        value -= 1 << leaf.bit_width
-    return value
-
-
-def write_leaf(buf: bytearray, leaf: Leaf, value: int) -> None:
-    width = leaf.bit_width
-    raw = value & ((1 << width) - 1)
-    unit = int.from_bytes(buf[leaf.offset:leaf.offset + leaf.size], "little")
-    unit = (unit & ~(((1 << width) - 1) << leaf.bit_offset)) | (raw << leaf.bit_offset)
-    buf[leaf.offset:leaf.offset + leaf.size] = unit.to_bytes(leaf.size, "little")
 
 
 class View:
@@ -51,9 +35,9 @@ class View:
         self.abi, self.version, self.type_name = abi, int(version), type_name
 
     @classmethod
-    def of(cls, record_cls, data: bytes, tgt: Target) -> "View":
-        leaves = {leaf.path: leaf for leaf in record_cls._leaves_}
-        return cls(leaves, bytes(data), "", tgt.abi, int(tgt.interface_version), record_cls._c_name_)
+    def of(cls, layout, data: bytes) -> "View":
+        """The leaves of one record of a TypeLayout over its bytes."""
+        return cls(layout.by_path, bytes(data), "", layout.abi, layout.version, layout.c_name)
 
     def has(self, path: str) -> bool:
         return path in self.leaves
@@ -80,6 +64,19 @@ class View:
     def word(self) -> int:
         """The 32-bit ``Value`` of a flag union."""
         return self["Value"]
+
+    def sub_prefix(self, prefix: str) -> "View":
+        """The leaves under ``prefix`` (ending in a dot), named relative to it."""
+        leaves = {p[len(prefix):]: leaf for p, leaf in self.leaves.items() if p.startswith(prefix)}
+        return View(leaves, self.data, self.prefix + prefix, self.abi, self.version, self.type_name)
+
+    @staticmethod
+    def pick(cond, a, b):
+        return a if cond else b
+
+    @staticmethod
+    def lookup(table, index):
+        return table[index]
 
 
 @lru_cache(maxsize=None)
@@ -129,39 +126,54 @@ def class_for(tgt: Target, type_name: str):
     return getattr(tgt, type_name)
 
 
-def coerce(value, type_name: str | None, tgt=None):
-    """(class, bytes, target) for an instance, a plain int (flag words) or bytes, plus a type name."""
+def coerce_layout(value, type_name: str | None, tgt=None):
+    """(TypeLayout, bytes) for an instance, a plain int (flag words) or bytes, plus a type name.
+
+    No ctypes class is built: an int or bytes is checked against the layout alone.
+    """
+    from ..resolve import parse_target, resolve_layout
+
     if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
         own = type(value)
-        t = resolve_target(tgt, value)
-        cls = own if t is resolve_target(None, value) else class_for(t, own._c_name_)
-        if type_name is not None and class_for(t, type_name)._c_name_ != own._c_name_:
+        where = own._target_ if tgt is None else parse_target(tgt)
+        layout = resolve_layout(own._c_name_, where)
+        if type_name is not None and resolve_layout(type_name, where).c_name != layout.c_name:
             raise InvalidFieldType(own._c_name_, "(value)", value, f"an instance of {type_name}",
                                    f"is a {own._c_name_}, not a {type_name}")
         data = bytes(value)
-        if len(data) != ctypes.sizeof(cls):
+        if len(data) != layout.size:
             raise UnsupportedTarget(f"{own._c_name_} from {own._target_label_} is {len(data)} bytes; at "
-                                    f"{t.label} it is {ctypes.sizeof(cls)}: pass target=None or the bytes")
-        return cls, data, t
+                                    f"{layout.label} it is {layout.size}: pass target=None or the bytes")
+        return layout, data
     if type_name is None:
         raise InvalidFieldType("(value)", "type_name", value, "a C type name such as 'DXGK_SEGMENTFLAGS'",
                                "is a plain value: say which type it is (type_name=...)")
-    t = resolve_target(tgt)
-    cls = class_for(t, type_name)
-    size = ctypes.sizeof(cls)
+    if not isinstance(type_name, str):
+        raise InvalidFieldType("(value)", "type_name", type_name, "a C type name such as 'DXGK_SEGMENTFLAGS'",
+                               f"is a {type(type_name).__name__}")
+    layout = resolve_layout(type_name, tgt)
+    size, name = layout.size, layout.c_name
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
         if len(data) != size:
-            raise InvalidFieldValue(cls._c_name_, "(bytes)", f"{len(data)} bytes", f"exactly {size} bytes",
-                                    f"has the wrong length for {cls._c_name_} at {t.label}")
-        return cls, data, t
+            raise InvalidFieldValue(name, "(bytes)", f"{len(data)} bytes", f"exactly {size} bytes",
+                                    f"has the wrong length for {name} at {layout.label}")
+        return layout, data
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidFieldType(cls._c_name_, "(value)", value, "an int, bytes or an instance",
-                               f"is a {type(value).__name__}")
+        raise InvalidFieldType(name, "(value)", value, "an int, bytes or an instance", f"is a {type(value).__name__}")
     if not 0 <= value < 1 << (8 * size):
-        raise InvalidFieldValue(cls._c_name_, "Value", value, f"0..0x{(1 << 8 * size) - 1:X}",
-                                f"does not fit in the {size} bytes of {cls._c_name_}")
-    return cls, value.to_bytes(size, "little"), t
+        shown = value if abs(value) < 1 << 256 else f"a {value.bit_length()}-bit number"
+        raise InvalidFieldValue(name, "Value", shown, f"0..0x{(1 << 8 * size) - 1:X}",
+                                f"does not fit in the {size} bytes of {name}")
+    return layout, value.to_bytes(size, "little")
+
+
+def coerce(value, type_name: str | None, tgt=None):
+    """(class, bytes, target) for callers that hand a ctypes instance back to the user."""
+    from ..resolve import class_of
+
+    layout, data = coerce_layout(value, type_name, tgt)
+    return class_of(layout), data, as_target(layout.target)
 
 
 def word_of(value, type_names: tuple[str, ...]) -> int:

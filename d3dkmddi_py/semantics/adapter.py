@@ -7,12 +7,11 @@ from dataclasses import dataclass
 
 from ..errors import InvalidFieldType, UnsupportedTarget
 from ..target import NEWEST, InterfaceVersion, Target, parse_abi, parse_interface_version, target as make_target
+from ..layout import type_layout
 from ._rules import finding
-from ._view import View
-from .segments import SEGFLAGS_TYPE, SegmentFlag, SegmentFlagsInfo, check_segment_flags, decode_segment_flags
+from .checks import DESCRIPTOR_TYPES, check_record
+from .segments import SEGFLAGS_TYPE, SegmentFlag, SegmentFlagsInfo, decode_segment_flags
 
-DESCRIPTOR_TYPES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3", "DXGK_SEGMENTDESCRIPTOR4",
-                    "DXGK_SEGMENTDESCRIPTOR5")
 DEFAULT_SEGMENT_SIZE = 0x10000000  # 256 MB, used by Adapter.build when a segment gives no Size
 
 
@@ -165,57 +164,15 @@ def _assign(d, name: str, value):
     setattr(d, name, d._rules_[name].as_signed(value) if name in d._rules_ else value)
 
 
-# ---- rules on descriptors and adapters
-
-def check_descriptor(view: View) -> list:
-    """DXGK_SEGMENTFLAGS rules on Flags, then the descriptor's own rules."""
-    flags = view.sub("Flags", SEGFLAGS_TYPE)
-    out = check_segment_flags(flags)
-    b = flags.bit
-    banks, table = view.get("NbOfBanks"), view.get("pBankRangeTable")
-    if b("UseBanking"):
-        if banks is None:
-            out.append(finding("DESC.USEBANKING_NEEDS_BANKS", flags.where("UseBanking"), 1,
-                               f"UseBanking is set but {view.type_name} has no NbOfBanks / pBankRangeTable "
-                               f"members, so the banks cannot be described"))
-        elif banks == 0 or table == 0:
-            out.append(finding("DESC.USEBANKING_NEEDS_BANKS", view.where("NbOfBanks" if banks == 0 else
-                                                                          "pBankRangeTable"),
-                               banks if banks == 0 else table,
-                               f"UseBanking is set but NbOfBanks = {banks} and pBankRangeTable = {table:#x}; "
-                               f"both must describe the banks"))
-    elif table:
-        out.append(finding("DESC.BANKTABLE_WITHOUT_USEBANKING", view.where("pBankRangeTable"), table,
-                           f"pBankRangeTable = {table:#x} but Flags.UseBanking is not set"))
-    size = view.get("Size", 0)
-    if size % 0x1000 and not b("Agp"):
-        out.append(finding("DESC.SIZE_PAGE_MULTIPLE", view.where("Size"), size,
-                           f"Size = {size:#x} is not a multiple of 4 KB (the next multiple is "
-                           f"{-(-size // 0x1000) * 0x1000:#x})"))
-    limit = view.get("CommitLimit")
-    if limit is not None and not (b("Aperture") or b("Agp")) and limit != size:
-        out.append(finding("DESC.COMMITLIMIT_MEMORY", view.where("CommitLimit"), limit,
-                           f"CommitLimit = {limit:#x} differs from Size = {size:#x} on a memory segment"))
-    end = view.get("SystemMemoryEndAddress")
-    if end is not None and bool(end) != b("PartiallyPreservedDuringHibernate"):
-        out.append(finding("DESC.SYSMEMEND_MATCHES_PARTIAL", view.where("SystemMemoryEndAddress"), end,
-                           f"SystemMemoryEndAddress = {end:#x} but Flags.PartiallyPreservedDuringHibernate = "
-                           f"{int(b('PartiallyPreservedDuringHibernate'))}; set both or neither"))
-    reserved = view.get("Reserved") if view.type_name == "DXGK_SEGMENTDESCRIPTOR3" else None
-    if reserved:
-        out.append(finding("DESC.RESERVED_NONZERO", view.where("Reserved"), reserved,
-                           f"Reserved = {reserved:#x}; it must be 0"))
-    return out
-
+# ---- rules on adapters (the descriptor rules are in checks.py)
 
 def check_adapter(adapter: Adapter) -> list:
     out = []
     t = adapter.target
     agp = []
     for i, d in enumerate(adapter.segments):
-        view = View.of(type(d), bytes(d), t)
-        view.prefix = f"segments[{i}]."
-        out.extend(check_descriptor(view))
+        out.extend(check_record(type_layout(type(d)._c_name_, t.abi, int(t.interface_version)), bytes(d),
+                                where=f"segments[{i}]."))
         if adapter.has_flag(i + 1, SegmentFlag.Agp):
             agp.append(i + 1)
     if len(agp) > 1:

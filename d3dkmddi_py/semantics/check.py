@@ -2,32 +2,9 @@
 from __future__ import annotations
 
 from ._rules import Severity, ValidationError
-from ._view import View, coerce
-from .adapter import DESCRIPTOR_TYPES, Adapter, check_adapter, check_descriptor
-from .allocation import FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, check_alloc_flags, check_alloc_flags2, \
-    check_allocation_info
-from .preferences import BANK_TYPE, check_bank_preference, check_segment_preference
-from .segments import SEGFLAGS_TYPE, check_segment_flags
-
-
-def _checker(type_name: str):
-    if type_name == SEGFLAGS_TYPE:
-        return lambda view, adapter: check_segment_flags(view)
-    if type_name in DESCRIPTOR_TYPES:
-        return lambda view, adapter: check_descriptor(view)
-    if type_name == BANK_TYPE:
-        return lambda view, adapter: check_bank_preference(view)
-    if type_name == "D3DDDI_SEGMENTPREFERENCE":
-        return lambda view, adapter: check_segment_preference(view)
-    if type_name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE):
-        return lambda view, adapter: check_alloc_flags(view, type_name)
-    if type_name == FLAGS2_TYPE:
-        return lambda view, adapter: check_alloc_flags2(view)
-    if type_name == "DXGK_ALLOCATIONINFO":
-        return check_allocation_info
-    if type_name == "DXGK_QUERYSEGMENTIN":
-        return lambda view, adapter: check_segment_flags(view.sub("AgpFlags", SEGFLAGS_TYPE))
-    return None
+from ._view import coerce_layout
+from .adapter import Adapter, check_adapter
+from .checks import check_record
 
 
 def check(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> list:
@@ -41,11 +18,8 @@ def check(value, type_name: str | None = None, *, target=None, adapter: Adapter 
     """
     if isinstance(value, Adapter):
         return check_adapter(value)
-    cls, data, t = coerce(value, type_name, target)
-    run = _checker(cls._c_name_)
-    if run is None:
-        return []
-    return run(View.of(cls, data, t), adapter)
+    layout, data = coerce_layout(value, type_name, target)
+    return check_record(layout, data, adapter)
 
 
 def validate(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None,
@@ -59,6 +33,6 @@ def validate(value, type_name: str | None = None, *, target=None, adapter: Adapt
     if any(f.severity is Severity.ERROR for f in findings) or (strict and findings):
         if isinstance(value, Adapter):
             raise ValidationError("Adapter", f"{value.abi} {value.interface_version.name}", findings)
-        cls, _data, t = coerce(value, type_name, target)
-        raise ValidationError(cls._c_name_, t.label, findings)
+        layout, _data = coerce_layout(value, type_name, target)
+        raise ValidationError(layout.c_name, layout.label, findings)
     return value

@@ -4,11 +4,11 @@ from __future__ import annotations
 from ..layout import Leaf
 from ..target import ENUM_CLASSES, InterfaceVersion
 from ._rules import RULES
-from ._view import View, coerce, flag_names, is_reserved_name, named_bits
-from .adapter import DESCRIPTOR_TYPES, Adapter
+from ._view import View, coerce_layout, flag_names, is_reserved_name, named_bits
+from .adapter import Adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
-from .check import check
+from .checks import DESCRIPTOR_TYPES, check_record
 from .preferences import (BANK_TYPE, SEGPREF_TYPES, decode_bank_preference, decode_segment_preference,
                           describe_preferences)
 from .priority import decode_priority
@@ -227,7 +227,7 @@ def _allocinfo(m: _Meanings, view: View, adapter):
         _bankpref(m, view.sub("HintedBank", BANK_TYPE), banks_of)
     _segpref(m, view.sub("PreferredSegment", SEGPREF_TYPES[0]), adapter)
     size = view["Size"]
-    eff = effective_size(size)
+    eff = effective_size(size, view.abi)
     m.put(view, "Size", f"{_size_text(size)}" + ("" if eff == size else f"; effective {eff:#x} (rounded up to 4 KB)"))
     pitch = view["PitchAlignedSize"]
     m.put(view, "PitchAlignedSize", "0: not supported in a pitch-aligned segment" if not pitch else
@@ -279,8 +279,8 @@ def _meanings(view: View, adapter) -> dict:
 
 def field_meanings(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> dict:
     """Leaf dotted path -> short meaning, for the leaves that have one (same arguments as ``check``)."""
-    cls, data, t = coerce(value, type_name, target)
-    return _meanings(View.of(cls, data, t), adapter)
+    layout, data = coerce_layout(value, type_name, target)
+    return _meanings(View.of(layout, data), adapter)
 
 
 def _hidden(leaf: Leaf, view: View, value: int) -> bool:
@@ -299,13 +299,13 @@ def explain(value, type_name: str | None = None, *, target=None, adapter: Adapte
     """
     if isinstance(value, Adapter):
         return _explain_adapter(value)
-    cls, data, t = coerce(value, type_name, target)
-    view = View.of(cls, data, t)
+    layout, data = coerce_layout(value, type_name, target)
+    view = View.of(layout, data)
     meanings = _meanings(view, adapter)
-    findings = check(value, type_name, target=target, adapter=adapter)
-    lines = [f"{cls._c_name_} at {t.label}, {len(data)} bytes"]
-    width = max((len(leaf.path) for leaf in cls._leaves_), default=0)
-    for leaf in cls._leaves_:
+    findings = check_record(layout, data, adapter)
+    lines = [f"{layout.c_name} at {layout.label}, {len(data)} bytes"]
+    width = max((len(leaf.path) for leaf in layout.leaves), default=0)
+    for leaf in layout.leaves:
         v = view[leaf.path]
         if _hidden(leaf, view, v):
             continue
@@ -314,7 +314,7 @@ def explain(value, type_name: str | None = None, *, target=None, adapter: Adapte
             shown += f" ({v})"
         text = meanings.get(leaf.path)
         lines.append(f"  {leaf.path:<{width}} = {shown}" + (f"  {text}" if text else ""))
-    if cls._c_name_ == ALLOCINFO_TYPE:
+    if layout.c_name == ALLOCINFO_TYPE:
         lines.extend(_allocinfo_notes(view))
     lines.append(_findings_text(findings))
     return "\n".join(lines)
@@ -351,7 +351,7 @@ def _explain_adapter(adapter: Adapter) -> str:
         lines.append(f"  segment {i}: {type(d)._c_name_}, {_size_text(d.Size)}, Flags = {word:#010x} "
                      f"({describe_segment_flags(word, adapter.abi, int(adapter.interface_version))}); "
                      f"power: {p.description}")
-    lines.append(_findings_text(check(adapter)))
+    lines.append(_findings_text(check_adapter(adapter)))
     return "\n".join(lines)
 
 

@@ -10,14 +10,14 @@ import enum
 from dataclasses import dataclass
 
 from ..errors import InvalidFieldType, InvalidFieldValue
-from ._rules import finding
-from ._view import View, word_of
+from ._view import word_of
+from .checks import preference_shape
 
 BANK_TYPE = "DXGK_SEGMENTBANKPREFERENCE"
 SEGPREF_TYPES = ("D3DDDI_SEGMENTPREFERENCE", "DXGK_SEGMENTPREFERENCE")
-BANK_SLOTS, BANK_ID_BITS = 4, 7  # Bank0..3: 7-bit id + 1-bit direction
-SEG_SLOTS, SEG_ID_BITS = 5, 5  # SegmentId0..4: 5-bit id + 1-bit direction, then 2 reserved bits
-SEGPREF_RESERVED_MASK = 0xC0000000
+BANK_SLOTS, BANK_ID_BITS = preference_shape(BANK_TYPE, "Bank")  # Bank0..3: 7-bit id + 1-bit direction
+SEG_SLOTS, SEG_ID_BITS = preference_shape(SEGPREF_TYPES[0], "SegmentId")  # 5 of 5 + 1 bits, 2 reserved
+SEGPREF_RESERVED_MASK = (0xFFFFFFFF << (SEG_SLOTS * (SEG_ID_BITS + 1))) & 0xFFFFFFFF
 
 
 class BankDirection(enum.IntEnum):
@@ -164,37 +164,6 @@ def build_segment_preference(entries) -> int:
     """Pack up to 5 segment preferences (SegmentPreferenceEntry, (id, direction) or bare ids 1..31)."""
     return _build(entries, type_name=SEGPREF_TYPES[0], id_field="SegmentId", max_slots=SEG_SLOTS,
                   id_bits=SEG_ID_BITS, entry_cls=SegmentPreferenceEntry, id_attr="segment_id", what="segment")
-
-
-# ---- rules (see _rules.py for the sentences)
-
-def _after_end_findings(prefs: Preferences, view: View, rule: str, id_field: str, what: str, no_id: str) -> list:
-    """Slots after the first zero id: an id there is never used; a direction there has nothing to scan."""
-    out = []
-    for slot in prefs.after_end:
-        if slot.id:
-            out.append(finding(f"{rule}.ID_AFTER_ZERO", view.where(f"{id_field}{slot.index}"), slot.id,
-                               f"{id_field}{slot.index} = {slot.id} follows a zero {what} id, so the list has "
-                               f"already ended and this preference is never used"))
-        elif slot.direction:
-            out.append(finding(f"{rule}.DIRECTION_WITHOUT_ID", view.where(f"Direction{slot.index}"), 1,
-                               f"Direction{slot.index} = 1 but {id_field}{slot.index} = 0 ({no_id})"))
-    return out
-
-
-def check_bank_preference(view: View) -> list:
-    return _after_end_findings(decode_bank_preference(view.word()), view, "BANKPREF", "Bank", "bank",
-                               "no preference to scan")
-
-
-def check_segment_preference(view: View) -> list:
-    prefs = decode_segment_preference(view.word())
-    out = _after_end_findings(prefs, view, "SEGPREF", "SegmentId", "segment", "no segment")
-    if prefs.reserved:
-        out.append(finding("SEGPREF.RESERVED_NONZERO", view.where("Reserved"), prefs.reserved >> 30,
-                           f"Reserved = {prefs.reserved >> 30} (bits 30-31 of Value = {prefs.value:#010x}); "
-                           f"reserved bits must be 0"))
-    return out
 
 
 def describe_preferences(prefs: Preferences, what: str) -> str:

@@ -6,16 +6,15 @@ import enum
 from dataclasses import dataclass
 
 from .._spec import CONSTS
+from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ..target import InterfaceVersion
-from ._rules import finding
-from ._view import View, ever_named_bits, flag_names, named_bits, resolve_target, word_of
+from ._view import ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
 DXGK_SEGMENT_ID_INVALID = CONSTS["DXGK_SEGMENT_ID_INVALID"].value
 DXGK_SEGMENT_ID_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
 DXGK_SEGMENT_SET_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value
-PAGE_SIZE = 0x1000  # the native host page size of every supported ABI (x86, x64, arm64)
 
 
 def _one_bit_flags(c_name: str) -> dict:
@@ -157,12 +156,9 @@ def decode_segment_flags(value, *, target=None) -> SegmentFlagsInfo:
 
 
 def describe_segment_flags(word: int, abi: str, version: int) -> str:
-    names = flag_names(SEGFLAGS_TYPE, abi, version)
-    shown = [names[m] for m in sorted(names) if word & m]
-    named, reserved = named_bits(SEGFLAGS_TYPE, abi, version)
-    if word & reserved:
-        shown.append(f"reserved bits {word & reserved:#x}")
-    return " | ".join(shown) if shown else "no flags (a memory segment)"
+    from .checks import describe_flags
+
+    return describe_flags(SEGFLAGS_TYPE, word, abi, version, "no flags (a memory segment)")
 
 
 # ---- segment sets: bit n is segment id n + 1; bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY from WDDM v2
@@ -212,111 +208,3 @@ def describe_segment_set(s: SegmentSet) -> str:
     if s.system_memory:
         parts.append("(+ system memory)" if parts else "system memory only (DXGK_SEGMENT_SET_SYSTEMMEMORY)")
     return " ".join(parts) if parts else "no segments"
-
-
-# ---- rules
-
-def check_segment_flags(view: View) -> list:
-    """The DXGK_SEGMENTFLAGS rules on one flag word (``view`` over DXGK_SEGMENTFLAGS leaves)."""
-    word = view.word()
-    named, reserved = named_bits(SEGFLAGS_TYPE, view.abi, view.version)
-    ever = ever_named_bits(SEGFLAGS_TYPE, view.abi)
-    b = view.bit
-    aperture = b("Aperture") or b("Agp")
-    out = []
-
-    def add(rule_id, name, message):
-        out.append(finding(rule_id, view.where(name), view.get(name, 0), message))
-
-    if b("Agp"):
-        others = word & named & ~SegmentFlag.Agp
-        if others:
-            add("SEGFLAGS.AGP_EXCLUSIVE", "Agp",
-                f"Agp is set with {describe_segment_flags(others, view.abi, view.version)}; an AGP segment "
-                f"must set Agp alone (the adapter fails to initialize otherwise)")
-    if b("CacheCoherent") and not b("Aperture"):
-        add("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", "CacheCoherent",
-            "CacheCoherent is set but Aperture is not; cache coherency means nothing for a memory segment")
-    if b("CpuVisible") and aperture:
-        add("SEGFLAGS.CPUVISIBLE_ON_APERTURE", "CpuVisible",
-            "CpuVisible is set on an aperture segment, where it has no meaning (except for a primary without "
-            "UseAlternateVA)")
-    if b("PopulatedFromSystemMemory") and aperture:
-        add("SEGFLAGS.POPULATED_ON_APERTURE", "PopulatedFromSystemMemory",
-            "PopulatedFromSystemMemory is set on an aperture segment, where it is invalid and ignored")
-    standby, hibernate, partial = b("PreservedDuringStandby"), b("PreservedDuringHibernate"), \
-        b("PartiallyPreservedDuringHibernate")
-    if hibernate and not standby:
-        add("SEGFLAGS.HIBERNATE_NEEDS_STANDBY", "PreservedDuringHibernate",
-            "PreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)")
-    if partial and not standby:
-        add("SEGFLAGS.PARTIAL_NEEDS_STANDBY", "PartiallyPreservedDuringHibernate",
-            "PartiallyPreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)")
-    if hibernate and partial:
-        add("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", "PartiallyPreservedDuringHibernate",
-            "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set (an invalid combination)")
-    if partial and aperture:
-        add("SEGFLAGS.PARTIAL_ON_APERTURE", "PartiallyPreservedDuringHibernate",
-            "PartiallyPreservedDuringHibernate is set on an aperture segment")
-    if hibernate and aperture:
-        add("SEGFLAGS.HIBERNATE_ON_APERTURE", "PreservedDuringHibernate",
-            "PreservedDuringHibernate is set on an aperture segment; the page forbids it, yet also recommends "
-            "it for apertures whose page tables must survive power transitions")
-    if view.version < InterfaceVersion.WIN8:
-        for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate"):
-            if b(name):
-                add("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", name,
-                    f"{name} is set at {InterfaceVersion(view.version).name}; it is supported from Windows 8 "
-                    f"(WIN8) on")
-    if b("SupportsCpuHostAperture") and b("CpuVisible"):
-        add("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", "SupportsCpuHostAperture",
-            "SupportsCpuHostAperture is set together with CpuVisible")
-    if b("SupportsCachedCpuHostAperture") and not b("SupportsCpuHostAperture"):
-        add("SEGFLAGS.CACHEDHOSTAPERTURE_NEEDS_HOSTAPERTURE", "SupportsCachedCpuHostAperture",
-            "SupportsCachedCpuHostAperture is set without SupportsCpuHostAperture")
-    if b("ReservedSysMem"):
-        add("SEGFLAGS.RESERVEDSYSMEM_SET", "ReservedSysMem",
-            "ReservedSysMem is set; it is reserved for system use and a driver must not set it")
-    if b("ApplicationTarget"):
-        add("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", "ApplicationTarget",
-            "ApplicationTarget is deprecated; set LocalBudgetGroup or NonLocalBudgetGroup instead")
-    out.extend(reserved_findings(view, SEGFLAGS_TYPE, "SEGFLAGS", word, reserved, ever))
-    return out
-
-
-def reserved_findings(view: View, type_name: str, prefix: str, word: int, reserved: int, ever: int) -> list:
-    """{prefix}.UNDEFINED_AT_VERSION and {prefix}.RESERVED_NONZERO for one 32-bit flag word."""
-    out = []
-    newer = word & reserved & ever
-    if newer:
-        newest = flag_names(type_name, view.abi, int(max(InterfaceVersion)))
-        names = []
-        for bit in range(32):
-            if newer >> bit & 1:
-                names.append(f"bit {bit} ({_first_version_naming(type_name, view.abi, 1 << bit, newest)})")
-        leaf = _reserved_leaf_for(view, newer)
-        out.append(finding(f"{prefix}.UNDEFINED_AT_VERSION", view.where(leaf), newer,
-                           f"{', '.join(names)} set at {InterfaceVersion(view.version).name}, where the bit is "
-                           f"reserved; Value = {word:#010x}"))
-    stray = word & reserved & ~ever
-    if stray:
-        leaf = _reserved_leaf_for(view, stray)
-        out.append(finding(f"{prefix}.RESERVED_NONZERO", view.where(leaf), stray,
-                           f"reserved bits {stray:#010x} are set (Value = {word:#010x}); they must be 0"))
-    return out
-
-
-def _reserved_leaf_for(view: View, bits: int) -> str:
-    """The name of the reserved leaf that holds the lowest of ``bits`` (Reserved, Reserved03, ...)."""
-    low = (bits & -bits).bit_length() - 1
-    for path, leaf in view.leaves.items():
-        if leaf.bit_width < 32 and leaf.bit_offset <= low < leaf.bit_offset + leaf.bit_width:
-            return path
-    return "Value"
-
-
-def _first_version_naming(type_name: str, abi: str, mask: int, newest: dict) -> str:
-    for v in InterfaceVersion:
-        if named_bits(type_name, abi, int(v))[0] & mask:
-            return f"{flag_names(type_name, abi, int(v)).get(mask, newest.get(mask, '?'))} from {v.name}"
-    return "?"

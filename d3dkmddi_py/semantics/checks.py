@@ -1,0 +1,649 @@
+"""Every documented rule, written once over named fields, and the two runners that execute it.
+
+A rule's predicate is an expression over an accessor ``r``: ``r["Size"]``, ``r.bit("Agp")``,
+``r.pick(cond, a, b)``, ``r.lookup(table, index)``, combined with ``& | == != < >`` and
+``NOT(x)``.  The same expression is evaluated on one record (``View``: ints and bools) and on
+whole columns (``Cols``: NumPy arrays), so the record and column findings cannot drift apart.
+Messages are one template per rule, formatted only for the records that break it.
+
+The registry (``CHECKS``) is keyed by C type name; ``checks_for`` compiles a type's checks for
+one target and adapter (version gates and adapter facts become constants) and caches them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Callable
+
+from .._spec import CONSTS, ENUMS
+from .._spec.base import PAGE_SIZE
+from ..layout import TypeLayout, record_leaves, typedef_layout
+from ..target import InterfaceVersion
+from ._rules import RULES, Finding
+from ._view import View, ever_named_bits, flag_names, is_reserved_name, named_bits
+
+SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
+SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
+ALIGN_64KB = PAGE_SIZE["x64"] << dict(ENUMS["DXGK_PAGESIZE"].values)["DXGK_PAGESIZE_64KB"]
+
+
+def NOT(x):  # noqa: N802 - reads as the logical operator it is
+    """Logical not for an int, a bool or a NumPy column alike (``~`` is not: ~True is -2)."""
+    return x == 0
+
+
+@dataclass(frozen=True)
+class Check:
+    """One rule applied at one field: ``when(r)`` selects the records that break it.
+
+    ``value(r)`` is the number the finding reports (default: the field's own value);
+    ``message`` is formatted with the record's leaves by name (``{Size:#x}``) plus
+    ``params(r)``, a dict computed for the breaking record only.  ``prefix`` places the
+    check inside a larger record (``FlagsWddm2.``).
+    """
+
+    rule_id: str
+    field: str
+    when: Callable
+    message: str
+    value: Callable | None = None
+    params: Callable | None = None
+    prefix: str = ""
+
+    def under(self, prefix: str) -> "Check":
+        return replace(self, prefix=prefix + self.prefix)
+
+    @property
+    def path(self) -> str:
+        return self.prefix + self.field
+
+    def report(self, r) -> int:
+        return self.value(r) if self.value is not None else r.get(self.field, 1)
+
+    def finding(self, view: View, where: str = "") -> Finding:
+        """The finding on a record already known to break the rule."""
+        sub = view.sub_prefix(self.prefix) if self.prefix else view
+        rule = RULES[self.rule_id]
+        fields = _Fields(sub, self.params(sub) if self.params is not None else {})
+        return Finding(self.rule_id, rule.severity, where + self.path, int(self.report(sub)),
+                       self.message.format_map(fields), rule.reference)
+
+
+class _Fields(dict):
+    """Template fields: the derived params, else a leaf of the record by its name."""
+
+    def __init__(self, view: View, params: dict):
+        super().__init__(params)
+        self.view = view
+
+    def __missing__(self, key):
+        return self.view[key]
+
+
+# ---------------------------------------------------------------- flag words
+
+def _reserved(type_name: str, prefix: str, abi: str, version: int) -> list:
+    """{prefix}.UNDEFINED_AT_VERSION and {prefix}.RESERVED_NONZERO, reported at the leaf holding the
+    lowest offending bit."""
+    _named, reserved = named_bits(type_name, abi, version)
+    ever = ever_named_bits(type_name, abi)
+    leaves = [leaf for leaf in record_leaves(typedef_layout(type_name, abi, version)) if leaf.bit_width < 32]
+    out = []
+    for rule, mask, message, params in (
+            (f"{prefix}.UNDEFINED_AT_VERSION", reserved & ever,
+             "{names} set at {version}, where the bit is reserved; Value = {Value:#010x}",
+             lambda r, m=reserved & ever: {"names": _newer_names(type_name, abi, r["Value"] & m),
+                                           "version": InterfaceVersion(version).name}),
+            (f"{prefix}.RESERVED_NONZERO", reserved & ~ever & 0xFFFFFFFF,
+             "reserved bits {bits:#010x} are set (Value = {Value:#010x}); they must be 0", None)):
+        if not mask:
+            continue
+        value = (lambda r, m=mask: r["Value"] & m)
+        claimed = 0
+        for leaf in leaves:
+            leaf_mask = (((1 << leaf.bit_width) - 1) << leaf.bit_offset) & ~claimed
+            claimed |= leaf_mask
+            if not leaf_mask & mask:
+                continue
+
+            def when(r, m=mask, lm=leaf_mask):
+                bits = r["Value"] & m
+                return (bits & (~bits + 1) & lm) != 0  # the lowest set bit falls in this leaf
+
+            out.append(Check(rule, leaf.path, when, message, value,
+                             params or (lambda r, m=mask: {"bits": r["Value"] & m})))
+        if mask & ~claimed:
+            out.append(Check(rule, "Value", lambda r, m=mask, lm=mask & ~claimed: ((r["Value"] & m) & lm) != 0,
+                             message, value, params or (lambda r, m=mask: {"bits": r["Value"] & m})))
+    return out
+
+
+def _newer_names(type_name: str, abi: str, bits: int) -> str:
+    newest = flag_names(type_name, abi, int(max(InterfaceVersion)))
+    names = []
+    for bit in range(32):
+        if bits >> bit & 1:
+            names.append(f"bit {bit} ({_first_version_naming(type_name, abi, 1 << bit, newest)})")
+    return ", ".join(names)
+
+
+def _first_version_naming(type_name: str, abi: str, mask: int, newest: dict) -> str:
+    for v in InterfaceVersion:
+        if named_bits(type_name, abi, int(v))[0] & mask:
+            return f"{flag_names(type_name, abi, int(v)).get(mask, newest.get(mask, '?'))} from {v.name}"
+    return "?"
+
+
+def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str) -> str:
+    names = flag_names(type_name, abi, version)
+    shown = [names[m] for m in sorted(names) if word & m]
+    _named, reserved = named_bits(type_name, abi, version)
+    if word & reserved:
+        shown.append(f"reserved bits {word & reserved:#x}")
+    return " | ".join(shown) if shown else empty
+
+
+@lru_cache(maxsize=None)
+def _segment_flags(abi: str, version: int) -> tuple:
+    t = "DXGK_SEGMENTFLAGS"
+    named, _reserved_bits = named_bits(t, abi, version)
+    agp = next(m for m, n in flag_names(t, abi, version).items() if n == "Agp")
+    others = named & ~agp
+
+    def aperture(r):
+        return r.bit("Aperture") | r.bit("Agp")
+
+    def standby(r):
+        return r.bit("PreservedDuringStandby")
+
+    def hibernate(r):
+        return r.bit("PreservedDuringHibernate")
+
+    def partial(r):
+        return r.bit("PartiallyPreservedDuringHibernate")
+
+    out = [
+        Check("SEGFLAGS.AGP_EXCLUSIVE", "Agp", lambda r: r.bit("Agp") & ((r["Value"] & others) != 0),
+              "Agp is set with {others}; an AGP segment must set Agp alone (the adapter fails to initialize "
+              "otherwise)",
+              params=lambda r: {"others": describe_flags(t, r["Value"] & others, abi, version, "")}),
+        Check("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", "CacheCoherent",
+              lambda r: r.bit("CacheCoherent") & NOT(r.bit("Aperture")),
+              "CacheCoherent is set but Aperture is not; cache coherency means nothing for a memory segment"),
+        Check("SEGFLAGS.CPUVISIBLE_ON_APERTURE", "CpuVisible", lambda r: r.bit("CpuVisible") & aperture(r),
+              "CpuVisible is set on an aperture segment, where it has no meaning (except for a primary without "
+              "UseAlternateVA)"),
+        Check("SEGFLAGS.POPULATED_ON_APERTURE", "PopulatedFromSystemMemory",
+              lambda r: r.bit("PopulatedFromSystemMemory") & aperture(r),
+              "PopulatedFromSystemMemory is set on an aperture segment, where it is invalid and ignored"),
+        Check("SEGFLAGS.HIBERNATE_NEEDS_STANDBY", "PreservedDuringHibernate",
+              lambda r: hibernate(r) & NOT(standby(r)),
+              "PreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)"),
+        Check("SEGFLAGS.PARTIAL_NEEDS_STANDBY", "PartiallyPreservedDuringHibernate",
+              lambda r: partial(r) & NOT(standby(r)),
+              "PartiallyPreservedDuringHibernate is set without PreservedDuringStandby (an invalid combination)"),
+        Check("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", "PartiallyPreservedDuringHibernate",
+              lambda r: hibernate(r) & partial(r),
+              "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set (an invalid "
+              "combination)"),
+        Check("SEGFLAGS.PARTIAL_ON_APERTURE", "PartiallyPreservedDuringHibernate",
+              lambda r: partial(r) & aperture(r),
+              "PartiallyPreservedDuringHibernate is set on an aperture segment"),
+        Check("SEGFLAGS.HIBERNATE_ON_APERTURE", "PreservedDuringHibernate", lambda r: hibernate(r) & aperture(r),
+              "PreservedDuringHibernate is set on an aperture segment; the page forbids it, yet also recommends "
+              "it for apertures whose page tables must survive power transitions"),
+    ]
+    if version < InterfaceVersion.WIN8:
+        for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate"):
+            out.append(Check("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", name, lambda r, n=name: r.bit(n),
+                             f"{name} is set at {InterfaceVersion(version).name}; it is supported from Windows 8 "
+                             f"(WIN8) on"))
+    out += [
+        Check("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", "SupportsCpuHostAperture",
+              lambda r: r.bit("SupportsCpuHostAperture") & r.bit("CpuVisible"),
+              "SupportsCpuHostAperture is set together with CpuVisible"),
+        Check("SEGFLAGS.CACHEDHOSTAPERTURE_NEEDS_HOSTAPERTURE", "SupportsCachedCpuHostAperture",
+              lambda r: r.bit("SupportsCachedCpuHostAperture") & NOT(r.bit("SupportsCpuHostAperture")),
+              "SupportsCachedCpuHostAperture is set without SupportsCpuHostAperture"),
+        Check("SEGFLAGS.RESERVEDSYSMEM_SET", "ReservedSysMem", lambda r: r.bit("ReservedSysMem"),
+              "ReservedSysMem is set; it is reserved for system use and a driver must not set it"),
+        Check("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", "ApplicationTarget", lambda r: r.bit("ApplicationTarget"),
+              "ApplicationTarget is deprecated; set LocalBudgetGroup or NonLocalBudgetGroup instead"),
+    ]
+    # a flag that does not exist at this version never fires (r.bit gives False), so drop its check
+    present = {leaf.path for leaf in record_leaves(typedef_layout(t, abi, version))}
+    out = [c for c in out if c.field in present]
+    return tuple(out + _reserved(t, "SEGFLAGS", abi, version))
+
+
+@lru_cache(maxsize=None)
+def _alloc_flags(type_name: str, abi: str, version: int) -> tuple:
+    def without(flag, needed, rule):
+        return Check(rule, flag, lambda r: r.bit(flag) & NOT(r.bit(needed)), f"{flag} is set without {needed}")
+
+    backing = ("PermanentSysMem", "Protected", "ExistingSysMem", "ExistingKernelSysMem")
+
+    def exclusive(name, rule):
+        def others(r):
+            hit = False
+            for other in backing:
+                if other != name:
+                    hit = hit | r.bit(other)
+            return hit
+
+        return Check(rule, name, lambda r: r.bit(name) & others(r), f"{name} is set together with {{others}}",
+                     params=lambda r: {"others": ", ".join(o for o in backing if o != name and r.bit(o))})
+
+    out = [
+        without("PermanentSysMem", "CpuVisible", "ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE"),
+        without("Cached", "CpuVisible", "ALLOCFLAGS.CACHED_NEEDS_CPUVISIBLE"),
+        exclusive("Protected", "ALLOCFLAGS.PROTECTED_EXCLUSIVE"),
+        exclusive("ExistingSysMem", "ALLOCFLAGS.EXISTINGSYSMEM_EXCLUSIVE"),
+        exclusive("ExistingKernelSysMem", "ALLOCFLAGS.EXISTINGKERNELSYSMEM_EXCLUSIVE"),
+        without("HistoryBuffer", "CpuVisible", "ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE"),
+        without("ExplicitResidencyNotification", "AccessedPhysically",
+                "ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY"),
+    ]
+    present = {leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))}
+    out = [c for c in out if c.field in present]
+    return tuple(out + _reserved(type_name, "ALLOCFLAGS", abi, version))
+
+
+@lru_cache(maxsize=None)
+def _alloc_flags2(abi: str, version: int) -> tuple:
+    return tuple(_reserved("DXGK_ALLOCATIONINFOFLAGS2", "ALLOCFLAGS2", abi, version))
+
+
+# ---------------------------------------------------------------- preference lists
+
+def _preference(kind: str, id_name: str, slots: int, what: str, no_id: str) -> list:
+    """Slots after the first zero id: an id there is never used; a direction there scans nothing."""
+    out = []
+    for i in range(slots):
+        def ended(r, i=i):
+            done = False
+            for j in range(i + 1):
+                done = done | (r[f"{id_name}{j}"] == 0)
+            return done
+
+        ident, direction = f"{id_name}{i}", f"Direction{i}"
+        out.append(Check(f"{kind}.ID_AFTER_ZERO", ident, lambda r, i=ident, e=ended: e(r) & (r[i] != 0),
+                         f"{ident} = {{{ident}}} follows a zero {what} id, so the list has already ended and this "
+                         f"preference is never used"))
+        out.append(Check(f"{kind}.DIRECTION_WITHOUT_ID", direction,
+                         lambda r, i=ident, d=direction, e=ended: e(r) & (r[i] == 0) & (r[d] != 0),
+                         f"{direction} = 1 but {ident} = 0 ({no_id})", value=lambda r: 1))
+    return out
+
+
+def preference_shape(type_name: str, id_name: str) -> tuple:
+    """(slots, id bits) of a preference word, from its layout: Bank0..3 of 7 bits, SegmentId0..4 of 5."""
+    ids = [leaf for leaf in record_leaves(typedef_layout(type_name, "x64", int(max(InterfaceVersion))))
+           if leaf.path.rsplit(".", 1)[-1].rstrip("0123456789") == id_name]
+    return len(ids), ids[0].bit_width
+
+
+@lru_cache(maxsize=None)
+def _bank_preference() -> tuple:
+    slots, _bits = preference_shape("DXGK_SEGMENTBANKPREFERENCE", "Bank")
+    return tuple(_preference("BANKPREF", "Bank", slots, "bank", "no preference to scan"))
+
+
+@lru_cache(maxsize=None)
+def _segment_preference() -> tuple:
+    slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
+    return tuple(_preference("SEGPREF", "SegmentId", slots, "segment", "no segment")) + (
+        Check("SEGPREF.RESERVED_NONZERO", "Reserved", lambda r: r["Reserved"] != 0,
+              "Reserved = {Reserved} (bits 30-31 of Value = {Value:#010x}); reserved bits must be 0"),)
+
+
+# ---------------------------------------------------------------- segment descriptors
+
+@lru_cache(maxsize=None)
+def _descriptor(type_name: str, abi: str, version: int) -> tuple:
+    present = {leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))}
+    out = [c.under("Flags.") for c in _segment_flags(abi, version)]
+
+    def use_banking(r):
+        return r.bit("Flags.UseBanking")
+
+    if "NbOfBanks" not in present:
+        out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "Flags.UseBanking", use_banking,
+                         f"UseBanking is set but {type_name} has no NbOfBanks / pBankRangeTable members, so the "
+                         f"banks cannot be described", value=lambda r: 1))
+    else:
+        banks_message = ("UseBanking is set but NbOfBanks = {NbOfBanks} and pBankRangeTable = "
+                         "{pBankRangeTable:#x}; both must describe the banks")
+        out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "NbOfBanks",
+                         lambda r: use_banking(r) & (r["NbOfBanks"] == 0), banks_message))
+        out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "pBankRangeTable",
+                         lambda r: use_banking(r) & (r["NbOfBanks"] != 0) & (r["pBankRangeTable"] == 0),
+                         banks_message))
+        out.append(Check("DESC.BANKTABLE_WITHOUT_USEBANKING", "pBankRangeTable",
+                         lambda r: NOT(use_banking(r)) & (r["pBankRangeTable"] != 0),
+                         "pBankRangeTable = {pBankRangeTable:#x} but Flags.UseBanking is not set"))
+    page = PAGE_SIZE[abi]
+    out.append(Check("DESC.SIZE_PAGE_MULTIPLE", "Size",
+                     lambda r: ((r["Size"] & (page - 1)) != 0) & NOT(r.bit("Flags.Agp")),
+                     f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB (the next multiple is {{next:#x}})",
+                     params=lambda r: {"next": -(-r["Size"] // page) * page}))
+    if "CommitLimit" in present:
+        out.append(Check("DESC.COMMITLIMIT_MEMORY", "CommitLimit",
+                         lambda r: NOT(r.bit("Flags.Aperture") | r.bit("Flags.Agp")) & (r["CommitLimit"] != r["Size"]),
+                         "CommitLimit = {CommitLimit:#x} differs from Size = {Size:#x} on a memory segment"))
+    if "SystemMemoryEndAddress" in present:
+        out.append(Check("DESC.SYSMEMEND_MATCHES_PARTIAL", "SystemMemoryEndAddress",
+                         lambda r: (r["SystemMemoryEndAddress"] != 0) != r.bit("Flags.PartiallyPreservedDuringHibernate"),
+                         "SystemMemoryEndAddress = {SystemMemoryEndAddress:#x} but "
+                         "Flags.PartiallyPreservedDuringHibernate = {partial}; set both or neither",
+                         params=lambda r: {"partial": int(r.bit("Flags.PartiallyPreservedDuringHibernate"))}))
+    if type_name == "DXGK_SEGMENTDESCRIPTOR3":
+        out.append(Check("DESC.RESERVED_NONZERO", "Reserved", lambda r: r["Reserved"] != 0,
+                         "Reserved = {Reserved:#x}; it must be 0"))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- the allocation info
+
+def flags_member(version: int) -> tuple:
+    """(member, type) of the flag view in force: FlagsWddm2 from WDDM2_0, Flags before."""
+    if int(version) >= InterfaceVersion.WDDM2_0:
+        return "FlagsWddm2", "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"
+    return "Flags", "DXGK_ALLOCATIONINFOFLAGS"
+
+
+def _set_mask(ids) -> int:
+    return sum(1 << (i - 1) for i in ids)
+
+
+@dataclass(frozen=True)
+class AdapterFacts:
+    """What the allocation rules need of an adapter, as set masks and per-id tables."""
+
+    count: int
+    not_aperture: int  # set mask of existing segments that are not apertures
+    pitched: int
+    big_pages: int
+    banking: tuple  # id 0..31 -> the segment uses banking
+    banks: tuple  # id 0..31 -> NbOfBanks (0 when unknown or not banked)
+
+
+def adapter_facts(adapter) -> AdapterFacts:
+    from .segments import SegmentFlag
+
+    ids = range(1, adapter.segment_count + 1)
+    top = min(adapter.segment_count, 32)
+    banking = tuple(0 < i <= top and adapter.has_flag(i, SegmentFlag.UseBanking) for i in range(32))
+    return AdapterFacts(
+        adapter.segment_count,
+        _set_mask(i for i in ids if i <= 32 and not adapter.is_aperture(i)),
+        _set_mask(i for i in ids if i <= 32 and adapter.has_flag(i, SegmentFlag.PitchAlignment)),
+        _set_mask(i for i in ids if i <= 32 and adapter.has_flag(i, SegmentFlag.Use64KBPages)),
+        banking,
+        tuple((adapter.nb_of_banks(i) or 0) if banking[i] else 0 for i in range(32)),
+    )
+
+
+def _ids_text(mask: int) -> str:
+    return ", ".join(str(n + 1) for n in range(32) if mask >> n & 1)
+
+
+@lru_cache(maxsize=None)
+def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tuple:
+    wddm2 = version >= InterfaceVersion.WDDM2_0
+    member, ftype = flags_member(version)
+    present = {leaf.path for leaf in record_leaves(typedef_layout("DXGK_ALLOCATIONINFO", abi, version))}
+    out = [c.under(member + ".") for c in _alloc_flags(ftype, abi, version)]
+    if "Flags2.Value" in present:
+        out += [c.under("Flags2.") for c in _alloc_flags2(abi, version)]
+    out += [c.under("HintedBank.") for c in _bank_preference()]
+    out += [c.under("PreferredSegment.") for c in _segment_preference()]
+
+    def effective(r):
+        return r["SupportedWriteSegmentSet"] if wddm2 else r["SupportedReadSegmentSet"] | r["SupportedWriteSegmentSet"]
+
+    def system(r):
+        return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
+
+    source = "SupportedWriteSegmentSet" if wddm2 else "SupportedReadSegmentSet | SupportedWriteSegmentSet"
+    note = ("from WDDM2_0 the video memory manager ignores SupportedReadSegmentSet"
+            + (" (that word may be MmuSet)" if version >= InterfaceVersion.WDDM3_2 else "")) if wddm2 \
+        else "before WDDM2_0 preferences may name segments of either set"
+    page = PAGE_SIZE[abi]
+    out += [
+        Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
+              "AllocationPriority = 0; use D3DDDI_ALLOCATIONPRIORITY_NORMAL when priority does not matter to the "
+              "driver", value=lambda r: 0),
+        Check("ALLOCINFO.PITCHALIGNEDSIZE_LT_SIZE", "PitchAlignedSize",
+              lambda r: (r["PitchAlignedSize"] != 0) & (r["PitchAlignedSize"] < r["Size"]),
+              "PitchAlignedSize = {PitchAlignedSize:#x} is smaller than Size = {Size:#x}"),
+        Check("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", "Size", lambda r: (r["Size"] & (page - 1)) != 0,
+              f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB; the effective size is {{effective:#x}}",
+              params=lambda r: {"effective": -(-r["Size"] // page) * page}),
+    ]
+    slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
+    for i in range(slots):
+        path = f"PreferredSegment.SegmentId{i}"
+
+        def unsupported(r, i=i, path=path):
+            live = True
+            for j in range(i + 1):
+                live = live & (r[f"PreferredSegment.SegmentId{j}"] != 0)
+            ident = r[path]
+            bit = (effective(r) >> r.pick(live, ident - 1, 0)) & 1
+            return live & (bit == 0) & NOT((ident == SYSTEM_MEMORY_ID) & system(r))
+
+        out.append(Check("ALLOCINFO.PREFERRED_NOT_SUPPORTED", path, unsupported,
+                         f"preferred segment {{id}} is not in {source} = {{set:#x}} ({{segments}}); {note}",
+                         params=lambda r, path=path: {"id": r[path], "set": effective(r),
+                                                      "segments": _set_text(effective(r), wddm2)}))
+    if InterfaceVersion.WDDM2_0 <= version < InterfaceVersion.WDDM3_2:
+        out.append(Check("ALLOCINFO.READ_SET_IGNORED", "SupportedReadSegmentSet",
+                         lambda r: (r["SupportedReadSegmentSet"] != 0)
+                         & (r["SupportedReadSegmentSet"] != r["SupportedWriteSegmentSet"]),
+                         "SupportedReadSegmentSet = {SupportedReadSegmentSet:#x} differs from "
+                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM2_0 only the write "
+                         "set is used"))
+    if facts is not None:
+        out += _against_adapter(facts, wddm2, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
+    return tuple(out)
+
+
+def _set_text(mask: int, wddm2: bool) -> str:
+    from .segments import describe_segment_set, segment_set
+
+    return describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
+
+
+def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source: str, share: bool) -> list:
+    count = facts.count
+    top = 31 if wddm2 else 32  # set bits that name segment ids (bit 31 is system memory from WDDM2_0)
+    unknown = _set_mask(range(count + 1, top + 1))
+    out = []
+    for name in (["SupportedWriteSegmentSet"] if wddm2 else ["SupportedReadSegmentSet", "SupportedWriteSegmentSet"]) \
+            + ["EvictionSegmentSet"]:
+        out.append(Check("ALLOCINFO.SET_UNKNOWN_SEGMENT", name, lambda r, n=name: (r[n] & unknown) != 0,
+                         f"{name} = {{{name}:#x}} names segment(s) {{unknown}} but the adapter has {count} segment(s)",
+                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown)}))
+    not_aperture = facts.not_aperture & _set_mask(range(1, top + 1))
+
+    def eviction_bad(r):
+        bad = (r["EvictionSegmentSet"] & not_aperture) != 0
+        return (bad | ((r["EvictionSegmentSet"] >> SYSTEM_MEMORY_BIT) != 0)) if wddm2 else bad
+
+    def eviction_what(r):
+        parts = [f"segment {i}" for i in _ids_text(r["EvictionSegmentSet"] & not_aperture).split(", ") if i]
+        if wddm2 and r["EvictionSegmentSet"] >> SYSTEM_MEMORY_BIT:
+            parts.append("system memory")
+        return {"what": ", ".join(parts)}
+
+    out.append(Check("ALLOCINFO.EVICTION_APERTURE_ONLY", "EvictionSegmentSet", eviction_bad,
+                     "EvictionSegmentSet = {EvictionSegmentSet:#x} names {what}, which is not an aperture segment",
+                     params=eviction_what))
+    pitched = facts.pitched & _set_mask(range(1, top + 1))
+    out.append(Check("ALLOCINFO.EVICTION_PITCHALIGNED", "EvictionSegmentSet",
+                     lambda r: (r["EvictionSegmentSet"] & pitched) != 0,
+                     "EvictionSegmentSet names pitch-aligned segment(s) {pitched}",
+                     params=lambda r: {"pitched": _ids_text(r["EvictionSegmentSet"] & pitched)}))
+    if wddm2:
+        big = facts.big_pages & _set_mask(range(1, top + 1))
+        out.append(Check("ALLOCINFO.ALIGNMENT_64KB", "Alignment",
+                         lambda r: ((effective(r) & big) != 0) & ((r["Alignment"] & (ALIGN_64KB - 1)) != 0),
+                         f"Alignment = {{Alignment:#x}} is not a multiple of {ALIGN_64KB // 1024} KB, but the "
+                         f"allocation can use segment(s) {{big}} with Use64KBPages",
+                         params=lambda r: {"big": _ids_text(effective(r) & big)}))
+    out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", "PitchAlignedSize",
+                     lambda r: (r["PitchAlignedSize"] != 0) & ((effective(r) & pitched) == 0),
+                     f"PitchAlignedSize = {{PitchAlignedSize:#x}} but no segment of {source} is pitch aligned"))
+    out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", "PitchAlignedSize",
+                     lambda r: (r["PitchAlignedSize"] == 0) & ((effective(r) & pitched) != 0),
+                     "PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {pitched}",
+                     value=lambda r: 0, params=lambda r: {"pitched": _ids_text(effective(r) & pitched)}))
+
+    def uses_banks(r):
+        return r.lookup(facts.banking, r["PreferredSegment.SegmentId0"])
+
+    def why(r):
+        first = r["PreferredSegment.SegmentId0"]
+        return {"why": "PreferredSegment.SegmentId0 = 0" if first == 0 else
+                f"segment {first} does not exist" if first > count else
+                f"segment {first} (PreferredSegment.SegmentId0) does not use banking",
+                "hinted": r["HintedBank.Value"]}
+
+    out.append(Check("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", "HintedBank.Value",
+                     lambda r: (r["HintedBank.Value"] != 0) & NOT(uses_banks(r)),
+                     "HintedBank = {hinted:#x} means nothing: {why}", params=why))
+    slots, _bits = preference_shape("DXGK_SEGMENTBANKPREFERENCE", "Bank")
+    for i in range(slots):
+        def out_of_range(r, i=i):
+            limit = r.lookup(facts.banks, r["PreferredSegment.SegmentId0"])
+            live = (r["HintedBank.Value"] != 0) & uses_banks(r) & (limit != 0)
+            for j in range(i + 1):
+                live = live & (r[f"HintedBank.Bank{j}"] != 0)
+            return live & (r[f"HintedBank.Bank{i}"] > limit)
+
+        out.append(Check("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", f"HintedBank.Bank{i}", out_of_range,
+                         "bank {bank} does not exist: segment {first} has {banks} bank(s), numbered from 1",
+                         params=lambda r, i=i: {"bank": r[f"HintedBank.Bank{i}"],
+                                                "first": r["PreferredSegment.SegmentId0"],
+                                                "banks": facts.banks[r["PreferredSegment.SegmentId0"]]}))
+    if share:
+        def share_what(r):
+            bad = [f"segment {i}" for i in _ids_text(effective(r) & not_aperture).split(", ") if i]
+            if wddm2 and effective(r) >> SYSTEM_MEMORY_BIT:
+                bad.append("system memory")
+            return {"bad": ", ".join(bad)}
+
+        out.append(Check("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", "Flags2.ShareBackingStoreWithKmd",
+                         lambda r: r.bit("Flags2.ShareBackingStoreWithKmd")
+                         & (((effective(r) & not_aperture) != 0) | system(r)),
+                         f"ShareBackingStoreWithKmd is set but {source} names {{bad}}, which is not an aperture "
+                         f"segment", value=lambda r: 1, params=share_what))
+    return out
+
+
+# ---------------------------------------------------------------- the registry
+
+DESCRIPTOR_TYPES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3", "DXGK_SEGMENTDESCRIPTOR4",
+                    "DXGK_SEGMENTDESCRIPTOR5")
+
+# C type name -> (abi, version, adapter facts) -> its checks
+CHECKS: dict = {
+    "DXGK_SEGMENTFLAGS": lambda abi, version, facts: _segment_flags(abi, version),
+    "DXGK_SEGMENTBANKPREFERENCE": lambda abi, version, facts: _bank_preference(),
+    "D3DDDI_SEGMENTPREFERENCE": lambda abi, version, facts: _segment_preference(),
+    "DXGK_ALLOCATIONINFOFLAGS": lambda abi, version, facts: _alloc_flags("DXGK_ALLOCATIONINFOFLAGS", abi, version),
+    "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0":
+        lambda abi, version, facts: _alloc_flags("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", abi, version),
+    "DXGK_ALLOCATIONINFOFLAGS2": lambda abi, version, facts: _alloc_flags2(abi, version),
+    "DXGK_ALLOCATIONINFO": lambda abi, version, facts: _allocation_info(abi, version, facts),
+    "DXGK_QUERYSEGMENTIN": lambda abi, version, facts: tuple(c.under("AgpFlags.") for c in _segment_flags(abi, version)),
+    **{name: (lambda abi, version, facts, n=name: _descriptor(n, abi, version)) for name in DESCRIPTOR_TYPES},
+}
+
+
+def checks_for(layout: TypeLayout, adapter=None) -> tuple:
+    """The checks of one type at its target; ``adapter`` adds the allocation rules that need segments."""
+    build = CHECKS.get(layout.c_name)
+    if build is None:
+        return ()
+    facts = None
+    if adapter is not None and layout.c_name == "DXGK_ALLOCATIONINFO":
+        _same_target(adapter, layout)
+        facts = adapter_facts(adapter)
+    return build(layout.abi, layout.version, facts)
+
+
+def _same_target(adapter, layout: TypeLayout) -> None:
+    from ..errors import UnsupportedTarget
+
+    if adapter.abi != layout.abi or int(adapter.interface_version) != layout.version:
+        raise UnsupportedTarget(f"the adapter is {adapter.abi} {adapter.interface_version.name} but the "
+                                f"{layout.c_name} is {layout.label}; check them at the same target")
+
+
+def check_record(layout: TypeLayout, data, adapter=None, where: str = "") -> list:
+    """Every finding of one record's bytes: the scalar runner."""
+    view = View(layout.by_path, data, "", layout.abi, layout.version, layout.c_name)
+    return [c.finding(view, where) for c in checks_for(layout, adapter) if _holds(c, view)]
+
+
+def _holds(check: Check, view: View) -> bool:
+    return bool(check.when(view.sub_prefix(check.prefix) if check.prefix else view))
+
+
+class Cols:
+    """The column accessor: the same names as View, one NumPy array per leaf."""
+
+    __slots__ = ("np", "columns", "prefix", "count")
+
+    def __init__(self, np, columns, prefix: str = ""):
+        self.np, self.columns, self.prefix, self.count = np, columns, prefix, columns.count
+
+    def sub_prefix(self, prefix: str) -> "Cols":
+        return Cols(self.np, self.columns, self.prefix + prefix)
+
+    def __getitem__(self, path: str):
+        return self.columns[self.prefix + path]
+
+    def get(self, path: str, default=0):
+        key = self.prefix + path
+        return self.columns[key] if key in self.columns else default
+
+    def bit(self, path: str):
+        key = self.prefix + path
+        if key not in self.columns:
+            return self.np.zeros(self.count, dtype=bool)
+        return self.columns[key] != 0
+
+    def pick(self, cond, a, b):
+        return self.np.where(cond, a, b)
+
+    def lookup(self, table, index):
+        return self.np.asarray(table)[index]
+
+
+def column_hits(layout: TypeLayout, columns, np, adapter=None):
+    """(check, record rows, values) for every check that some row breaks: the column runner."""
+    cols = Cols(np, columns)
+    for c in checks_for(layout, adapter):
+        acc = cols.sub_prefix(c.prefix) if c.prefix else cols
+        hit = c.when(acc)
+        if np.ndim(hit) == 0:  # a predicate that reads no column
+            hit = np.full(cols.count, bool(hit))
+        rows = np.flatnonzero(hit)
+        if rows.size:
+            value = c.report(acc)
+            values = (np.full(rows.size, int(value), dtype=np.uint64) if np.ndim(value) == 0
+                      else np.asarray(value)[rows])
+            yield c, rows, values
+
+
+def message_of(check: Check, layout: TypeLayout, record: bytes) -> str:
+    """A column finding's message, from the record's bytes (only for the rows that are printed)."""
+    view = View(layout.by_path, record, "", layout.abi, layout.version, layout.c_name)
+    return check.finding(view).message
+
+
+def is_reserved(path: str) -> bool:
+    return is_reserved_name(path)
