@@ -15,7 +15,8 @@ from .layout import typedef_layout
 
 ABIS = ("x86", "x64", "arm64")
 
-InterfaceVersion = enum.IntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()))
+InterfaceVersion = enum.IntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()), module=__name__,
+                                qualname="InterfaceVersion")
 InterfaceVersion.__doc__ = "The official DXGKDDI_INTERFACE_VERSION values (d3dukmdt.h)."
 NEWEST = InterfaceVersion[NEWEST_VERSION]
 
@@ -88,6 +89,7 @@ class Target:
     def __init__(self, abi: str, version: InterfaceVersion, force_padding: bool = False):
         self.abi = abi
         self.interface_version = version
+        self.force_padding = force_padding
         self.label = f"{abi} {version.name} (0x{version.value:X})"
         builder = Builder(abi, int(version), self.label, _absent_members(abi, int(version)), force_padding)
         self._types = {}
@@ -125,6 +127,11 @@ class Target:
 
     def __repr__(self):
         return f"<d3dkmddi_py target {self.label}: {len(self._types)} types>"
+
+    def __reduce__(self):  # pickle and copy give the cached target back, not a second set of classes
+        if self.force_padding:
+            return Target, (self.abi, self.interface_version, True)
+        return target, (self.abi, self.interface_version)
 
 
 def _missing_type_message(name: str, label: str) -> str:

@@ -231,3 +231,10 @@ def test_a_member_of_another_target_is_refused_naming_both():
     with pytest.raises(InvalidFieldValue, match=r"another Target object for x86 WDDM2_0 .*target\(\) returns the "
                                                 r"shared ones"):
         info.Flags = kmd.Target("x86", kmd.InterfaceVersion.WDDM2_0).DXGK_ALLOCATIONINFOFLAGS()
+
+
+def test_a_target_comes_back_as_the_cached_target():
+    t = kmd.target("arm64", "WDDM2_0")
+    for way in WAYS:
+        assert through(way, t) is t, way
+    assert through("pickle5", [t, t.DXGK_ALLOCATIONINFO]) == [t, t.DXGK_ALLOCATIONINFO]
