@@ -3,6 +3,7 @@ native x86-64, and i386 with and without -mms-bitfields, with static asserts of 
 size and non-bitfield offset of that target's classes."""
 from __future__ import annotations
 
+import ast
 import ctypes
 import pathlib
 import shutil
@@ -36,6 +37,30 @@ def stale_files(headers: dict, stub: str, include=HEADERS, repo=REPO) -> list:
 def test_checked_in_headers_and_stub_are_fresh():
     stale = stale_files(render_headers(), render_stub())
     assert not stale, f"stale: {', '.join(stale)}: run python tools/gen_headers.py"
+
+
+def test_stub_binds_every_public_name_with_the_fields_of_its_class():
+    tree = ast.parse(render_stub())
+    bound, classes = set(), {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            bound |= {a.asname for a in node.names}
+        elif isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+            classes[node.name] = [n.target.id for n in node.body if isinstance(n, ast.AnnAssign)]
+        elif isinstance(node, (ast.AnnAssign, ast.Assign)):
+            bound |= {t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target])}
+        elif isinstance(node, ast.FunctionDef):
+            bound.add(node.name)
+    assert set(kmd.__all__) <= bound, sorted(set(kmd.__all__) - bound)
+    # a C field (flattened through anonymous members) is an attribute of the class; DXGK_SEGMENTFLAGS'
+    # bitfields and Value sit in an anonymous union, so they are the case to get right
+    assert classes["DXGK_SEGMENTFLAGS"][:3] == ["Aperture", "Agp", "CpuVisible"]
+    assert classes["DXGK_SEGMENTFLAGS"][-1] == "Value"
+    for name, fields in classes.items():
+        if name in TYPEDEFS:
+            want = [n for n in getattr(kmd, name)._rules_ if not n.startswith("_")]
+            assert fields == want, name
 
 
 def _asserts(abi, version) -> str:
