@@ -43,7 +43,7 @@ class FieldRule:
             elif self.lo < 0 and self.hi < number < 1 << self.bits:
                 # The unsigned spelling C code uses for a signed field (0xFFFFFFFE00000000 for an address).
                 signed = _hex(number - (1 << self.bits))
-                hint = f"is out of range: {self.c_type} is signed {self.bits}-bit; 0x{number:X} is {signed} as {self.c_type}"
+                hint = f"does not fit: {self.c_type} is signed {self.bits}-bit; 0x{number:X} is {signed} as {self.c_type}"
                 fix = f"assign {signed}" + (" (or use .LowPart/.HighPart)" if self.halves else "")
             else:
                 hint = f"does not fit in {self.bits} bits"

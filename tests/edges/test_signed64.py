@@ -17,16 +17,16 @@ def test_the_unsigned_spelling_is_refused_with_its_signed_value():
         address.QuadPart = 0xFFFFFFFE00000000
     message = str(caught.value)
     assert "LARGE_INTEGER.QuadPart" in message
-    assert ("is out of range: LONGLONG is signed 64-bit; 0xFFFFFFFE00000000 is -0x200000000 as LONGLONG" in message)
+    assert ("does not fit: LONGLONG is signed 64-bit; 0xFFFFFFFE00000000 is -0x200000000 as LONGLONG" in message)
     assert message.endswith("; assign -0x200000000 (or use .LowPart/.HighPart)")
-    assert "does not fit" not in message and bytes(address) == bytes(8)  # nothing was written
+    assert "in 64 bits" not in message and bytes(address) == bytes(8)  # nothing was written
     address.QuadPart = -0x200000000
     assert (address.LowPart, address.HighPart) == (0, -2)
 
 
 def test_a_signed_field_without_halves_gets_the_same_explanation():
     address = kmd.PHYSICAL_ADDRESS()
-    with pytest.raises(InvalidFieldValue, match=r"HighPart = 4294967295 is out of range: LONG is signed 32-bit; "
+    with pytest.raises(InvalidFieldValue, match=r"HighPart = 4294967295 does not fit: LONG is signed 32-bit; "
                                                 r"0xFFFFFFFF is -0x1 as LONG .*; assign -0x1$"):
         address.HighPart = 0xFFFFFFFF
     with pytest.raises(InvalidFieldValue, match=r"QuadPart = 18446744073709551616 does not fit in 64 bits"):
