@@ -45,6 +45,15 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
 
+    def abandon(self) -> None:
+        """End a drawn bar's line after a failure, so the error (or "interrupted") gets a line of its own."""
+        if self.shown:
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except (OSError, ValueError):  # the bar's own stream may be what failed
+                pass
+
 
 def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "",
                   inputs=()) -> int:
@@ -56,10 +65,15 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
     not be (see ``outfile.check_output``).
     """
     fmt = _check_format(fmt)
-    if isinstance(out, (str, bytes, os.PathLike)):
-        with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
-            return _write(chunks, f, fmt, progress)
-    return _write(chunks, out, fmt, progress)
+    try:
+        if isinstance(out, (str, bytes, os.PathLike)):
+            with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
+                return _write(chunks, f, fmt, progress)
+        return _write(chunks, out, fmt, progress)
+    except BaseException:
+        if progress is not None:
+            progress.abandon()
+        raise
 
 
 def _check_format(fmt: str) -> str:

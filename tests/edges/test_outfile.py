@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py.bulk import decode_array, write_records
+from d3dkmddi_py.bulk import columns as columns_module, decode_array, iter_chunks, write_records
+from d3dkmddi_py.bulk.write import Progress, write_columns
 from d3dkmddi_py.errors import D3dkmddiError, OutputError
 from d3dkmddi_py.outfile import Terminated, check_output, open_output, run_guarded, safe_name
 
@@ -487,3 +488,24 @@ def test_a_closed_standard_stream_gives_one_line_and_no_traceback(how):
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+def test_an_interrupted_run_ends_the_progress_line_so_the_message_stands_alone(tmp_path, monkeypatch):
+    src = tmp_path / "in.bin"
+    src.write_bytes(blob(30))
+    real = columns_module.Columns.rows
+    calls = []
+
+    def interrupted_rows(self):
+        calls.append(self.start)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(columns_module.Columns, "rows", interrupted_rows)
+    stream = io.StringIO()
+    bar = Progress("DXGK_ALLOCATIONINFO", 30, stream, delay=0.0)
+    with pytest.raises(KeyboardInterrupt):
+        write_columns(iter_chunks(ALLOC, src, chunk_records=10), tmp_path / "out.csv", fmt="csv", progress=bar)
+    assert stream.getvalue().endswith(" s\n") and "20/30 records" in stream.getvalue()
+    assert listing(tmp_path) == ["in.bin"]
