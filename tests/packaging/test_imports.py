@@ -104,3 +104,14 @@ def test_every_public_name_resolves_and_is_listed():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout) == [[], [], []]
+
+
+@pytest.mark.parametrize("first", ["import d3dkmddi_py.target", "import d3dkmddi_py.decoding",
+                                   "import d3dkmddi_py as kmd; kmd.target"])
+def test_target_stays_the_function_whatever_loads_first(first):
+    """The submodule d3dkmddi_py.target shares its name with the function target()."""
+    probe = f"{first}\nimport d3dkmddi_py as kmd\nfrom d3dkmddi_py import target\nprint(callable(kmd.target) and " \
+            "kmd.target is target and kmd.target('x86', 'WIN7').label)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "x86 WIN7 (0x2005)"
