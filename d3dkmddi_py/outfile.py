@@ -382,6 +382,19 @@ def _closed_stream(exc: BaseException) -> bool:
         any(getattr(s, "closed", False) for s in streams if s is not None)
 
 
+def _closed_reason(exc: BaseException) -> str:
+    """Which standard stream is closed, in words (a _ClosedStream's error already says)."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if reason.startswith("standard "):
+        return reason
+    for fd, what in ((1, "output"), (0, "input"), (2, "error")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            return f"standard {what} is closed ({reason})"
+    return reason
+
+
 def run_guarded(fn) -> int:
     """Run ``fn()`` (a command's main, returning its exit status) and return the status for sys.exit.
 
@@ -411,9 +424,9 @@ def run_guarded(fn) -> int:
                     return status if status is not None else 0
                 if not _closed_stream(exc):
                     raise
+                reason = _closed_reason(exc)
                 _quiet_if_failing(sys.stdout)
-                _say(f"error: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}; "
-                     f"nothing more was written")
+                _say(f"error: {reason}")
                 return EXIT_USAGE
     finally:
         for attr, value in replaced.items():

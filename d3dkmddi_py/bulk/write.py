@@ -128,7 +128,8 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     record (the bytes after ``offset`` must be whole records).  ``progress``: True for a
     bar on standard error once the run takes more than a second, False for none, or a
     stream to draw it on.  Every check (output path, type, target, file, range, format,
-    pyarrow for parquet) happens before the first byte is written.  Rows start with ``record``, the record number from ``offset``.
+    pyarrow for parquet) happens before the first byte is written.  Rows start with
+    ``record``, the record number from ``offset``.
     """
     from . import _chunks, _step
     from ._source import Source, check_span, resolve_type

@@ -461,7 +461,8 @@ def test_a_pipe_closed_before_the_final_flush_keeps_the_status():
     assert (done.returncode, done.stderr) == (3, "")
 
 
-@pytest.mark.parametrize("how", ["closed at start", "closed while running", "stdout and stderr closed"])
+@pytest.mark.parametrize("how", ["closed at start", "closed while running", "stdout and stderr closed",
+                                 "stdin closed"])
 def test_a_closed_standard_stream_gives_one_line_and_no_traceback(how):
     script = """
         import os, sys
@@ -470,6 +471,8 @@ def test_a_closed_standard_stream_gives_one_line_and_no_traceback(how):
         def main():
             if sys.argv[1] == "closed while running":
                 os.close(1)
+            if sys.argv[1] == "stdin closed":
+                sys.stdin.buffer.read()
             print("some output")
             return 0
 
@@ -477,12 +480,13 @@ def test_a_closed_standard_stream_gives_one_line_and_no_traceback(how):
     """
     argv, kw = python(script, how)
     command = " ".join(map(_quote, argv)) + {"closed at start": " >&-", "closed while running": "",
-                                              "stdout and stderr closed": " >&- 2>&-"}[how]
+                                              "stdout and stderr closed": " >&- 2>&-", "stdin closed": " <&-"}[how]
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60, **kw)
     assert done.returncode == 2
     expected = "" if how == "stdout and stderr closed" else \
-        "d3dkmddi: error: standard output is closed; nothing more was written\n" if how == "closed at start" else \
-        "d3dkmddi: error: Bad file descriptor; nothing more was written\n"
+        "d3dkmddi: error: standard input is closed\n" if how == "stdin closed" else \
+        "d3dkmddi: error: standard output is closed\n" if how == "closed at start" else \
+        "d3dkmddi: error: standard output is closed (Bad file descriptor)\n"
     assert done.stderr == expected
 
 
