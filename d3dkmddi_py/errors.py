@@ -22,12 +22,24 @@ class UnsupportedTarget(D3dkmddiError, ValueError):
     """An unknown ABI or interface version."""
 
 
+def shown(value) -> str:
+    """repr(value) for a one-line message: clipped, and a huge int by its size (Python refuses to
+    print an int of more than 4300 digits, and such a value is a mistake whatever it is)."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"<a {value.bit_length()}-bit int>"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # a value nested too deep, or holding a huge int
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
 class InvalidFieldValue(D3dkmddiError, ValueError):
     """A value that does not fit the field it is assigned to."""
 
     def __init__(self, type_name: str, field: str, value, valid: str, hint: str, fix: str = ""):
         self.type_name, self.field, self.value, self.valid, self.hint, self.fix = type_name, field, value, valid, hint, fix
-        super().__init__(f"{type_name}.{field} = {value!r} {hint} (valid {valid})" + (f"; {fix}" if fix else ""))
+        super().__init__(f"{type_name}.{field} = {shown(value)} {hint} (valid {valid})" + (f"; {fix}" if fix else ""))
 
 
 class InvalidFieldType(InvalidFieldValue, TypeError):
