@@ -1,0 +1,209 @@
+"""``d3dkmddi etw FILE``: decode and validate the segment and allocation events of a DxgKrnl trace.
+
+Text: per adapter, its segments, then its live allocations (dt style, meanings and findings), then a
+summary.  ``--json``: one object per decoded event, written as it is read.  ``--format csv|jsonl|
+parquet``: one row per AdapterAllocation event with its findings, decoded and checked column-wise a
+chunk at a time.  Exit status 1 when an error-level finding is reported; bad input raises
+EtwInputError (the caller prints its one line and exits 2).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from .. import render
+from ..errors import EtwInputError
+from ..target import ABIS, NEWEST, parse_abi, parse_interface_version, target as make_target
+from .events import json_value
+from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE, keep
+from .model import Tracker
+from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
+from .xmlreader import read
+
+FORMATS = ("csv", "jsonl", "parquet")
+SAMPLE_WORD = "sample"
+CHUNK_EVENTS = 65536
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("file", metavar="FILE",
+                        help="a tracerpt (-of XML) or Event Viewer XML trace, '-' for standard input, or the word "
+                             "'sample' for the bundled trace (a file named sample: ./sample)")
+    parser.add_argument("--abi", default="x64", help=f"the traced machine's ABI: {', '.join(ABIS)} (default x64)")
+    parser.add_argument("--ddi", default=NEWEST.name, metavar="VERSION",
+                        help=f"the driver's DXGKDDI_INTERFACE_VERSION (the trace does not say it): a name (WDDM2_0) "
+                             f"or a number; default {NEWEST.name}")
+    parser.add_argument("--json", action="store_true", help="one JSON object per decoded event")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="one row per AdapterAllocation event with its findings, as columns")
+    parser.add_argument("--output", "-o", metavar="PATH", help="where --format writes (default standard output)")
+
+
+def _source(args):
+    """(source for read(), display name, input path or None)."""
+    if args.file == SAMPLE_WORD:
+        from ..samples import DIRECTORY, etw_build
+
+        return DIRECTORY / etw_build.FILE, f"<samples>/{etw_build.FILE}", None
+    if args.file == "-":
+        return sys.stdin.buffer, "standard input", None
+    return args.file, args.file, args.file
+
+
+def run(args, stdout) -> int:
+    tgt = make_target(parse_abi(args.abi), parse_interface_version(args.ddi))
+    if args.json and args.format:
+        raise EtwInputError(f"give --json or --format {args.format}, not both")
+    if args.output is not None and not args.format:
+        raise EtwInputError("--output is for --format csv, jsonl or parquet; text and --json go to standard output")
+    source, name, path = _source(args)
+    reader = read(source, name=name)
+    tracker = Tracker(tgt)
+    if args.format:
+        return _columns(args, reader, tracker, stdout, path)
+    if args.json:
+        return _json(reader, tracker, stdout)
+    return _text(reader, tracker, stdout, name)
+
+
+# ------------------------------------------------------------------ JSON lines, as the events come
+def _finding(f) -> dict:
+    j = render.finding_json(f)
+    return {"rule": j["rule_id"], "severity": j["severity"], "field": j["field"], "message": j["message"]}
+
+
+def event_json(event, type_name: str, findings, checked: bool) -> dict:
+    types = dict(FIELDS[event.event])
+    types.update(EXTRA_FIELDS)
+    fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
+    names = {}
+    if event.event == ADAPTER_ALLOCATION:
+        names = {"Flags": flag_names(AllocationFlag, event.fields["Flags"]),
+                 "UsageFlags": flag_names(UsageFlag, event.fields["UsageFlags"])}
+    return {"event": event.event, "opcode": event.opcode, "number": event.number, "id": event.event_id,
+            "version": event.version, "adapter": f"0x{event.adapter:x}", "type": type_name, "time": event.time,
+            "fields": fields, "names": names, "extra": dict(event.extra), "checked": checked,
+            "findings": [_finding(f) for f in findings]}
+
+
+def _json(reader, tracker: Tracker, stdout) -> int:
+    errors = 0
+    for event in reader:
+        data = tracker.apply(event)
+        if event.event == ADAPTER_ALLOCATION:
+            checked = event.opcode != "Stop"
+            findings = tracker.check_allocation(event.adapter, data) if checked else []
+            type_name = ALLOCATION_TYPE
+        else:
+            checked, type_name = True, tracker.packer.segment_type
+            findings = tracker.check_segment(data)
+        errors += render.count_severity(findings, "error")
+        stdout.write(json.dumps(event_json(event, type_name, findings, checked)) + "\n")
+    reader.check_found()
+    return 1 if errors else 0
+
+
+# ------------------------------------------------------------------ text, per adapter
+def _title(cls_name, tgt_label, what) -> str:
+    return f"{cls_name}  {tgt_label}  {what}"
+
+
+def _text(reader, tracker: Tracker, stdout, name: str) -> int:
+    for event in reader:
+        tracker.apply(event)
+    reader.check_found()
+    adapters = tracker.finish()
+    pk, tgt = tracker.packer, tracker.target
+    seg_cls, alloc_cls, usage_cls = pk.classes["segment descriptor"], pk.classes[ALLOCATION_TYPE], pk.classes[USAGE_TYPE]
+    w = stdout.write
+    w(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)\n")
+    w(f"{reader.total} events: {reader.decoded} decoded, {reader.other_providers} of other providers and "
+      f"{reader.other_dxgkrnl} other DxgKrnl events skipped\n")
+    unknown_seg = ", ".join(pk.unknown_members("segment descriptor"))
+    unknown_alloc = ", ".join(pk.unknown_members(ALLOCATION_TYPE))
+    totals = {"segments": 0, "segment_findings": 0, "live": 0, "clean": 0, "errors": 0, "warnings": 0}
+    rules = set()
+    for pointer, a in adapters.items():
+        w(f"\n== Adapter 0x{pointer:x}: {len(a.segments)} segment{'s' if len(a.segments) != 1 else ''}, "
+          f"{len(a.allocations)} live allocation{'s' if len(a.allocations) != 1 else ''}\n")
+        if a.adapter_note:
+            w(f"   ({a.adapter_note})\n")
+        for sid in sorted(a.segments):
+            s = a.segments[sid]
+            value = seg_cls.from_buffer_copy(s.data)
+            meanings = _meanings(s.data, pk.segment_type, tgt, None)
+            w(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
+              f"{s.event.fields['MemorySegmentGroup']}\n")
+            w(render.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
+                                 title=_title(pk.segment_type, tgt.label, f"not in the event: {unknown_seg}")) + "\n")
+            totals["segments"] += 1
+            totals["segment_findings"] += len(s.findings)
+            rules.update(f.rule_id for f in s.findings)
+        for f in a.adapter_findings:
+            j = render.finding_json(f)
+            w(f"   {j['severity']} {j['rule_id']}: {j['message']}\n")
+        totals["segment_findings"] += len(a.adapter_findings)
+        rules.update(f.rule_id for f in a.adapter_findings)
+        for handle, e in a.allocations.items():
+            ev = e.event
+            flags = ev.fields["Flags"]
+            w(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, process "
+              f"0x{ev.fields['hProcessId']:x}, {render.tally(e.findings, none='no findings')}\n")
+            kernel = flags & KERNEL_FLAGS
+            note = f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked" if kernel else ""
+            dropped = flags & pk.unmapped_flags
+            if dropped:
+                note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
+            w(f"   event Flags = 0x{int(flags):x} {flag_names(AllocationFlag, flags)}{note}\n")
+            if ev.fields["hDxgSharedResource"]:
+                w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
+            value = alloc_cls.from_buffer_copy(e.data)
+            w(render.render_text(value, findings=e.findings, meanings=_meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter),
+                                 nonzero=True, title=_title(ALLOCATION_TYPE, tgt.label,
+                                                            f"not in the event: {unknown_alloc}")) + "\n")
+            if any(e.usage):
+                w(render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
+                                     title=_title(USAGE_TYPE, tgt.label, "from UsageVersion, UsageFlags, Format...")) + "\n")
+            totals["live"] += 1
+            totals["clean"] += not e.findings
+            totals["errors"] += render.count_severity(e.findings, "error")
+            totals["warnings"] += render.count_severity(e.findings, "warning")
+            rules.update(f.rule_id for f in e.findings)
+    started = sum(a.started for a in adapters.values())
+    stopped = sum(a.stopped for a in adapters.values())
+    unmatched = sum(a.stops_unmatched for a in adapters.values())
+    replaced = sum(a.segments_replaced for a in adapters.values())
+    skipped_rules = sorted(r for r, (ok, _why) in RULES_APPLY.items() if not ok)
+    seg_errors = sum(render.count_severity(s.findings, "error") for a in adapters.values() for s in a.segments.values())
+    seg_errors += sum(render.count_severity(a.adapter_findings, "error") for a in adapters.values())
+    w("\n== Summary\n")
+    w(f"adapters: {len(adapters)}\n")
+    w(f"segments: {totals['segments']} ({replaced} report{'s' if replaced != 1 else ''} replaced by a later one), "
+      f"{totals['segment_findings']} finding{'s' if totals['segment_findings'] != 1 else ''}\n")
+    w(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
+      f"starting), {totals['live']} live: {totals['clean']} without findings, {totals['live'] - totals['clean']} "
+      f"with {totals['errors']} error{'s' if totals['errors'] != 1 else ''} and {totals['warnings']} "
+      f"warning{'s' if totals['warnings'] != 1 else ''} from {len(rules)} distinct rules\n")
+    w(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules) + "\n")
+    w("   why: see d3dkmddi_py.etw.RULES_APPLY; " + "; ".join(
+        f"{key}: {REASONS[key]}" for key in sorted({RULES_APPLY[r][1] for r in skipped_rules})) + "\n")
+    return 1 if totals["errors"] or seg_errors else 0
+
+
+def _meanings(data: bytes, type_name: str, tgt, adapter) -> dict:
+    from ..semantics import field_meanings
+
+    return dict(field_meanings(data, type_name, target=tgt, adapter=adapter))
+
+
+# ------------------------------------------------------------------ columns
+def _columns(args, reader, tracker: Tracker, stdout, input_path) -> int:
+    """Rows of AdapterAllocation events, findings from bulk.column_findings per chunk and adapter."""
+    from .bulkpath import ColumnWriter
+
+    writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path] if input_path else [])
+    with writer:
+        for event in reader:
+            writer.add(event)
+        reader.check_found()
+    return 1 if writer.errors else 0

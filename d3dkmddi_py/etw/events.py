@@ -1,0 +1,215 @@
+"""Typed events, and their fields parsed from text (tracerpt / Event Viewer XML) or from any other reader.
+
+A value is accepted in the forms the two Windows writers use: decimal padded with spaces,
+``0x`` hex in either case, ``true``/``false``/``0``/``1`` for booleans, and for a bit-map field
+either a number or its names separated by ``|``, ``,`` or spaces.  Anything else is refused with
+the event number and the field.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+
+from ..errors import EtwInputError
+from .schema import (ADAPTER_ALLOCATION, BIT_MAPS, BOOLEAN, EXTRA_FIELDS, FIELDS, FORMAT_NAME_PREFIX, IN_TYPE_MAX,
+                     KIND_BY_NAME, KINDS, OPCODES, POINTER, REPORT_SEGMENT, UINT64, EventKind, flag_names)
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_BOOLS = {"true": True, "false": False, "1": True, "0": False}
+_SEPARATORS = str.maketrans({"|": " ", ",": " "})
+
+
+@dataclass(frozen=True)
+class Event:
+    """One decoded DxgKrnl event: which one, where it came from, and its fields as Python values.
+
+    ``number`` is the 1-based position of the event in its source (every provider counted), so an
+    error message and a JSON line name the same event.  ``fields`` maps each template field to an
+    int (bit-map fields to AllocationFlag / UsageFlag), a bool, or, for a Stop event's Format given
+    by name, the name.
+    """
+
+    number: int
+    kind: EventKind
+    version: int
+    fields: dict
+    time: str | None = None
+    process_id: int | None = None
+    thread_id: int | None = None
+    extra: dict = dc_field(default_factory=dict)  # fields this package does not know, as text
+
+    @property
+    def event(self) -> str:
+        return self.kind.event
+
+    @property
+    def opcode(self) -> str:
+        return self.kind.opcode
+
+    @property
+    def event_id(self) -> int:
+        return self.kind.event_id
+
+    @property
+    def adapter(self) -> int:
+        return self.fields["pDxgAdapter"]
+
+    @property
+    def segment_id(self) -> int:
+        return self.fields["ulSegmentId"]
+
+    @property
+    def handle(self) -> tuple:
+        """The allocation's identity: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
+        h = self.fields["hDxgGlobalAlloc"]
+        return ("hDxgGlobalAlloc", h) if h else ("hVidMmGlobalAlloc", self.fields["hVidMmGlobalAlloc"])
+
+    def where(self) -> str:
+        return f"event #{self.number} ({self.kind.label})"
+
+
+def _bad(where: str, name: str, text, what: str) -> EtwInputError:
+    shown = text.strip() if isinstance(text, str) else text
+    return EtwInputError(f"{where}: field {name} = {shown!r} {what}", field=name)
+
+
+def parse_value(text, in_type: str, name: str, where: str, bit_map=None):
+    """One field's value from its text (or from a Python int/bool given by another reader)."""
+    if isinstance(text, bool):
+        if in_type == BOOLEAN:
+            return text
+        raise _bad(where, name, text, f"is a Boolean, not a number ({in_type})")
+    if isinstance(text, int) and in_type == BOOLEAN:
+        if text in (0, 1):
+            return bool(text)
+        raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
+    if isinstance(text, int):
+        value = text
+    elif isinstance(text, str):
+        s = text.strip()
+        if in_type == BOOLEAN:
+            b = _BOOLS.get(s.lower())
+            if b is None:
+                raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
+            return b
+        if s.isdigit() and s.isascii():
+            value = int(s)
+        elif s[:2] in ("0x", "0X") and len(s) > 2 and _HEX.issuperset(s[2:]):
+            value = int(s[2:], 16)
+        elif bit_map is not None and s:
+            return bit_map(_names(s, bit_map, name, where))
+        elif name == "Format" and s.startswith(FORMAT_NAME_PREFIX) and s.isidentifier():
+            return s  # the Stop template's D3DFormat value map, rendered by name
+        elif not s:
+            raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number")
+        else:
+            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex)")
+    else:
+        raise _bad(where, name, text, f"is a {type(text).__name__}, not a number ({in_type})")
+    top = IN_TYPE_MAX[in_type]
+    if not 0 <= value <= top:
+        raise _bad(where, name, text, f"is out of range for {in_type} (valid 0..{top:#x})")
+    return bit_map(value) if bit_map is not None else value
+
+
+def _names(text: str, bit_map, name: str, where: str) -> int:
+    value = 0
+    for part in text.translate(_SEPARATORS).split():
+        member = bit_map.__members__.get(part)
+        if member is None:
+            raise _bad(where, name, text, f"names {part!r}, which is not a {bit_map.__name__} bit "
+                                          f"(valid: a number, or names among {flag_names(bit_map, sum(bit_map))})")
+        value |= member
+    return value
+
+
+def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
+    """(typed template fields, unknown extra fields as text) of one event; every template field is required."""
+    out = {}
+    event = kind.event
+    for name, in_type in FIELDS[event]:
+        text = raw.get(name)
+        if text is None:
+            present = sum(1 for n, _t in FIELDS[event] if raw.get(n) is not None)
+            missing = "is missing" if name not in raw else "is empty"
+            raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
+                                f"{len(FIELDS[event])} fields of {kind.template}); decode the trace with the "
+                                f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
+                                field=name)
+        out[name] = parse_value(text, in_type, name, where, BIT_MAPS.get((event, name)))
+    if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
+        raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
+    extra = {}
+    if len(raw) > len(out):
+        for name, text in raw.items():
+            if name in out:
+                continue
+            if name in EXTRA_FIELDS:
+                out[name] = parse_value(text, EXTRA_FIELDS[name], name, where)
+            else:
+                extra[name] = text
+    return out, extra
+
+
+# ---- from any other reader
+_SYMBOLS = {"ReportSegment_V1": (REPORT_SEGMENT, "Info")}
+for _op in ("Start", "Stop", "DCStart"):
+    _SYMBOLS[f"AdapterAllocation{_op}"] = (ADAPTER_ALLOCATION, _op)
+    _SYMBOLS[f"AdapterAllocation{_op}_V2"] = (ADAPTER_ALLOCATION, _op)
+    _SYMBOLS[f"AdapterAllocation{_op}_V3"] = (ADAPTER_ALLOCATION, _op)
+
+
+def kind_of(record: dict, where: str) -> EventKind:
+    """The event a record names: an id (33), a symbol (AdapterAllocationStart_V2), or a name plus opcode."""
+    name = record.get("event", record.get("id", record.get("EventID")))
+    if isinstance(name, int) and not isinstance(name, bool):
+        kind = KINDS.get(name)
+        if kind is None:
+            raise EtwInputError(f"{where}: EventID {name} is not one of {', '.join(map(str, sorted(KINDS)))} "
+                                f"(ReportSegment, AdapterAllocation Start/Stop/DCStart)", field="event")
+        return kind
+    if isinstance(name, str):
+        key = _SYMBOLS.get(name.strip())
+        if key is None and name.strip() in (REPORT_SEGMENT, ADAPTER_ALLOCATION):
+            opcode = record.get("opcode", "Info" if name.strip() == REPORT_SEGMENT else None)
+            if isinstance(opcode, int) and not isinstance(opcode, bool):
+                opcode = {v: k for k, v in OPCODES.items()}.get(opcode)
+            key = (name.strip(), opcode)
+        kind = KIND_BY_NAME.get(key) if key else None
+        if kind is not None:
+            return kind
+    raise EtwInputError(f"{where}: event {name!r} is not ReportSegment or AdapterAllocation with opcode Start, "
+                        f"Stop or DCStart (give 'event' as an id such as 33, a symbol such as "
+                        f"AdapterAllocationStart_V2, or a name with 'opcode')", field="event")
+
+
+def from_records(records):
+    """Typed events from dicts of any other ETW reader: ``{"event": 33 or "AdapterAllocationStart_V2" or
+    "AdapterAllocation", "opcode": "Start", "version": 2, "fields": {...}}``.
+
+    Field values may be ints, bools or the text forms the XML reader takes.  Records are numbered
+    from 1 in the order given; a bad one raises EtwInputError naming its number and field.
+    """
+    for number, record in enumerate(records, 1):
+        where = f"record #{number}"
+        if not isinstance(record, dict):
+            raise EtwInputError(f"{where}: a record is a dict with 'event', 'version' and 'fields', not a "
+                                f"{type(record).__name__}")
+        kind = kind_of(record, where)
+        where = f"record #{number} ({kind.label})"
+        raw = record.get("fields")
+        if not isinstance(raw, dict):
+            raise EtwInputError(f"{where}: 'fields' must be a dict of field name -> value", field="fields")
+        version = record.get("version", kind.version)
+        version = parse_value(version, "UInt8", "version", where)
+        fields, extra = parse_fields(raw, kind, where)
+        yield Event(number, kind, version, fields, record.get("time"), record.get("process_id"),
+                    record.get("thread_id"), extra)
+
+
+def json_value(name: str, in_type: str, value):
+    """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are."""
+    if in_type in (UINT64, POINTER) and isinstance(value, int):
+        return f"0x{value:x}"
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    return int(value)

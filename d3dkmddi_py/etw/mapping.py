@@ -1,0 +1,251 @@
+"""The one mapping from event fields to mirror fields, with its evidence, and which rules apply to it.
+
+``MAPPING`` says, for every field of the two templates, which member of the mirror structure it
+fills and why; ``RULES_APPLY`` says, for every documented rule, whether it holds for the kernel's
+view of these values, with the reason in ``REASONS``.  ``Packer`` turns an event's fields into
+the mirror's bytes at a target from these tables alone; everything else (checks, text, columns)
+reads those bytes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..errors import EtwInputError
+from ..semantics.allocation import flags_member
+from ..target import InterfaceVersion, target as make_target
+from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
+
+ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"
+USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINFO1)
+SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
+FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
+
+
+def descriptor_type(version) -> str:
+    """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
+    return "DXGK_SEGMENTDESCRIPTOR3" if int(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
+
+
+@dataclass(frozen=True)
+class Mapping:
+    event: str  # ReportSegment or AdapterAllocation
+    field: str  # the event's field
+    mirror_type: str | None  # ALLOCATION_TYPE, USAGE_TYPE, SEGMENT, or None for a field with no mirror member
+    mirror: str | None  # the leaf path it fills
+    reason: str
+
+
+_M = Mapping
+S, A = REPORT_SEGMENT, ADAPTER_ALLOCATION
+MAPPING = (
+    _M(S, "ulSegmentId", None, None, "the segment's id: the descriptor is segment n of the adapter (bit n-1 of a "
+                                     "segment set); a later event for the same id replaces the earlier one"),
+    _M(S, "pDxgAdapter", None, None, "the kernel's adapter object: it groups segments and allocations by adapter"),
+    _M(S, "BaseAddress", SEGMENT, "BaseAddress.QuadPart", "same name; the 64 bits of the PHYSICAL_ADDRESS"),
+    _M(S, "CpuTranslatedAddress", SEGMENT, "CpuTranslatedAddress.QuadPart",
+       "same name; the 64 bits of the PHYSICAL_ADDRESS"),
+    _M(S, "Size", SEGMENT, "Size", "same name"),
+    _M(S, "NbOfBanks", SEGMENT, "NbOfBanks", "same name"),
+    _M(S, "Flags", SEGMENT, "Flags.Value", "the DXGK_SEGMENTFLAGS word the driver reported (no bit map in the "
+                                           "manifest), read at the chosen interface version"),
+    _M(S, "CommitLimit", SEGMENT, "CommitLimit", "same name"),
+    _M(S, "SystemMemoryEndAddress", SEGMENT, "SystemMemoryEndAddress",
+       "same name (DXGK_SEGMENTDESCRIPTOR3 only; no member before WIN8)"),
+    _M(S, "MemorySegmentGroup", None, None, "the kernel's local/non-local grouping; no descriptor member holds it"),
+    _M(A, "hProcessId", None, None, "the owning process: the kernel's, not in DXGK_ALLOCATIONINFO"),
+    _M(A, "hDevice", None, None, "the kernel's device object, not in DXGK_ALLOCATIONINFO"),
+    _M(A, "pDxgAdapter", None, None, "the kernel's adapter object: it groups allocations by adapter"),
+    _M(A, "Flags", ALLOCATION_TYPE, FLAG_VIEW,
+       "bits 0-13 carry DXGK_ALLOCATIONINFOFLAGS names (AllocationFlags bit map); each set bit is written to the "
+       "member of that name in the view in force, if the view has one; bits 20-31 are the kernel's own state "
+       "and are not written"),
+    _M(A, "allocSize", ALLOCATION_TYPE, "Size", "the allocation's size"),
+    _M(A, "ulAlignment", ALLOCATION_TYPE, "Alignment", "the allocation's alignment"),
+    _M(A, "dwReadSegment", ALLOCATION_TYPE, "SupportedReadSegmentSet", "the read segment set (a segment set word)"),
+    _M(A, "dwWriteSegment", ALLOCATION_TYPE, "SupportedWriteSegmentSet",
+       "the write segment set (a segment set word)"),
+    _M(A, "PreferredSegment", ALLOCATION_TYPE, "PreferredSegment.Value", "the DXGK_SEGMENTPREFERENCE word"),
+    _M(A, "HintedBank", ALLOCATION_TYPE, "HintedBank.Value", "the DXGK_SEGMENTBANKPREFERENCE word"),
+    _M(A, "dwEvictionSegment", ALLOCATION_TYPE, "EvictionSegmentSet", "the eviction segment set"),
+    _M(A, "Priority", ALLOCATION_TYPE, "AllocationPriority", "the priority, read against the priority bands"),
+    _M(A, "hVidMmGlobalAlloc", None, None, "kernel handle: identifies the allocation when hDxgGlobalAlloc is 0"),
+    _M(A, "hDxgGlobalAlloc", None, None, "kernel handle: identifies the allocation (Stop removes it by this)"),
+    _M(A, "hDxgSharedResource", None, None, "the kernel's shared resource (non-zero for shared allocations)"),
+    _M(A, "UsageVersion", USAGE_TYPE, "Version", "DXGK_ALLOCATIONUSAGEHINT.Version (1: v1 is DXGK_ALLOCATIONUSAGEINFO1)"),
+    _M(A, "UsageFlags", USAGE_TYPE, "v1.Flags.Value", "the DXGK_ALLOCATIONUSAGEINFO1 flag word (UsageFlags bit map, "
+                                                      "same names and bits)"),
+    _M(A, "Format", USAGE_TYPE, "v1.Format", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "SwizzledFormat", USAGE_TYPE, "v1.SwizzledFormat", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "ByteOffset", USAGE_TYPE, "v1.ByteOffset", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Width", USAGE_TYPE, "v1.Width", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Height", USAGE_TYPE, "v1.Height", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Pitch", USAGE_TYPE, "v1.Pitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Depth", USAGE_TYPE, "v1.Depth", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "SlicePitch", USAGE_TYPE, "v1.SlicePitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "BackingStoreWasPinned", None, None, "the kernel's residency state, no mirror member"),
+    _M(A, "pSectionObject", None, None, "the kernel's section object (SectionSupplied allocations)"),
+    _M(A, "PhysicalAdapterIndex", None, None, "the kernel's linked-adapter index; the manifest does not say it is "
+                                              "DXGK_ALLOCATIONINFO.PhysicalAdapterIndex, so it is not written there"),
+    _M(A, "PageTableOrDirectory", None, None, "version 3 only: the kernel's own page-table allocations"),
+)
+
+# ---- rules: does each one hold for the kernel's view of the mapped values?
+REASONS = {
+    "carried": "reads only members the event fills",
+    "effective": "the kernel logs the segment sets it uses (the effective sets), not the words the driver wrote; "
+                 "a read set that differs from the write set in the log is the kernel's own state",
+    "kernel-bits": "reads reserved flag bits; the event's bits 14-19 are unnamed and bits 20-31 are the kernel's "
+                   "own state (CrossAdapter..ManagedPrimary), never the driver's DXGK_ALLOCATIONINFOFLAGS bits, so "
+                   "they are not written to the mirror",
+    "no-high-flags": "reads HistoryBuffer, AccessedPhysically or ExplicitResidencyNotification (bits 14-16), "
+                     "which the AllocationFlags bit map does not carry: unknown",
+    "no-pitch": "reads PitchAlignedSize, which the event does not carry: unknown",
+    "no-flags2": "reads Flags2, which the event does not carry: unknown",
+    "no-bank-table": "reads pBankRangeTable, which ReportSegment does not carry: unknown",
+    "no-reserved": "reads DXGK_SEGMENTDESCRIPTOR3.Reserved, which ReportSegment does not carry: unknown",
+}
+_NOT = {
+    "ALLOCFLAGS.UNDEFINED_AT_VERSION": "kernel-bits", "ALLOCFLAGS.RESERVED_NONZERO": "kernel-bits",
+    "ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE": "no-high-flags",
+    "ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY": "no-high-flags",
+    "ALLOCFLAGS2.UNDEFINED_AT_VERSION": "no-flags2", "ALLOCFLAGS2.RESERVED_NONZERO": "no-flags2",
+    "ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY": "no-flags2",
+    "ALLOCINFO.PITCHALIGNEDSIZE_LT_SIZE": "no-pitch", "ALLOCINFO.PITCHALIGNEDSIZE_UNUSED": "no-pitch",
+    "ALLOCINFO.PITCHALIGNEDSIZE_MISSING": "no-pitch",
+    "ALLOCINFO.READ_SET_IGNORED": "effective",
+    "DESC.USEBANKING_NEEDS_BANKS": "no-bank-table", "DESC.BANKTABLE_WITHOUT_USEBANKING": "no-bank-table",
+    "DESC.RESERVED_NONZERO": "no-reserved",
+}
+
+
+def _applicability() -> dict:
+    from ..semantics import RULES
+
+    return {rule_id: (rule_id not in _NOT, _NOT.get(rule_id, "carried")) for rule_id in RULES}
+
+
+RULES_APPLY = _applicability()  # rule id -> (applies, key of REASONS)
+
+
+def applies(rule_id: str) -> bool:
+    """Whether a rule holds for values read from these events; a rule this table does not know does not."""
+    return RULES_APPLY.get(rule_id, (False, ""))[0]
+
+
+def keep(findings) -> list:
+    return [f for f in findings if applies(f.rule_id)]
+
+
+# ---- packing event fields into mirror bytes
+@dataclass(frozen=True)
+class _Slot:
+    field: str
+    offset: int
+    size: int
+    path: str
+
+
+class Packer:
+    """The mirror bytes of an event's fields at one target, following MAPPING and nothing else."""
+
+    def __init__(self, tgt):
+        self.target = tgt
+        self.segment_type = descriptor_type(tgt.interface_version)
+        self.flag_member, self.flag_type = flags_member(tgt.interface_version)
+        self.classes = {SEGMENT: getattr(tgt, self.segment_type), ALLOCATION_TYPE: getattr(tgt, ALLOCATION_TYPE),
+                        USAGE_TYPE: getattr(tgt, USAGE_TYPE)}
+        self.slots = {key: [] for key in self.classes}
+        for m in MAPPING:
+            if m.mirror_type is None or m.mirror == FLAG_VIEW:
+                continue
+            by_path = {leaf.path: leaf for leaf in self.classes[m.mirror_type]._leaves_}
+            leaf = by_path.get(m.mirror)
+            if leaf is None:  # SystemMemoryEndAddress before WIN8
+                continue
+            self.slots[m.mirror_type].append(_Slot(m.field, leaf.offset, leaf.size, m.mirror))
+        flags = {leaf.path: leaf for leaf in self.classes[ALLOCATION_TYPE]._leaves_
+                 if leaf.path.startswith(self.flag_member + ".") and leaf.is_bitfield}
+        self.flag_offset = flags[f"{self.flag_member}.{next(iter(AllocationFlag)).name}"].offset
+        # event bit -> mirror bit, for the shared names the view in force has
+        self.flag_bits = {}
+        self.unmapped_flags = AllocationFlag(0)
+        for member in AllocationFlag:
+            if not member & SHARED_FLAGS:
+                continue
+            leaf = flags.get(f"{self.flag_member}.{member.name}")
+            if leaf is None:
+                self.unmapped_flags |= member
+            else:
+                self.flag_bits[member.value] = 1 << leaf.bit_offset
+        self._flag_cache = {}
+
+    @property
+    def label(self) -> str:
+        return self.target.label
+
+    def mirror_flags(self, event_flags: int) -> int:
+        """The mirror's flag word for the event's Flags: shared bits by name, nothing else."""
+        word = self._flag_cache.get(event_flags)
+        if word is None:
+            word = 0
+            for bit, mirror_bit in self.flag_bits.items():
+                if event_flags & bit:
+                    word |= mirror_bit
+            self._flag_cache[event_flags] = word
+        return word
+
+    def _pack(self, kind: str, fields: dict, where) -> bytearray:
+        cls = self.classes[kind]
+        out = bytearray(cls._layout_.size)
+        for slot in self.slots[kind]:
+            value = fields[slot.field]
+            if value >> (8 * slot.size):
+                raise EtwInputError(
+                    f"{where()}: field {slot.field} = {value:#x} does not fit {cls._c_name_}.{slot.path} "
+                    f"({slot.size} bytes at {self.label}, valid 0..{(1 << 8 * slot.size) - 1:#x}); "
+                    f"check --abi", field=slot.field)
+            out[slot.offset:slot.offset + slot.size] = value.to_bytes(slot.size, "little")
+        return out
+
+    def segment(self, fields: dict, where=lambda: "event") -> bytes:
+        return bytes(self._pack(SEGMENT, fields, where))
+
+    def allocation(self, fields: dict, where=lambda: "event") -> bytes:
+        out = self._pack(ALLOCATION_TYPE, fields, where)
+        word = self.mirror_flags(int(fields["Flags"]))
+        out[self.flag_offset:self.flag_offset + 4] = word.to_bytes(4, "little")
+        return bytes(out)
+
+    def usage(self, fields: dict, where=lambda: "event") -> bytes:
+        return bytes(self._pack(USAGE_TYPE, fields, where))
+
+    def unknown_members(self, kind: str) -> tuple:
+        """Members of the mirror type whose bytes no event field fills (union arms of a filled one count as filled)."""
+        filled = set()
+        for s in self.slots[kind]:
+            filled.update(range(s.offset, s.offset + s.size))
+        if kind == ALLOCATION_TYPE:
+            filled.update(range(self.flag_offset, self.flag_offset + 4))
+        names = []
+        for leaf in self.classes[kind]._leaves_:
+            if filled.isdisjoint(range(leaf.offset, leaf.offset + leaf.size)):
+                top = leaf.path.split(".")[0].split("[")[0]
+                if top not in names:
+                    names.append(top)
+        return tuple(names)
+
+
+@lru_cache(maxsize=None)
+def packer(abi: str, version: int) -> Packer:
+    return Packer(make_target(abi, version))
+
+
+def mapping_table() -> str:
+    """The mapping as text: event, field, mirror member, reason."""
+    rows = []
+    for m in MAPPING:
+        mirror = "-" if m.mirror_type is None else f"{m.mirror_type}.{m.mirror}" if m.mirror != FLAG_VIEW else \
+            "DXGK_ALLOCATIONINFO.Flags (before WDDM2_0) / FlagsWddm2 (from WDDM2_0), by bit name"
+        rows.append(f"{m.event}.{m.field} -> {mirror}: {m.reason}")
+    return "\n".join(rows)

@@ -1,0 +1,144 @@
+"""Per adapter: the segments it reported and its live allocations, checked against those segments."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from ..semantics import Adapter, check
+from ..target import NEWEST, target as make_target
+from .mapping import ALLOCATION_TYPE, keep, packer
+from .schema import REPORT_SEGMENT
+
+
+@dataclass
+class SegmentEntry:
+    segment_id: int
+    event: object  # the ReportSegment Event
+    data: bytes  # the descriptor's bytes (Packer.segment)
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class AllocationEntry:
+    event: object  # the Start or DCStart Event
+    data: bytes  # DXGK_ALLOCATIONINFO bytes
+    usage: bytes  # DXGK_ALLOCATIONUSAGEHINT bytes
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class AdapterTrace:
+    """One pDxgAdapter: segments by id (a later ReportSegment replaces), live allocations by handle."""
+
+    pointer: int
+    segments: dict = field(default_factory=dict)
+    allocations: dict = field(default_factory=dict)
+    adapter: Adapter | None = None  # the semantics view of the segments, when ids are 1..n
+    adapter_note: str = ""  # why allocations were checked without the segments, if they were
+    adapter_findings: list = field(default_factory=list)  # adapter-wide rules (one AGP segment)
+    started: int = 0
+    stopped: int = 0
+    stops_unmatched: int = 0  # Stop of an allocation the trace did not show starting
+    segments_replaced: int = 0
+
+
+class Tracker:
+    """Applies events in order; ``check_allocation`` checks against the segments reported so far."""
+
+    def __init__(self, target=None):
+        tgt = make_target("x64", NEWEST) if target is None else \
+            target if hasattr(target, "interface_version") else make_target(*target)
+        self.target = tgt
+        self.packer = packer(tgt.abi, int(tgt.interface_version))
+        self.adapters: dict = {}
+        self._views: dict = {}  # pointer -> (segment count key, Adapter or None, note)
+
+    def state(self, pointer: int) -> AdapterTrace:
+        a = self.adapters.get(pointer)
+        if a is None:
+            a = self.adapters[pointer] = AdapterTrace(pointer)
+        return a
+
+    def apply(self, event):
+        """Update the state; returns the mirror bytes of the event (descriptor, or allocation info)."""
+        a = self.state(event.adapter)
+        if event.event == REPORT_SEGMENT:
+            data = self.packer.segment(event.fields, event.where)
+            if event.segment_id in a.segments:
+                a.segments_replaced += 1
+            a.segments[event.segment_id] = SegmentEntry(event.segment_id, event, data)
+            self._views.pop(event.adapter, None)
+            return data
+        data = self.packer.allocation(event.fields, event.where)
+        if event.opcode == "Stop":
+            a.stopped += 1
+            if a.allocations.pop(event.handle, None) is None:
+                a.stops_unmatched += 1
+        else:
+            a.started += 1
+            a.allocations[event.handle] = AllocationEntry(event, data, self.packer.usage(event.fields, event.where))
+        return data
+
+    def view(self, pointer: int):
+        """(Adapter or None, note) for the segments the adapter has reported so far."""
+        cached = self._views.get(pointer)
+        if cached is None:
+            cached = self._views[pointer] = _adapter_view(self.state(pointer), self.packer, self.target)
+        return cached
+
+    def check_allocation(self, pointer: int, data: bytes) -> list:
+        adapter, _note = self.view(pointer)
+        return keep(check(data, ALLOCATION_TYPE, target=self.target, adapter=adapter))
+
+    def check_segment(self, data: bytes) -> list:
+        return keep(check(data, self.packer.segment_type, target=self.target))
+
+    def finish(self) -> dict:
+        """Check every adapter's segments and live allocations against its final segments."""
+        for pointer, a in self.adapters.items():
+            a.adapter, a.adapter_note = self.view(pointer)
+            for entry in a.segments.values():
+                entry.findings = []
+            if a.adapter is not None:
+                for f in keep(check(a.adapter)):
+                    head, _, rest = f.field.partition(".")
+                    if head.startswith("segments[") and rest:
+                        entry = a.segments[int(head[9:-1]) + 1]
+                        entry.findings.append(dataclasses.replace(f, field=rest))
+                    else:
+                        a.adapter_findings.append(f)
+            else:
+                for entry in a.segments.values():
+                    entry.findings = self.check_segment(entry.data)
+            for entry in a.allocations.values():
+                entry.findings = self.check_allocation(pointer, entry.data)
+        return self.adapters
+
+
+def _adapter_view(a: AdapterTrace, pk, tgt):
+    if not a.segments:
+        return None, "no ReportSegment event for this adapter: allocations are checked alone"
+    ids = sorted(a.segments)
+    if ids != list(range(1, len(ids) + 1)):
+        return None, (f"segment ids {', '.join(map(str, ids))} are not 1..{len(ids)}, so a segment set cannot be "
+                      f"read against them: allocations are checked alone")
+    if len(ids) > 32:
+        return None, f"{len(ids)} segments, more than a segment set names: allocations are checked alone"
+    cls = pk.classes["segment descriptor"]
+    descriptors = [cls.from_buffer_copy(a.segments[i].data) for i in ids]
+    return Adapter(tuple(descriptors), tgt.abi, tgt.interface_version), ""
+
+
+def adapters(events, *, target=None) -> dict:
+    """pDxgAdapter -> AdapterTrace, from events in trace order (``read(...)`` or ``from_records(...)``).
+
+    Segments: the last ReportSegment of each id.  Allocations: Start and DCStart add one, Stop
+    removes it by hDxgGlobalAlloc (hVidMmGlobalAlloc when that is 0).  Findings: each segment's,
+    the adapter's, and each live allocation's against the adapter's segments, with only the rules
+    that hold for these events (``RULES_APPLY``).  ``target``: a Target or (abi, version); default
+    x64 at the newest interface version (the trace does not say the driver's).
+    """
+    tracker = Tracker(target)
+    for event in events:
+        tracker.apply(event)
+    return tracker.finish()

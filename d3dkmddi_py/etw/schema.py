@@ -1,0 +1,130 @@
+"""What the Microsoft-Windows-DxgKrnl provider's manifest says about the events read here.
+
+Stated once, from the provider's public instrumentation manifest (events 33/34/35 with templates
+AdapterAllocation{Start,Stop,DCStart}Args_V2, event 78 with ReportSegmentArgs_V1, the bit maps
+AllocationFlags and UsageFlags).  The package never reads the manifest at run time.
+
+The two flag types are built from the mirror's own layout where the names are shared:
+``AllocationFlag`` bits 0-13 are the DXGK_ALLOCATIONINFOFLAGS bits of those positions in its
+non-WDDM2_0 view (the manifest uses their names), bits 20-31 are the kernel's own state;
+``UsageFlag`` is the flag word of DXGK_ALLOCATIONUSAGEINFO1 (same names, same bits).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..introspect import leaves
+from ..target import target as make_target
+
+PROVIDER = "Microsoft-Windows-DxgKrnl"
+PROVIDER_GUID = "{802ec45a-1e99-4b83-9920-87c98277ba9d}"
+EVENT_NAMESPACE = "http://schemas.microsoft.com/win/2004/08/events/event"
+
+# Opcodes of the Windows event schema (winmeta.xml): win:Info 0, win:Start 1, win:Stop 2, win:DCStart 3.
+OPCODES = {"Info": 0, "Start": 1, "Stop": 2, "DCStart": 3}
+
+REPORT_SEGMENT = "ReportSegment"
+ADAPTER_ALLOCATION = "AdapterAllocation"
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """One event of the manifest: its id, the name and opcode it is reported under, its task."""
+
+    event_id: int
+    event: str  # ReportSegment or AdapterAllocation
+    opcode: str  # Info, Start, Stop or DCStart
+    task: int
+    version: int  # the manifest copy's version; other builds log others (fields are matched by name)
+    template: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.event} {self.opcode}, EventID {self.event_id}"
+
+
+KINDS = {
+    78: EventKind(78, REPORT_SEGMENT, "Info", 53, 1, "ReportSegmentArgs_V1"),
+    33: EventKind(33, ADAPTER_ALLOCATION, "Start", 21, 2, "AdapterAllocationStartArgs_V2"),
+    34: EventKind(34, ADAPTER_ALLOCATION, "Stop", 21, 2, "AdapterAllocationStopArgs_V2"),
+    35: EventKind(35, ADAPTER_ALLOCATION, "DCStart", 21, 2, "AdapterAllocationDCStartArgs_V2"),
+}
+KIND_BY_NAME = {(k.event, k.opcode): k for k in KINDS.values()}
+
+# in-types of the manifest, with the range each one holds
+UINT8, UINT16, UINT32, UINT64, POINTER, BOOLEAN = "UInt8", "UInt16", "UInt32", "UInt64", "Pointer", "Boolean"
+IN_TYPE_MAX = {UINT8: 0xFF, UINT16: 0xFFFF, UINT32: 0xFFFFFFFF, UINT64: (1 << 64) - 1, POINTER: (1 << 64) - 1}
+
+# Template fields, in order.  Every one is required; a field not listed here (a later version's) is kept.
+SEGMENT_FIELDS = (
+    ("ulSegmentId", UINT32), ("pDxgAdapter", POINTER),
+    ("BaseAddress", UINT64), ("CpuTranslatedAddress", UINT64), ("Size", UINT64),
+    ("NbOfBanks", UINT32), ("Flags", UINT32), ("CommitLimit", UINT64),
+    ("SystemMemoryEndAddress", POINTER), ("MemorySegmentGroup", UINT8),
+)
+ALLOCATION_FIELDS = (
+    ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),
+    ("Flags", UINT32), ("allocSize", UINT64),
+    ("ulAlignment", UINT32), ("dwReadSegment", UINT32), ("dwWriteSegment", UINT32), ("PreferredSegment", UINT32),
+    ("HintedBank", UINT32), ("dwEvictionSegment", UINT32), ("Priority", UINT32),
+    ("hVidMmGlobalAlloc", POINTER), ("hDxgGlobalAlloc", POINTER), ("hDxgSharedResource", POINTER),
+    ("UsageVersion", UINT32), ("UsageFlags", UINT32),
+    ("Format", UINT32), ("SwizzledFormat", UINT32), ("ByteOffset", UINT32), ("Width", UINT32), ("Height", UINT32),
+    ("Pitch", UINT32), ("Depth", UINT32), ("SlicePitch", UINT32),
+    ("BackingStoreWasPinned", BOOLEAN), ("pSectionObject", POINTER), ("PhysicalAdapterIndex", UINT16),
+)
+# Fields later versions add (version 3 of events 33-35).
+EXTRA_FIELDS = {"PageTableOrDirectory": BOOLEAN}
+FIELDS = {REPORT_SEGMENT: SEGMENT_FIELDS, ADAPTER_ALLOCATION: ALLOCATION_FIELDS}
+
+# The manifest's Stop template maps Format to the D3DFormat value map; its names are kept as text.
+FORMAT_NAME_PREFIX = "D3DDDIFMT_"
+
+# ---- the AllocationFlags bit map
+SHARED_FLAG_BITS = range(0, 14)  # named like DXGK_ALLOCATIONINFOFLAGS bits 0-13 (non-WDDM2_0 view)
+# The view whose names the manifest uses: DXGK_ALLOCATIONINFOFLAGS before WDDM2_0 (from WDDM2_0 the
+# same type gains names at bits 15-18, which the bit map does not carry).
+SHARED_FLAG_VIEW = ("x64", "WDDM1_3", "DXGK_ALLOCATIONINFOFLAGS")
+# Bits 20-31: the kernel's own state of the allocation, not a driver flag (AllocationFlags bit map).
+KERNEL_FLAG_BITS = (
+    ("CrossAdapter", 20), ("SwapChainBackBuffer", 21), ("SectionSupplied", 22), ("CddCached", 23),
+    ("CddWriteCombined", 24), ("DoDPrimary", 25), ("CddBitmap", 26), ("PinnedBackingStore", 27),
+    ("PagingBuffer", 28), ("Shareable", 29), ("Primary", 30), ("ManagedPrimary", 31),
+)
+USAGE_FLAG_TYPE = "DXGK_ALLOCATIONUSAGEINFO1"
+
+
+def _one_bit_leaves(type_name: str, abi: str, version: str, prefix: str = "") -> dict:
+    cls = getattr(make_target(abi, version), type_name)
+    return {leaf.path[len(prefix):]: leaf.bit_offset for leaf in leaves(cls)
+            if leaf.is_bitfield and leaf.bit_width == 1 and leaf.path.startswith(prefix)}
+
+
+def _shared_flag_members() -> list:
+    abi, version, type_name = SHARED_FLAG_VIEW
+    bits = _one_bit_leaves(type_name, abi, version)
+    return sorted(((name, 1 << bit) for name, bit in bits.items() if bit in SHARED_FLAG_BITS), key=lambda m: m[1])
+
+
+AllocationFlag = enum.IntFlag("AllocationFlag", _shared_flag_members()
+                              + [(name, 1 << bit) for name, bit in KERNEL_FLAG_BITS], module=__name__)
+AllocationFlag.__doc__ = ("The Flags word of the AdapterAllocation events (bit map AllocationFlags): bits 0-13 "
+                          "named like DXGK_ALLOCATIONINFOFLAGS, bits 20-31 the kernel's own state.")
+SHARED_FLAGS = AllocationFlag(sum(1 << bit for bit in SHARED_FLAG_BITS))
+KERNEL_FLAGS = AllocationFlag(sum(1 << bit for _name, bit in KERNEL_FLAG_BITS))
+
+UsageFlag = enum.IntFlag("UsageFlag", sorted(
+    ((name, 1 << bit) for name, bit in _one_bit_leaves(USAGE_FLAG_TYPE, "x64", "WDDM2_0", "Flags.").items()),
+    key=lambda m: m[1]), module=__name__)
+UsageFlag.__doc__ = "The UsageFlags word of the AdapterAllocation events: DXGK_ALLOCATIONUSAGEINFO1.Flags."
+
+BIT_MAPS = {(ADAPTER_ALLOCATION, "Flags"): AllocationFlag, (ADAPTER_ALLOCATION, "UsageFlags"): UsageFlag}
+
+
+def flag_names(flag_type, value: int) -> str:
+    """``CpuVisible|Primary``, unnamed bits as ``bit 15``; ``0`` when none is set."""
+    parts = [m.name for m in flag_type if value & m.value]
+    rest = value & ~sum(m.value for m in flag_type)
+    parts += [f"bit {b}" for b in range(32) if rest >> b & 1]
+    return "|".join(parts) or "0"

@@ -1,0 +1,224 @@
+"""The bundled ETW sample: ``etw_trace.xml``, the sample adapter as a GPU trace would show it.
+
+Written as ``tracerpt trace.etl -o etw_trace.xml -of XML`` writes XML (one <Events> root, CRLF,
+tab indentation, UInt32 right-aligned to 8 columns, pointers as uppercase 0x hex, RenderingInfo
+after each DxgKrnl event), from the tables of ``build.py`` through ``etw.MAPPING`` read backwards:
+- the adapter's three segments as ReportSegment events (segment 2 reported twice: the later wins);
+- its allocations as DCStart events (alive when the trace started) and Start events, a few of them
+  stopped again, plus shared primaries whose Flags carry the kernel's high bits;
+- events of other providers, and other DxgKrnl events, as noise.
+``python -m d3dkmddi_py.samples.etw_build`` rewrites it; tests/etw/test_sample.py fails when it is stale.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import build
+
+FILE = "etw_trace.xml"
+ADAPTER = 0xFFFFB80C4D2E5000
+PROCESS = 0x1F40  # dwm.exe in the imagined session
+DEVICE = 0xFFFFB80C4E1C2000
+EOL = "\r\n"
+NS = "http://schemas.microsoft.com/win/2004/08/events/event"
+KERNEL_PROCESS = ("Microsoft-Windows-Kernel-Process", "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}")
+EVENT_TRACE_GUID = "{68fdd900-4a3e-11d1-84f4-0000f80464e3}"  # the classic EventTrace header event
+
+# Shared primaries: what the kernel logs for the desktop's swap chain (bits 20-31 are its own state).
+PRIMARIES = (
+    ("swap-chain back buffer of the shared primary", ("Primary", "Shareable", "SwapChainBackBuffer")),
+    ("managed primary (DWM's redirection surface)", ("Primary", "ManagedPrimary", "Shareable", "CddWriteCombined")),
+)
+
+
+class _Clock:
+    def __init__(self):
+        self.tick = 0
+
+    def __call__(self) -> str:
+        self.tick += 1
+        ns = 123456789 + self.tick * 1_048_576
+        return f"2026-11-23T10:15:{2 + ns // 1_000_000_000:02d}.{ns % 1_000_000_000:09d}+0100"
+
+
+def _number(in_type: str, value) -> str:
+    if in_type == "Boolean":
+        return "true" if value else "false"
+    if in_type == "Pointer":
+        return f"0x{value:X}"
+    if in_type == "UInt32":
+        return f"{value:8d}"
+    return str(value)
+
+
+def _event(clock, *, provider, guid, event_id, version, task, opcode, keywords, data, rendering=None,
+           pid=4, tid=120, binary=None) -> str:
+    t = "\t"
+    name = f' Name="{provider}"' if provider else ""
+    lines = [f'<Event xmlns="{NS}">', f"{t}<System>", f'{t}{t}<Provider{name} Guid="{guid}" />',
+             f"{t}{t}<EventID>{event_id}</EventID>", f"{t}{t}<Version>{version}</Version>", f"{t}{t}<Level>0</Level>",
+             f"{t}{t}<Task>{task}</Task>", f"{t}{t}<Opcode>{opcode}</Opcode>",
+             f"{t}{t}<Keywords>{keywords}</Keywords>", f'{t}{t}<TimeCreated SystemTime="{clock()}" />',
+             f'{t}{t}<Correlation ActivityID="{{00000000-0000-0000-0000-000000000000}}" />',
+             f'{t}{t}<Execution ProcessID="{pid}" ThreadID="{tid}" ProcessorID="1" KernelTime="15" UserTime="0" />',
+             f"{t}{t}<Channel />", f"{t}{t}<Computer />", f"{t}</System>"]
+    if binary is not None:
+        lines.append(f"{t}<BinaryEventData>{binary}</BinaryEventData>")
+    else:
+        lines.append(f"{t}<EventData>")
+        lines += [f'{t}{t}<Data Name="{n}">{v}</Data>' for n, v in data]
+        lines.append(f"{t}</EventData>")
+    if rendering:
+        op, task_name = rendering
+        lines += [f'{t}<RenderingInfo Culture="en-US">', f"{t}{t}<Level>Log Always </Level>",
+                  f"{t}{t}<Opcode>{op} </Opcode>", f"{t}{t}<Keywords>", f"{t}{t}{t}<Keyword>Resource </Keyword>",
+                  f"{t}{t}</Keywords>", f"{t}{t}<Task>{task_name} </Task>", f"{t}{t}<Message></Message>",
+                  f"{t}{t}<Channel></Channel>", f"{t}{t}<Provider>Microsoft-Windows-DxgKrnl </Provider>",
+                  f"{t}</RenderingInfo>"]
+    lines.append("</Event>")
+    return EOL.join(lines) + EOL
+
+
+def _dxg(clock, kind, fields: dict) -> str:
+    from ..etw.schema import FIELDS, OPCODES, PROVIDER, PROVIDER_GUID
+
+    data = [(n, _number(t, fields[n])) for n, t in FIELDS[kind.event]]
+    return _event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
+                  task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040", data=data,
+                  rendering=(kind.opcode, kind.event), pid=PROCESS if kind.event_id != 78 else 4)
+
+
+def _mirror_fields(kind_name: str, cls, data: bytes, mapping) -> dict:
+    """Event fields read back from a mirror record through MAPPING (the generator's only mapping)."""
+    by_path = {leaf.path: leaf for leaf in cls._leaves_}
+    out = {}
+    for m in mapping:
+        if m.mirror is None or m.mirror not in by_path:
+            continue
+        leaf = by_path[m.mirror]
+        out[m.field] = int.from_bytes(data[leaf.offset:leaf.offset + leaf.size], "little")
+    return out
+
+
+def segment_events():
+    """(ReportSegment fields) per segment report, in trace order."""
+    from ..etw.mapping import MAPPING, SEGMENT
+    from . import sample_target
+
+    seg_map = [m for m in MAPPING if m.mirror_type == SEGMENT]
+    cls = getattr(sample_target(), build.SEGMENT_TYPE)
+    data = build.segment_bytes()
+    size = len(data) // len(build.SEGMENTS)
+    blobs = [data[i * size:(i + 1) * size] for i in range(len(build.SEGMENTS))]
+    out = []
+    for i, blob in enumerate(blobs):
+        fields = {"ulSegmentId": i + 1, "pDxgAdapter": ADAPTER, "SystemMemoryEndAddress": 0,
+                  "MemorySegmentGroup": 1 if "Aperture" in build.SEGMENTS[i].flags else 0}
+        fields.update(_mirror_fields("ReportSegment", cls, blob, seg_map))
+        fields.setdefault("SystemMemoryEndAddress", 0)
+        out.append(fields)
+    return out
+
+
+def allocation_events():
+    """(opcode, note, fields) per AdapterAllocation event, in trace order."""
+    from ..etw.mapping import ALLOCATION_TYPE, MAPPING
+    from ..etw.schema import AllocationFlag
+    from ..semantics.allocation import flags_member
+    from . import sample_target
+
+    tgt = sample_target()
+    cls = getattr(tgt, ALLOCATION_TYPE)
+    member, _ = flags_member(tgt.interface_version)
+    alloc_map = [m for m in MAPPING if m.mirror_type == ALLOCATION_TYPE]
+    data = build.allocation_bytes()
+    size = len(data) // len(build.ALLOCATIONS)
+    items = []
+    for i, spec in enumerate(build.ALLOCATIONS):
+        blob = data[i * size:(i + 1) * size]
+        fields = _mirror_fields("AdapterAllocation", cls, blob, alloc_map)
+        info = cls.from_buffer_copy(blob)
+        view = getattr(info, member)
+        fields["Flags"] = sum(int(m) for m in AllocationFlag if getattr(view, m.name, 0) == 1
+                              and hasattr(type(view), m.name))
+        items.append((spec.note, fields, i))
+    for j, (note, names) in enumerate(PRIMARIES):
+        fields = {"allocSize": 0x7E9000, "ulAlignment": 64 * build.KB, "dwReadSegment": build.seg_set(build.LOCAL),
+                  "dwWriteSegment": build.seg_set(build.LOCAL), "PreferredSegment": build.LOCAL, "HintedBank": 0,
+                  "dwEvictionSegment": build.seg_set(build.APERTURE), "Priority": build.PRIORITY["MAXIMUM"],
+                  "Flags": sum(int(AllocationFlag[n]) for n in names)}
+        items.append((note, fields, len(build.ALLOCATIONS) + j))
+    out = []
+    for note, fields, i in items:
+        shared = i >= len(build.ALLOCATIONS)
+        fields.update({
+            "hProcessId": PROCESS, "hDevice": DEVICE, "pDxgAdapter": ADAPTER,
+            "hVidMmGlobalAlloc": 0xFFFFB80C4E700000 + i * 0x80,
+            "hDxgGlobalAlloc": 0 if i == 5 else 0xFFFFB80C4E600000 + i * 0x100,
+            "hDxgSharedResource": 0xFFFFB80C4E900000 + i * 0x40 if shared else 0,
+            "UsageVersion": 1 if shared else 0, "UsageFlags": 0,
+            "Format": 21 if shared else 0, "SwizzledFormat": 0, "ByteOffset": 0,
+            "Width": 1920 if shared else 0, "Height": 1080 if shared else 0, "Pitch": 7680 if shared else 0,
+            "Depth": 0, "SlicePitch": 0, "BackingStoreWasPinned": False, "pSectionObject": 0,
+            "PhysicalAdapterIndex": 0,
+        })
+        out.append(("DCStart" if i % 3 == 0 or shared else "Start", note, fields))
+    return out
+
+
+def events_text() -> str:
+    from ..etw.schema import KIND_BY_NAME
+
+    clock = _Clock()
+    parts = ["<Events>" + EOL]
+    parts.append(_event(clock, provider=None, guid=EVENT_TRACE_GUID, event_id=0, version=2, task=0, opcode=0,
+                        keywords="0x0", data=[("BufferSize", "65536"), ("Version", "83951626"),
+                                               ("ProviderVersion", "22631"), ("NumberOfProcessors", "8")]))
+    parts.append(_event(clock, provider=KERNEL_PROCESS[0], guid=KERNEL_PROCESS[1], event_id=1, version=3, task=1,
+                        opcode=1, keywords="0x8000000000000010",
+                        data=[("ProcessID", _number("UInt32", PROCESS)), ("ImageName", r"\Device\HarddiskVolume3"
+                                                                                     r"\Windows\System32\dwm.exe")]))
+    # The adapter itself (DxgKrnl AdapterDCStart, EventID 26): another DxgKrnl event, skipped and counted.
+    from ..etw.schema import PROVIDER, PROVIDER_GUID
+    parts.append(_event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=26, version=0, task=4, opcode=3,
+                        keywords="0x40", data=[("pDxgAdapter", f"0x{ADAPTER:X}"), ("NbSegments", _number("UInt32", 3)),
+                                               ("NodeCount", _number("UInt32", 2))]))
+    segments = segment_events()
+    seg_kind = KIND_BY_NAME[("ReportSegment", "Info")]
+    stale = dict(segments[1], Size=32 * build.MB, CommitLimit=32 * build.MB)  # before the BAR was resized
+    parts.append(_dxg(clock, seg_kind, stale))
+    for fields in segments:
+        parts.append(_dxg(clock, seg_kind, fields))
+    allocations = allocation_events()
+    for n, (opcode, _note, fields) in enumerate(allocations):
+        parts.append(_dxg(clock, KIND_BY_NAME[("AdapterAllocation", opcode)], fields))
+        if n == 7:
+            parts.append(_event(clock, provider=None, guid="{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}", event_id=0,
+                                version=2, task=0, opcode=36, keywords="0x0", data=[],
+                                binary="0400000010270000E8030000"))
+    stop = KIND_BY_NAME[("AdapterAllocation", "Stop")]
+    for n in (3, 5, 9):  # freed during the trace (5 has hDxgGlobalAlloc 0: removed by hVidMmGlobalAlloc)
+        parts.append(_dxg(clock, stop, allocations[n][2]))
+    orphan = dict(allocations[0][2], hDxgGlobalAlloc=0xFFFFB80C4E6FF000, hVidMmGlobalAlloc=0xFFFFB80C4E7FF000)
+    parts.append(_dxg(clock, stop, orphan))  # created before the trace, never rundown: an unmatched Stop
+    parts.append("</Events>" + EOL)
+    return "".join(parts)
+
+
+def files() -> dict:
+    return {FILE: events_text().encode("ascii")}
+
+
+def write(directory: Path | None = None) -> list:
+    directory = Path(directory or Path(__file__).parent)
+    out = []
+    for name, content in files().items():
+        path = directory / name
+        path.write_bytes(content)
+        out.append(path)
+    return out
+
+
+if __name__ == "__main__":
+    for written in write():
+        print(written)
