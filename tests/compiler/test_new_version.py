@@ -6,6 +6,7 @@ Simulated on a copy of the package with WDDM3_3 added to the table, in a subproc
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -42,7 +43,7 @@ def _package_with_new_version(tmp_path: pathlib.Path) -> pathlib.Path:
 def test_a_version_added_to_the_table_becomes_the_header_default(tmp_path):
     copy = _package_with_new_version(tmp_path)
     out = subprocess.run([sys.executable, "-c", _PROBE], cwd=copy, capture_output=True, text=True,
-                         env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"})
+                         env={**os.environ, "PYTHONPATH": str(copy)})
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout)
     assert pathlib.Path(got["file"]).is_relative_to(copy), "the probe imported the repository, not the copy"
