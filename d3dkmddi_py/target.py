@@ -10,7 +10,7 @@ from . import _spec
 from ._classes import Builder, CheckedStructure, CheckedUnion
 from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
 from ._spec.model import Bits, Field, If, Not, Record
-from .errors import MissingMember, UnsupportedTarget
+from .errors import MissingMember, UnsupportedTarget, shown
 from .layout import typedef_layout
 
 ABIS = ("x86", "x64", "arm64")
@@ -39,7 +39,7 @@ def parse_interface_version(value) -> InterfaceVersion:
         try:
             value = int(text, 0)
         except ValueError:
-            raise UnsupportedTarget(f"unknown interface version {text!r}; valid: {_version_list()}") from None
+            raise UnsupportedTarget(f"unknown interface version {shown(text)}; valid: {_version_list()}") from None
     if isinstance(value, bool) or not isinstance(value, int):
         raise UnsupportedTarget(f"interface version must be an int or a name, not {type(value).__name__}; "
                                 f"valid: {_version_list()}")
@@ -47,14 +47,15 @@ def parse_interface_version(value) -> InterfaceVersion:
         return InterfaceVersion(value)
     except ValueError:
         hint = " (0x5022 is WDDM2_0 in the 10240 kit only; every later kit says 0x5023)" if value == 0x5022 else ""
-        raise UnsupportedTarget(f"0x{value:X} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
+        number = f"0x{value:X}" if 0 <= value < 1 << 64 else shown(value)
+        raise UnsupportedTarget(f"{number} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
                                 f"valid: {_version_list()}") from None
 
 
 def parse_abi(value) -> str:
     if isinstance(value, str) and value.strip().lower() in ABIS:
         return value.strip().lower()
-    raise UnsupportedTarget(f"unknown abi {value!r}; valid: {', '.join(ABIS)}")
+    raise UnsupportedTarget(f"unknown abi {shown(value)}; valid: {', '.join(ABIS)}")
 
 
 def _member_conditions(members, conds=()):
@@ -193,7 +194,7 @@ def as_target(value=None, *, instance=None) -> Target:
     if isinstance(value, (tuple, list)) and len(value) == 2:
         return target(*value)
     raise UnsupportedTarget(f"target must be a Target, an abi name or an (abi, interface version) pair, "
-                            f"not {value!r}")
+                            f"not {shown(value)}")
 
 
 # ---- pickle and copy: instances and classes travel as (abi, version, class path), built again on arrival
