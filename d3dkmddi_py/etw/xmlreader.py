@@ -125,7 +125,7 @@ class TraceReader:
                 starts = self._drain(parser, queue, root)
             except ET.ParseError as exc:
                 raise self._xml_error(*exc.position, _reason(exc), root) from None
-            if root is None and starts:
+            if root is None and starts is not None:
                 root = starts
                 single = self._check_root(root)
             if root is not None and not single:

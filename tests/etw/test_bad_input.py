@@ -1,0 +1,86 @@
+"""Bad input: one line naming the event number and the field, raised as EtwInputError (exit 2)."""
+from __future__ import annotations
+
+import pytest
+
+from d3dkmddi_py.errors import D3dkmddiError, EtwInputError
+
+from .helpers import alloc_fields, run, seg_fields, trace, tracerpt_event
+
+OTHER = ("Microsoft-Windows-Kernel-Process", "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}")
+GOOD = tracerpt_event(78, seg_fields(1, 0x11), version=1)
+
+
+def fail(tmp_path, data: bytes, name="t.xml") -> EtwInputError:
+    p = tmp_path / name
+    p.write_bytes(data)
+    with pytest.raises(EtwInputError) as info:
+        run([str(p)])
+    assert isinstance(info.value, D3dkmddiError)
+    assert "\n" not in str(info.value)
+    return info.value
+
+
+def test_not_xml(tmp_path):
+    e = fail(tmp_path, b"\x00\x01ETL binary\xff", "trace.etl")
+    assert "is not XML" in str(e) and "tracerpt" in str(e)
+
+
+def test_empty_file(tmp_path):
+    assert "is empty" in str(fail(tmp_path, b""))
+
+
+def test_truncated_xml(tmp_path):
+    data = trace(GOOD, tracerpt_event(33, alloc_fields()))
+    e = fail(tmp_path, data[:len(data) // 2 + 100])
+    assert "truncated" in str(e) and "in event #2" in str(e)
+
+
+def test_another_schema(tmp_path):
+    e = fail(tmp_path, b"<rss><channel/></rss>")
+    assert "root element is <rss>" in str(e)
+    e = fail(tmp_path, b"<Events><Item/></Events>")
+    assert "event #1 is an <Item> element" in str(e)
+
+
+def test_missing_field(tmp_path):
+    f = alloc_fields()
+    del f["hDxgGlobalAlloc"]
+    e = fail(tmp_path, trace(GOOD, tracerpt_event(33, f)))
+    assert "event #2 (AdapterAllocation Start, EventID 33): field hDxgGlobalAlloc is missing" in str(e)
+    assert (e.event, e.field) == (2, "hDxgGlobalAlloc")
+
+
+def test_value_not_a_number(tmp_path):
+    e = fail(tmp_path, trace(GOOD, tracerpt_event(33, alloc_fields(allocSize="12kB"))))
+    assert "event #2" in str(e) and "field allocSize = '12kB' is not a number" in str(e)
+    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(Priority="1_000"))))
+    assert "field Priority = '1_000' is not a number" in str(e)
+    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(ulAlignment="0x100000000"))))
+    assert "field ulAlignment" in str(e) and "out of range for UInt32" in str(e)
+    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(Flags="CpuVisible|Bogus"))))
+    assert "field Flags" in str(e) and "'Bogus'" in str(e)
+    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(BackingStoreWasPinned="yes"))))
+    assert "field BackingStoreWasPinned = 'yes' is not a Boolean" in str(e)
+
+
+def test_no_dxgkrnl_events_says_how_many_others(tmp_path):
+    e = fail(tmp_path, trace(tracerpt_event(1, {"ProcessID": 4}, provider=OTHER),
+                             tracerpt_event(2, {"ProcessID": 4}, provider=OTHER),
+                             tracerpt_event(26, {"pDxgAdapter": "0x1"})))
+    assert "3 events, 2 of other providers (2 Microsoft-Windows-Kernel-Process) and 1 other DxgKrnl" in str(e)
+
+
+def test_binary_event_data(tmp_path):
+    ev = tracerpt_event(33, alloc_fields())
+    start, end = ev.index("\t<EventData>"), ev.index("</EventData>") + len("</EventData>")
+    e = fail(tmp_path, trace(ev[:start] + "\t<BinaryEventData>00FF</BinaryEventData>" + ev[end:]))
+    assert "event #1" in str(e) and "BinaryEventData" in str(e)
+
+
+def test_value_too_wide_for_the_abi(tmp_path):
+    p = tmp_path / "t.xml"
+    p.write_bytes(trace(tracerpt_event(33, alloc_fields(allocSize=1 << 33))))
+    with pytest.raises(EtwInputError, match=r"event #1 .*field allocSize = 0x200000000 does not fit "
+                                            r"DXGK_ALLOCATIONINFO.Size \(4 bytes"):
+        run([str(p), "--abi", "x86"])
