@@ -46,6 +46,10 @@ class InvalidFieldType(InvalidFieldValue, TypeError):
     """A value of the wrong kind (a float, a string, a struct of another type)."""
 
 
+class NotAType(D3dkmddiError, TypeError):
+    """A value where a d3dkmddi_py class or instance is needed (introspection, rendering)."""
+
+
 class MissingMember(D3dkmddiError, AttributeError):
     """A type or member that the chosen target does not have."""
 

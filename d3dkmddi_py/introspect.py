@@ -1,6 +1,7 @@
 """Introspection: the leaves of a class, and its layout as WinDbg ``dt`` prints it."""
 from __future__ import annotations
 
+from .errors import NotAType
 from .layout import Leaf
 
 
@@ -16,7 +17,7 @@ def leaves(type_or_instance) -> tuple[Leaf, ...]:
     try:
         return cls._leaves_
     except AttributeError:
-        raise TypeError(f"{cls.__name__} is not a d3dkmddi_py type (use target(...).<name>)") from None
+        raise NotAType(f"{cls.__name__} is not a d3dkmddi_py type (use target(...).<name>)") from None
 
 
 def layout_table(type_or_instance) -> str:

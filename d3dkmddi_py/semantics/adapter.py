@@ -155,7 +155,7 @@ def _assign(d, name: str, value):
     attr = getattr(d, name)  # raises MissingMember with the valid names
     if isinstance(attr, (ctypes.Structure, ctypes.Union)) and not isinstance(value, (ctypes.Structure, ctypes.Union)):
         if hasattr(type(attr), "_c_name_") and type(attr)._c_name_ == SEGFLAGS_TYPE:
-            attr.Value = int(value)
+            attr.Value = value  # the checked assignment refuses a float, a str or None
         elif "QuadPart" in type(attr)._rules_:
             attr.QuadPart = type(attr)._rules_["QuadPart"].as_signed(value)
         else:

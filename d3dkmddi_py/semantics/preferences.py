@@ -133,6 +133,9 @@ def _entry_pair(item, entry_cls, id_attr):
 
 
 def _build(entries, *, type_name, id_field, max_slots, id_bits, entry_cls, id_attr, what) -> int:
+    if isinstance(entries, (str, bytes, dict)) or not hasattr(entries, "__iter__"):
+        raise InvalidFieldType(type_name, "entries", entries, f"a list of at most {max_slots} {what} ids or "
+                               f"(id, direction) pairs", f"is a {type(entries).__name__}")
     items = list(entries)
     if len(items) > max_slots:
         raise InvalidFieldValue(type_name, f"{id_field}{max_slots}", items, f"at most {max_slots} entries",

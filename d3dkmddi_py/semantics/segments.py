@@ -190,6 +190,9 @@ def segment_set(mask, *, target=None) -> SegmentSet:
 def segment_set_mask(ids=(), *, system_memory: bool = False) -> int:
     """The mask of segment ids 1..31 (bit id-1), plus DXGK_SEGMENT_SET_SYSTEMMEMORY when asked."""
     mask = DXGK_SEGMENT_SET_SYSTEMMEMORY if system_memory else 0
+    if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__iter__"):
+        raise InvalidFieldType("segment set", "ids", ids, "a list of segment ids 1..31",
+                               f"is a {type(ids).__name__}")
     for ident in ids:
         if isinstance(ident, bool) or not isinstance(ident, int):
             raise InvalidFieldType("segment set", "id", ident, "1..31", f"is a {type(ident).__name__}")
