@@ -17,12 +17,14 @@ class Memory:
     """Bytes to decode, with where they came from.
 
     ``address`` is the debuggee address of ``data[0]`` when the bytes came from a
-    WinDbg dump, else None.  ``origin`` names the source in messages.
+    WinDbg dump, else None.  ``origin`` names the source in messages.  ``address_bytes`` is 4
+    when the dump's address column has 8 digits (a 32-bit target), 8 when it has 16, else None.
     """
 
     data: bytes
     address: int | None = None
     origin: str = "data"
+    address_bytes: int | None = None
 
     def offset_of(self, address, what: str = "address") -> int:
         """The byte offset of a debuggee ``address`` (an int or text such as ``fffff801`2a3b4010``)."""
@@ -198,7 +200,7 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
             raise WinDbgTextError(f"{origin} is `dt`/`dx` output (line {number}: {_clip(line)}), not a memory "
                                   f"dump; " + _DT_HINT, number, line)
     out = bytearray()
-    start = expected = None
+    start = expected = address_bytes = None
     unit = unit_line = previous = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or _PROMPT.match(line):
@@ -228,15 +230,20 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
                                   f"line {prev_number} ({_windbg_address(prev_address)} + {prev_size} bytes = "
                                   f"{_windbg_address(expected)}); the dump must be one contiguous range from "
                                   f"one memory command", number, line)
+        digits = len(m["address"].replace("`", ""))
         if start is None:
-            start = address
+            start, address_bytes = address, digits // 2
+        elif digits // 2 != address_bytes:
+            raise WinDbgTextError(f"{origin} line {number}: a {digits}-digit address after "
+                                  f"{2 * address_bytes}-digit ones; paste the output of one memory command",
+                                  number, line)
         out += data
         expected = address + len(data)
         previous = (number, address, len(data))
     if start is None:
         raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
                               f"(address column and values)")
-    return Memory(bytes(out), start, origin)
+    return Memory(bytes(out), start, origin, address_bytes)
 
 
 def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> bytes:

@@ -153,3 +153,10 @@ def test_offset_of_without_addresses():
     records, _, _, memory = decode_records("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00")
     with pytest.raises(DecodeError, match="has no addresses"):
         memory.offset_of(0x1000)
+
+
+def test_the_address_column_says_the_pointer_size_of_the_target():
+    assert parse_windbg("8a3b4000  00000485").address_bytes == 4  # a 32-bit target: --abi x86
+    assert parse_windbg(DPS).address_bytes == 8
+    with pytest.raises(WinDbgTextError, match="line 2: a 16-digit address after 8-digit ones"):
+        parse_windbg("8a3b4000  00000485\n00000000`8a3b4004  00000001")
