@@ -30,6 +30,35 @@ def findings_rows(columns, *, adapter=None) -> list:
     return [r for r in table.rows() if applies(r[1])]
 
 
+def column_rows(tracker: Tracker, items) -> list:
+    """Per (event, allocation bytes) item: its (rule_id, severity, field) findings, from column-wise checks.
+
+    Start and DCStart items are grouped by adapter and checked against the segments the tracker holds
+    now; Stop items get [] (an allocation is checked when it starts).
+    """
+    found = [[] for _ in items]
+    groups: dict = {}
+    for i, (event, _data) in enumerate(items):
+        if event.opcode != "Stop":
+            groups.setdefault(event.adapter, []).append(i)
+    for pointer, rows in groups.items():
+        adapter, _note = tracker.view(pointer)
+        data = b"".join(items[i][1] for i in rows)
+        columns = bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target, count=len(rows))
+        for row, rule_id, severity, field, _value in findings_rows(columns, adapter=adapter):
+            found[rows[row]].append((rule_id, severity, field))
+    return found
+
+
+def batch_findings(tracker: Tracker, items) -> list:
+    """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
+    and only those are checked one by one for the messages."""
+    out = []
+    for (event, data), rows in zip(items, column_rows(tracker, items)):
+        out.append(tracker.check_allocation(event.adapter, data) if rows else [])
+    return out
+
+
 class ColumnWriter:
     """Writes one row per AdapterAllocation event; a chunk is checked when it fills or the segments change."""
 
@@ -91,18 +120,7 @@ class ColumnWriter:
         if not self.pending:
             return
         pending, self.pending = self.pending, []
-        found = [[] for _ in pending]
-        groups: dict = {}
-        for i, (event, _data) in enumerate(pending):
-            if event.opcode != "Stop":
-                groups.setdefault(event.adapter, []).append(i)
-        for pointer, rows in groups.items():
-            adapter, _note = self.tracker.view(pointer)
-            data = b"".join(pending[i][1] for i in rows)
-            columns = bulk.decode_array(ALLOCATION_TYPE, data, target=self.tracker.target, count=len(rows))
-            for row, rule_id, severity, field, _value in findings_rows(columns, adapter=adapter):
-                found[rows[row]].append((rule_id, severity, field))
-        self._write([e for e, _d in pending], found)
+        self._write([e for e, _d in pending], column_rows(self.tracker, pending))
 
     def _write(self, events, found) -> None:
         for fs in found:

@@ -22,7 +22,7 @@ from .xmlreader import read
 
 FORMATS = ("csv", "jsonl", "parquet")
 SAMPLE_WORD = "sample"
-CHUNK_EVENTS = 65536
+CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
 
 
 def add_arguments(parser) -> None:
@@ -87,18 +87,32 @@ def event_json(event, type_name: str, findings, checked: bool) -> dict:
 
 
 def _json(reader, tracker: Tracker, stdout) -> int:
+    """Allocation events are checked in batches (column-wise, like the --format path); a batch is
+    written before a ReportSegment changes the segments, so each allocation is checked against the
+    segments reported before it."""
+    from .bulkpath import batch_findings
+
     errors = 0
+    pending = []
+
+    def flush():
+        nonlocal errors
+        for (event, _data), findings in zip(pending, batch_findings(tracker, pending)):
+            errors += render.count_severity(findings, "error")
+            stdout.write(json.dumps(event_json(event, ALLOCATION_TYPE, findings, event.opcode != "Stop")) + "\n")
+        pending.clear()
+
     for event in reader:
-        data = tracker.apply(event)
         if event.event == ADAPTER_ALLOCATION:
-            checked = event.opcode != "Stop"
-            findings = tracker.check_allocation(event.adapter, data) if checked else []
-            type_name = ALLOCATION_TYPE
-        else:
-            checked, type_name = True, tracker.packer.segment_type
-            findings = tracker.check_segment(data)
+            pending.append((event, tracker.apply(event)))
+            if len(pending) >= CHUNK_EVENTS:
+                flush()
+            continue
+        flush()
+        findings = tracker.check_segment(tracker.apply(event))
         errors += render.count_severity(findings, "error")
-        stdout.write(json.dumps(event_json(event, type_name, findings, checked)) + "\n")
+        stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True)) + "\n")
+    flush()
     reader.check_found()
     return 1 if errors else 0
 

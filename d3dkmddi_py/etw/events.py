@@ -7,8 +7,6 @@ the event number and the field.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
-
 from ..errors import EtwInputError
 from .schema import (ADAPTER_ALLOCATION, BIT_MAPS, BOOLEAN, EXTRA_FIELDS, FIELDS, FORMAT_NAME_PREFIX, IN_TYPE_MAX,
                      KIND_BY_NAME, KINDS, OPCODES, POINTER, REPORT_SEGMENT, UINT64, EventKind, flag_names)
@@ -18,24 +16,32 @@ _BOOLS = {"true": True, "false": False, "1": True, "0": False}
 _SEPARATORS = str.maketrans({"|": " ", ",": " "})
 
 
-@dataclass(frozen=True)
 class Event:
     """One decoded DxgKrnl event: which one, where it came from, and its fields as Python values.
 
     ``number`` is the 1-based position of the event in its source (every provider counted), so an
     error message and a JSON line name the same event.  ``fields`` maps each template field to an
     int (bit-map fields to AllocationFlag / UsageFlag), a bool, or, for a Stop event's Format given
-    by name, the name.
+    by name, the name.  ``extra`` holds fields this package does not know, as text.
     """
 
-    number: int
-    kind: EventKind
-    version: int
-    fields: dict
-    time: str | None = None
-    process_id: int | None = None
-    thread_id: int | None = None
-    extra: dict = dc_field(default_factory=dict)  # fields this package does not know, as text
+    __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra")
+
+    def __init__(self, number: int, kind: EventKind, version: int, fields: dict, time: str | None = None,
+                 process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None):
+        self.number, self.kind, self.version, self.fields = number, kind, version, fields
+        self.time, self.process_id, self.thread_id = time, process_id, thread_id
+        self.extra = {} if extra is None else extra
+
+    def __eq__(self, other):
+        if not isinstance(other, Event):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Event(#{self.number} {self.kind.label}, version {self.version}, adapter 0x{self.adapter:x})"
 
     @property
     def event(self) -> str:
@@ -122,20 +128,58 @@ def _names(text: str, bit_map, name: str, where: str) -> int:
     return value
 
 
+def _plan(event: str) -> tuple:
+    """(name, in-type, largest value, bit map) per field; booleans get -1, so the fast path never takes them."""
+    return tuple((name, in_type, IN_TYPE_MAX.get(in_type, -1), BIT_MAPS.get((event, name)))
+                 for name, in_type in FIELDS[event])
+
+
+_PLANS = {event: _plan(event) for event in FIELDS}
+_FLAG_CACHE: dict = {}  # (bit map, value) -> member; IntFlag values are immutable
+
+
+def _flag(bit_map, value: int):
+    key = (bit_map, value)
+    member = _FLAG_CACHE.get(key)
+    if member is None:
+        member = bit_map(value)
+        if len(_FLAG_CACHE) < 65536:
+            _FLAG_CACHE[key] = member
+    return member
+
+
 def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
-    """(typed template fields, unknown extra fields as text) of one event; every template field is required."""
+    """(typed template fields, unknown extra fields as text) of one event; every template field is required.
+
+    The loop's fast path takes the common spellings (padded decimal, 0x hex); every other text, and
+    every error, goes through ``parse_value``.
+    """
     out = {}
-    event = kind.event
-    for name, in_type in FIELDS[event]:
-        text = raw.get(name)
+    get = raw.get
+    for name, in_type, top, bit_map in _PLANS[kind.event]:
+        text = get(name)
+        if text.__class__ is str:
+            s = text.strip()
+            if s.isdigit() and s.isascii():
+                value = int(s)
+            elif s[:2] == "0x" and s.isalnum() and s.isascii():
+                try:
+                    value = int(s[2:], 16)
+                except ValueError:
+                    value = -1
+            else:
+                value = -1
+            if 0 <= value <= top:
+                out[name] = value if bit_map is None else _flag(bit_map, value)
+                continue
         if text is None:
-            present = sum(1 for n, _t in FIELDS[event] if raw.get(n) is not None)
+            present = sum(1 for n, _t, _m, _b in _PLANS[kind.event] if get(n) is not None)
             missing = "is missing" if name not in raw else "is empty"
             raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
-                                f"{len(FIELDS[event])} fields of {kind.template}); decode the trace with the "
+                                f"{len(FIELDS[kind.event])} fields of {kind.template}); decode the trace with the "
                                 f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
                                 field=name)
-        out[name] = parse_value(text, in_type, name, where, BIT_MAPS.get((event, name)))
+        out[name] = parse_value(text, in_type, name, where, bit_map)
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
     extra = {}

@@ -9,6 +9,8 @@ from ..target import NEWEST, target as make_target
 from .mapping import ALLOCATION_TYPE, keep, packer
 from .schema import REPORT_SEGMENT
 
+CHUNK = 65536  # allocations checked column-wise at once
+
 
 @dataclass
 class SegmentEntry:
@@ -110,8 +112,13 @@ class Tracker:
             else:
                 for entry in a.segments.values():
                     entry.findings = self.check_segment(entry.data)
-            for entry in a.allocations.values():
-                entry.findings = self.check_allocation(pointer, entry.data)
+            from .bulkpath import batch_findings
+
+            entries = list(a.allocations.values())
+            for start in range(0, len(entries), CHUNK):
+                part = entries[start:start + CHUNK]
+                for entry, found in zip(part, batch_findings(self, [(e.event, e.data) for e in part])):
+                    entry.findings = found
         return self.adapters
 
 
