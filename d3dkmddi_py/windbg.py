@@ -259,7 +259,7 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
         if not m or (end < len(rest) and rest[end] not in " -\t"):
             words = rest[pos:].split()
             if len(values) == 1 and size >= 4 and words and _SYMBOL.fullmatch(words[0]):
-                break  # dps/dds: the symbol the pointer points into
+                return values[0].to_bytes(size, "little")  # dps/dds: the symbol the pointer points into
             raise WinDbgTextError(f"{origin} line {number}: {_clip(words[0] if words else '')} at column "
                                   f"{pos + len(line) - len(rest) + 1} is not {_UNIT_WORD[unit]} like the others "
                                   f"on the line", number, line)
@@ -272,6 +272,11 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
         if pos >= len(rest) or rest.startswith("  ", pos) or rest[pos] == "\t" or not rest[pos:].strip():
             break  # the character column of db/dc, or trailing spaces
         pos += 1  # the one space (or db's '-') between values
+    chars = rest[pos:].strip()
+    if len(chars) > len(values) * size:  # db/dc/dW print one character per byte, never more
+        raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {len(values)} value(s) is not the "
+                              f"character column ({len(values) * size} characters at most); WinDbg separates "
+                              f"values by one space: paste its output unchanged", number, line)
     return b"".join(v.to_bytes(size, "little") for v in values)
 
 

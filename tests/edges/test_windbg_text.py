@@ -160,3 +160,14 @@ def test_the_address_column_says_the_pointer_size_of_the_target():
     assert parse_windbg(DPS).address_bytes == 8
     with pytest.raises(WinDbgTextError, match="line 2: a 16-digit address after 8-digit ones"):
         parse_windbg("8a3b4000  00000485\n00000000`8a3b4004  00000001")
+
+
+@pytest.mark.parametrize("text", [
+    "fffff801`2a3b4000  00000485  00000001",  # two spaces: the second dword is no character column
+    "fffff801`2a3b4000  00000485\t00000001",
+    "fffff801`2a3b4000  85 04  00 00 00",
+    "fffff801`2a3b4000  00000000`00000485  00000000`00000001",
+])
+def test_values_after_a_wide_gap_are_not_dropped_silently(text):
+    with pytest.raises(WinDbgTextError, match=r"line 1: .* after \d value\(s\) is not the character column"):
+        parse_windbg(text)
