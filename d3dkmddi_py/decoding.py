@@ -186,6 +186,9 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
             return parse_windbg(data, origin or "WinDbg text")
         if _hexish(stripped):
             return Memory(parse_hex(stripped), None, origin or "hex")
+        if not stripped:
+            raise DecodeError("empty text: give hex bytes ('85 04 00 00'), a 0x integer or WinDbg memory output; "
+                              "to read a file pass pathlib.Path(name) or path=")
         raise DecodeError(f"cannot read {_clip(stripped)}: it is not hex bytes, a 0x integer or WinDbg memory "
                           f"output; to read a file pass pathlib.Path({_clip(stripped)}) or path=")
     raise DecodeError(f"data must be bytes, bytearray, memoryview, a path, hex text, WinDbg text or an int, "

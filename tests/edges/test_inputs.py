@@ -120,3 +120,8 @@ def test_json_hex_is_decided_by_the_c_type():
     assert [json_hex(leaves[p]) for p in ("BaseAddress.QuadPart", "Size", "hAllocation", "pPrivateDriverData",
                                            "pAllocationUsageHint", "BaseAddress.LowPart", "Flags.Value",
                                            "Flags.CpuVisible")] == [True] * 5 + [False] * 3
+
+
+def test_empty_text_says_what_to_give():
+    with pytest.raises(DecodeError, match=r"^empty text: give hex bytes .* or path=$"):
+        decode("DXGK_SEGMENTFLAGS", "  \n")
