@@ -46,6 +46,9 @@ class Memory:
         a smaller one is an offset.  Range checks against the record size are the caller's.
         """
         value = parse_int(value, what)
+        if value < 0:
+            raise DecodeError(f"{what} {_hex_or_int(value)} is negative; give a byte offset from the first byte "
+                              f"(0) or an address inside {self.origin}")
         if self.address is None or value < self.address:
             if self.address is not None and value >= len(self.data):
                 raise DecodeError(f"{what} {_hex_or_int(value)} is neither a byte offset in {self.origin} "
@@ -95,7 +98,7 @@ def parse_int(text, what: str = "value") -> int:
             except ValueError:  # sys.set_int_max_str_digits() set below our own limit
                 raise DecodeError(f"{what} has {len(digits)} digits, more than this Python converts "
                                   f"(sys.get_int_max_str_digits()); give it in hex") from None
-    hint = f"; for hex write 0x{body}" if re.fullmatch(r"[0-9a-fA-F]+", body) else ""
+    hint = f"; for hex write 0x{body}" if re.fullmatch(r"[0-9a-fA-F]{1,32}", body) else ""
     raise DecodeError(f"{what} {_clip(s)} is not an integer (write 0x485, 00000000`00000485, 1157 or 0b101)"
                       + hint)
 
@@ -286,12 +289,14 @@ def _clip(line: str) -> str:
 
 
 def _hex_or_int(value: int) -> str:
+    if value.bit_length() > 64:
+        return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit number>"
     return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
 
 
 def _windbg_address(address: int) -> str:
     """An address as WinDbg prints it: 8 digits, or 16 with a backtick when above 4 GB."""
-    if address < 0:
+    if address < 0 or address.bit_length() > 64:
         return _hex_or_int(address)
     if address >> 32:
         return f"{address >> 32:08x}`{address & 0xFFFFFFFF:08x}"

@@ -147,6 +147,10 @@ def test_offset_at_neither_offset_nor_address():
     with pytest.raises(DecodeError, match=r"--offset 0x100 is neither a byte offset in WinDbg text \(0\.\.0x17\) "
                                           r"nor an address in it"):
         parse_windbg(DPS).offset_at(0x100)
+    with pytest.raises(DecodeError, match=r"--offset -0x8 is negative"):
+        parse_windbg(DPS).offset_at("-8")
+    with pytest.raises(DecodeError, match=r"--offset <a 20001-bit number> is outside WinDbg text"):
+        parse_windbg(DPS).offset_at(1 << 20000)
 
 
 def test_offset_of_without_addresses():
