@@ -15,7 +15,7 @@ from .. import render
 from ..errors import EtwInputError
 from ..target import ABIS, NEWEST, parse_abi, parse_interface_version, target as make_target
 from .events import json_value
-from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE, keep
+from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from .xmlreader import read
@@ -128,7 +128,8 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
     reader.check_found()
     adapters = tracker.finish()
     pk, tgt = tracker.packer, tracker.target
-    seg_cls, alloc_cls, usage_cls = pk.classes["segment descriptor"], pk.classes[ALLOCATION_TYPE], pk.classes[USAGE_TYPE]
+    seg_cls = pk.classes["segment descriptor"]
+    alloc_cls, usage_cls = pk.classes[ALLOCATION_TYPE], pk.classes[USAGE_TYPE]
     w = stdout.write
     w(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)\n")
     w(f"{reader.total} events: {reader.decoded} decoded, {reader.other_providers} of other providers and "
@@ -164,7 +165,8 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             w(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, process "
               f"0x{ev.fields['hProcessId']:x}, {render.tally(e.findings, none='no findings')}\n")
             kernel = flags & KERNEL_FLAGS
-            note = f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked" if kernel else ""
+            note = (f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked"
+                    if kernel else "")
             dropped = flags & pk.unmapped_flags
             if dropped:
                 note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
@@ -172,12 +174,13 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             if ev.fields["hDxgSharedResource"]:
                 w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
             value = alloc_cls.from_buffer_copy(e.data)
-            w(render.render_text(value, findings=e.findings, meanings=_meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter),
-                                 nonzero=True, title=_title(ALLOCATION_TYPE, tgt.label,
-                                                            f"not in the event: {unknown_alloc}")) + "\n")
+            meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter)
+            w(render.render_text(value, findings=e.findings, meanings=meanings, nonzero=True,
+                                 title=_title(ALLOCATION_TYPE, tgt.label, f"not in the event: {unknown_alloc}")) + "\n")
             if any(e.usage):
                 w(render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
-                                     title=_title(USAGE_TYPE, tgt.label, "from UsageVersion, UsageFlags, Format...")) + "\n")
+                                     title=_title(USAGE_TYPE, tgt.label, "from UsageVersion, UsageFlags, Format..."))
+                  + "\n")
             totals["live"] += 1
             totals["clean"] += not e.findings
             totals["errors"] += render.count_severity(e.findings, "error")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import EtwInputError
-from ..semantics.allocation import flags_member
+from ..semantics import flags_member
 from ..target import InterfaceVersion, target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
@@ -72,7 +72,8 @@ MAPPING = (
     _M(A, "hVidMmGlobalAlloc", None, None, "kernel handle: identifies the allocation when hDxgGlobalAlloc is 0"),
     _M(A, "hDxgGlobalAlloc", None, None, "kernel handle: identifies the allocation (Stop removes it by this)"),
     _M(A, "hDxgSharedResource", None, None, "the kernel's shared resource (non-zero for shared allocations)"),
-    _M(A, "UsageVersion", USAGE_TYPE, "Version", "DXGK_ALLOCATIONUSAGEHINT.Version (1: v1 is DXGK_ALLOCATIONUSAGEINFO1)"),
+    _M(A, "UsageVersion", USAGE_TYPE, "Version",
+       "DXGK_ALLOCATIONUSAGEHINT.Version (1: v1 is DXGK_ALLOCATIONUSAGEINFO1)"),
     _M(A, "UsageFlags", USAGE_TYPE, "v1.Flags.Value", "the DXGK_ALLOCATIONUSAGEINFO1 flag word (UsageFlags bit map, "
                                                       "same names and bits)"),
     _M(A, "Format", USAGE_TYPE, "v1.Format", "DXGK_ALLOCATIONUSAGEINFO1, same name"),

@@ -124,7 +124,7 @@ def allocation_events():
     """(opcode, note, fields) per AdapterAllocation event, in trace order."""
     from ..etw.mapping import ALLOCATION_TYPE, MAPPING
     from ..etw.schema import AllocationFlag
-    from ..semantics.allocation import flags_member
+    from ..semantics import flags_member
     from . import sample_target
 
     tgt = sample_target()

@@ -41,7 +41,8 @@ def test_allocations_are_checked_against_their_adapters_segments():
 
 
 def test_segment_ids_with_a_gap_check_allocations_alone():
-    recs = [ev(78, seg_fields(1, 0x0)), ev(78, seg_fields(3, 0x1)), ev(33, alloc_fields(dwWriteSegment=0x80, PreferredSegment=0))]
+    recs = [ev(78, seg_fields(1, 0x0)), ev(78, seg_fields(3, 0x1)),
+            ev(33, alloc_fields(dwWriteSegment=0x80, PreferredSegment=0))]
     a = etw.adapters(etw.from_records(recs), target=T)[ADAPTER]
     assert a.adapter is None and "not 1..2" in a.adapter_note
     assert next(iter(a.allocations.values())).findings == []
