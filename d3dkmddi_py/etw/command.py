@@ -118,10 +118,6 @@ def _json(reader, tracker: Tracker, stdout) -> int:
 
 
 # ------------------------------------------------------------------ text, per adapter
-def _title(cls_name, tgt_label, what) -> str:
-    return f"{cls_name}  {tgt_label}  {what}"
-
-
 def _text(reader, tracker: Tracker, stdout, name: str) -> int:
     for event in reader:
         tracker.apply(event)
@@ -134,8 +130,9 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
     w(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)\n")
     w(f"{reader.total} events: {reader.decoded} decoded, {reader.other_providers} of other providers and "
       f"{reader.other_dxgkrnl} other DxgKrnl events skipped\n")
-    unknown_seg = ", ".join(pk.unknown_members("segment descriptor"))
-    unknown_alloc = ", ".join(pk.unknown_members(ALLOCATION_TYPE))
+    w(f"not in the events, so unknown (shown as 0 where shown at all): {pk.segment_type} "
+      f"{', '.join(pk.unknown_members('segment descriptor'))}; {ALLOCATION_TYPE} "
+      f"{', '.join(pk.unknown_members(ALLOCATION_TYPE))}, {pk.flag_member} bits 14-31\n")
     totals = {"segments": 0, "segment_findings": 0, "live": 0, "clean": 0, "errors": 0, "warnings": 0}
     rules = set()
     for pointer, a in adapters.items():
@@ -150,7 +147,7 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             w(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
               f"{s.event.fields['MemorySegmentGroup']}\n")
             w(render.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
-                                 title=_title(pk.segment_type, tgt.label, f"not in the event: {unknown_seg}")) + "\n")
+                                 title=f"{pk.segment_type}  {tgt.label}") + "\n")
             totals["segments"] += 1
             totals["segment_findings"] += len(s.findings)
             rules.update(f.rule_id for f in s.findings)
@@ -170,16 +167,17 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             dropped = flags & pk.unmapped_flags
             if dropped:
                 note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
-            w(f"   event Flags = 0x{int(flags):x} {flag_names(AllocationFlag, flags)}{note}\n")
+            shown = flag_names(AllocationFlag, flags) if flags else "(none)"
+            w(f"   event Flags = 0x{int(flags):x} {shown}{note}\n")
             if ev.fields["hDxgSharedResource"]:
                 w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
             value = alloc_cls.from_buffer_copy(e.data)
             meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter)
             w(render.render_text(value, findings=e.findings, meanings=meanings, nonzero=True,
-                                 title=_title(ALLOCATION_TYPE, tgt.label, f"not in the event: {unknown_alloc}")) + "\n")
+                                 title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n")
             if any(e.usage):
                 w(render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
-                                     title=_title(USAGE_TYPE, tgt.label, "from UsageVersion, UsageFlags, Format..."))
+                                     title=f"{USAGE_TYPE}  {tgt.label}  (UsageVersion, UsageFlags, Format...)")
                   + "\n")
             totals["live"] += 1
             totals["clean"] += not e.findings

@@ -25,13 +25,15 @@ class Event:
     by name, the name.  ``extra`` holds fields this package does not know, as text.
     """
 
-    __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra")
+    __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra", "source")
 
     def __init__(self, number: int, kind: EventKind, version: int, fields: dict, time: str | None = None,
-                 process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None):
+                 process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None,
+                 source: str | None = None):
         self.number, self.kind, self.version, self.fields = number, kind, version, fields
         self.time, self.process_id, self.thread_id = time, process_id, thread_id
         self.extra = {} if extra is None else extra
+        self.source = source  # the trace's name, or None for a record of another reader
 
     def __eq__(self, other):
         if not isinstance(other, Event):
@@ -70,7 +72,9 @@ class Event:
         return ("hDxgGlobalAlloc", h) if h else ("hVidMmGlobalAlloc", self.fields["hVidMmGlobalAlloc"])
 
     def where(self) -> str:
-        return f"event #{self.number} ({self.kind.label})"
+        if self.source is None:
+            return f"record #{self.number} ({self.kind.label})"
+        return f"{self.source}: event #{self.number} ({self.kind.label})"
 
 
 def _bad(where: str, name: str, text, what: str) -> EtwInputError:
@@ -122,7 +126,7 @@ def _names(text: str, bit_map, name: str, where: str) -> int:
     for part in text.translate(_SEPARATORS).split():
         member = bit_map.__members__.get(part)
         if member is None:
-            raise _bad(where, name, text, f"names {part!r}, which is not a {bit_map.__name__} bit "
+            raise _bad(where, name, text, f"names {part!r}, which is not a bit of {bit_map.__name__} "
                                           f"(valid: a number, or names among {flag_names(bit_map, sum(bit_map))})")
         value |= member
     return value

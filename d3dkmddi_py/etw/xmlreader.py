@@ -60,6 +60,8 @@ class TraceReader:
         self.other_dxgkrnl = 0
         self.providers: dict = {}  # name or GUID -> events skipped
         self._used = False
+        self._root_seen = False  # the guard saw the root element start: the input is XML
+        self._began = 0  # events begun in a first chunk that failed to parse
 
     # ---- counts
     def check_found(self) -> None:
@@ -118,6 +120,7 @@ class TraceReader:
                     guard.Parse(chunk, False)
                 except _RootSeen:
                     guard = None
+                    self._root_seen = True
                 except pyexpat.ExpatError as exc:
                     raise self._xml_error(exc.lineno, exc.offset, pyexpat.errors.messages[exc.code], root) from None
             try:
@@ -153,14 +156,15 @@ class TraceReader:
                 yield event
         root.clear()
 
-    @staticmethod
-    def _drain(parser, queue, root):
+    def _drain(self, parser, queue, root):
         """The first element started in this chunk when ``root`` is None; re-raises a queued parse error."""
         if queue is None:
             items = list(parser.read_events())
             return items[0][1] if root is None and items else None
         first = queue[0] if queue else None
         if queue and isinstance(queue[-1], BaseException):
+            if root is None:  # the error is in the first chunk: count the events it began
+                self._began = sum(1 for item in queue if type(item) is tuple and item[1].tag in _TAGS)
             raise queue[-1]
         queue.clear()
         return first[1] if root is None and first is not None else None
@@ -177,12 +181,11 @@ class TraceReader:
                             f"{ETL_HINT}", event=None)
 
     def _inside(self, root) -> str:
-        if root is None:
-            return ""
-        return f" (in event #{self.total + max(len(root), 1)})"
+        began = self._began if root is None else self.total + max(len(root), 1)
+        return f" (in event #{began})" if began else ""
 
     def _xml_error(self, line, column, reason, root) -> EtwInputError:
-        if root is None and self.total == 0:
+        if not self._root_seen:
             hint = ETL_HINT if not str(self.name).lower().endswith(".etl") else \
                 "an .etl file is binary; convert it: tracerpt FILE.etl -o FILE.xml -of XML"
             return EtwInputError(f"{self.name} is not XML: {reason} at line {line}, column {column}; {hint}")
@@ -253,7 +256,7 @@ class TraceReader:
         self.decoded += 1
         return Event(number, kind, ver, fields, time,
                      None if pid is None else _system_number(pid, "ProcessID", where, number),
-                     None if tid is None else _system_number(tid, "ThreadID", where, number), extra)
+                     None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
 
 
 def _system_number(text, name: str, where: str, number: int) -> int:

@@ -34,6 +34,8 @@ def test_truncated_xml(tmp_path):
     data = trace(GOOD, tracerpt_event(33, alloc_fields()))
     e = fail(tmp_path, data[:len(data) // 2 + 100])
     assert "truncated" in str(e) and "in event #2" in str(e)
+    e = fail(tmp_path, data[:-12])  # only </Events> is missing
+    assert "truncated" in str(e)
 
 
 def test_another_schema(tmp_path):
@@ -81,6 +83,6 @@ def test_binary_event_data(tmp_path):
 def test_value_too_wide_for_the_abi(tmp_path):
     p = tmp_path / "t.xml"
     p.write_bytes(trace(tracerpt_event(33, alloc_fields(allocSize=1 << 33))))
-    with pytest.raises(EtwInputError, match=r"event #1 .*field allocSize = 0x200000000 does not fit "
+    with pytest.raises(EtwInputError, match=r"t.xml: event #1 .*field allocSize = 0x200000000 does not fit "
                                             r"DXGK_ALLOCATIONINFO.Size \(4 bytes"):
         run([str(p), "--abi", "x86"])
