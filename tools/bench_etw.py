@@ -49,13 +49,14 @@ def expat(path: str) -> int:
     import pyexpat
 
     parser = pyexpat.ParserCreate()
-    n = 0
+    n, tail = 0, b""
     with open(path, "rb") as f:
         while True:
             chunk = f.read(1 << 18)
             if not chunk:
                 break
-            n += chunk.count(b"<Event ")
+            n += (tail + chunk).count(b"<Event ") - tail.count(b"<Event ")
+            tail = chunk[-6:]
             parser.Parse(chunk, False)
     parser.Parse(b"", True)
     return n

@@ -109,12 +109,19 @@ def _json(reader, tracker: Tracker, stdout) -> int:
                 flush()
             continue
         flush()
-        findings = tracker.check_segment(tracker.apply(event))
+        tracker.apply(event)
+        per, wide = tracker.segment_findings(event.adapter)
+        findings = per[event.segment_id] + [f for f in wide if _names_segment(f, event.segment_id)]
         errors += render.count_severity(findings, "error")
         stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True)) + "\n")
     flush()
     reader.check_found()
     return 1 if errors else 0
+
+
+def _names_segment(finding, segment_id: int) -> bool:
+    """An adapter-wide finding (one AGP segment) is reported with the segment its field names."""
+    return finding.field.startswith(f"segments[{segment_id - 1}].")
 
 
 # ------------------------------------------------------------------ text, per adapter

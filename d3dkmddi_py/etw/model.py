@@ -95,25 +95,37 @@ class Tracker:
     def check_segment(self, data: bytes) -> list:
         return keep(check(data, self.packer.segment_type, target=self.target))
 
+    def segment_findings(self, pointer: int) -> tuple:
+        """(segment id -> findings, adapter-wide findings) for the segments reported so far.
+
+        With an Adapter view, one ``check(adapter)`` gives both (a finding on ``segments[i].X`` is
+        segment i+1's, with the field read as ``X``); without one, each descriptor is checked alone.
+        """
+        a = self.state(pointer)
+        adapter, _note = self.view(pointer)
+        per = {sid: [] for sid in a.segments}
+        wide = []
+        if adapter is None:
+            for sid, entry in a.segments.items():
+                per[sid] = self.check_segment(entry.data)
+            return per, wide
+        for f in keep(check(adapter)):
+            head, _, rest = f.field.partition(".")
+            if head.startswith("segments[") and rest and f.rule_id.startswith(("SEGFLAGS.", "DESC.")):
+                per[int(head[9:-1]) + 1].append(dataclasses.replace(f, field=rest))
+            else:
+                wide.append(f)
+        return per, wide
+
     def finish(self) -> dict:
         """Check every adapter's segments and live allocations against its final segments."""
+        from .bulkpath import batch_findings  # it builds on Tracker
+
         for pointer, a in self.adapters.items():
             a.adapter, a.adapter_note = self.view(pointer)
-            for entry in a.segments.values():
-                entry.findings = []
-            if a.adapter is not None:
-                for f in keep(check(a.adapter)):
-                    head, _, rest = f.field.partition(".")
-                    if head.startswith("segments[") and rest:
-                        entry = a.segments[int(head[9:-1]) + 1]
-                        entry.findings.append(dataclasses.replace(f, field=rest))
-                    else:
-                        a.adapter_findings.append(f)
-            else:
-                for entry in a.segments.values():
-                    entry.findings = self.check_segment(entry.data)
-            from .bulkpath import batch_findings
-
+            per, a.adapter_findings = self.segment_findings(pointer)
+            for sid, entry in a.segments.items():
+                entry.findings = per[sid]
             entries = list(a.allocations.values())
             for start in range(0, len(entries), CHUNK):
                 part = entries[start:start + CHUNK]

@@ -73,3 +73,19 @@ def test_no_finding_names_a_member_the_event_lacks():
         fields = [f.field for a in got.values() for e in list(a.allocations.values()) + list(a.segments.values())
                   for f in e.findings]
         assert fields and not {f.split(".")[0] for f in fields} & unknown
+
+
+def test_adapter_wide_rule_in_adapters_and_in_json(tmp_path):
+    import json
+
+    from .helpers import run, trace, tracerpt_event
+
+    recs = [ev(78, seg_fields(1, 0x2), version=1), ev(78, seg_fields(2, 0x2), version=1)]  # two AGP segments
+    a = etw.adapters(etw.from_records(recs), target=T)[ADAPTER]
+    assert [f.rule_id for f in a.adapter_findings] == ["ADAPTER.ONE_AGP"]
+    p = tmp_path / "agp.xml"
+    p.write_bytes(trace(*(tracerpt_event(78, r["fields"], version=1) for r in recs)))
+    out, status = run([str(p), "--json", "--ddi", "WDDM3_0"])
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [[f["rule"] for f in line["findings"]] for line in lines] == [[], ["ADAPTER.ONE_AGP"]]
+    assert status == 1
