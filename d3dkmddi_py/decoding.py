@@ -82,7 +82,7 @@ def resolve_type(type_, target=None):
     if not close:
         close = [n for n in public if name.upper() in n.upper()][:3]
     hint = f"; did you mean {', '.join(close)}?" if close else "; `d3dkmddi types` lists them"
-    raise UnknownType(f"unknown type {name!r} at {tgt.label}{hint}")
+    raise UnknownType(f"unknown type {_clip(name)} at {tgt.label}{hint}")
 
 
 def type_size(cls) -> int:

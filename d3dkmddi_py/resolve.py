@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from . import _spec
 from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
-from .errors import DecodeError, UnknownType, UnsupportedTarget
+from .errors import DecodeError, UnknownType, UnsupportedTarget, shown
 from .layout import TypeLayout, target_label, type_layout
 
 ABIS = ("x86", "x64", "arm64")
@@ -38,8 +38,8 @@ def parse_version(value) -> int:
                                 f"valid: {_version_list()}")
     if int(value) not in INTERFACE_VERSIONS.values():
         hint = " (0x5022 is WDDM2_0 in the 10240 kit only; every later kit says 0x5023)" if value == 0x5022 else ""
-        shown = f"0x{int(value):X}" if abs(int(value)) < 1 << 256 else "that number"
-        raise UnsupportedTarget(f"{shown} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
+        number = f"0x{int(value):X}" if abs(int(value)) < 1 << 256 else "that number"
+        raise UnsupportedTarget(f"{number} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
                                 f"valid: {_version_list()}")
     return int(value)
 
@@ -53,8 +53,7 @@ def parse_abi_name(value) -> str:
         text = _ABI_ALIASES.get(text, text)
         if text in ABIS:
             return text
-    shown = repr(value) if not isinstance(value, str) or len(value) < 40 else repr(value[:37] + "...")
-    raise UnsupportedTarget(f"unknown abi {shown}; valid: {', '.join(ABIS)} (amd64 means x64)")
+    raise UnsupportedTarget(f"unknown abi {shown(value)}; valid: {', '.join(ABIS)} (amd64 means x64)")
 
 
 def parse_target(value=None) -> tuple:

@@ -143,7 +143,7 @@ def _missing_type_message(name: str, label: str) -> str:
             if t.tag == name:
                 td = t
     if td is None or td.guard is None:
-        return f"no type {name!r} in d3dkmddi_py (target {label})"
+        return f"no type {shown(name)} in d3dkmddi_py (target {label})"
     return f"{name} exists only where {td.guard.describe()}; this target is {label}"
 
 
