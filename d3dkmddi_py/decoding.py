@@ -205,60 +205,20 @@ def _hexish(text: str) -> bool:
 
 
 # ------------------------------------------------------------------ decoding
-def _check_count(count):
-    if count == "all" or count is None:
-        return None
-    if isinstance(count, bool) or not isinstance(count, int):
-        raise DecodeError(f"count must be a positive integer or 'all', not {count!r}")
-    if count <= 0:
-        raise DecodeError(f"count {count} is not positive; give 1 or more records (or 'all')")
-    return count
+def check_offset_count(offset, count) -> tuple:
+    """(offset, count or None for "all") after checking their kinds and signs; nothing else."""
+    from .pipeline import check_offset_count as check
 
-
-def _check_offset(offset) -> int:
-    if isinstance(offset, bool) or not isinstance(offset, int):
-        raise DecodeError(f"offset must be an integer, not {offset!r}")
-    if offset < 0:
-        raise DecodeError(f"offset {offset} is negative; offsets count from the first byte of the data (0)")
-    return offset
+    return check(offset, count)
 
 
 def check_range(cls, tgt: Target, total: int, origin: str, offset: int = 0, count=1) -> tuple[int, int]:
-    """(offset, record count) after checking them against ``total`` bytes; nothing is read.
+    """(offset, record count) after checking them against ``total`` bytes; nothing is read
+    (``pipeline.check_range``, the one span check, for a class or layout)."""
+    from .pipeline import check_range as check_span
+    from .resolve import resolve_layout
 
-    ``count`` is a positive int, or "all" for every whole record from ``offset`` on (then a
-    partial record at the end is an error: pass an explicit count to read the whole ones).
-    """
-    offset = _check_offset(offset)
-    wanted = _check_count(count)
-    size = type_size(cls)
-    name = c_name(cls)
-    where = f"{origin} ({total} bytes)"
-    if total == 0:
-        raise TruncatedData(f"{origin} is empty; {name} needs {size} bytes at {tgt.label}")
-    if offset >= total:
-        raise DecodeError(f"offset 0x{offset:X} ({offset}) is past the end of {where}; "
-                          f"the last valid offset is 0x{total - 1:X}")
-    available = total - offset
-    if wanted is None:
-        whole, spare = divmod(available, size)
-        if whole == 0:
-            raise TruncatedData(f"{name} needs {size} bytes at offset 0x{offset:X} ({tgt.label}); "
-                                f"{where} has {available} there")
-        if spare:
-            records = "record" if whole == 1 else "records"
-            raise TruncatedData(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} "
-                                f"{records} ({size} bytes each at {tgt.label}) and {spare} bytes over; "
-                                f"pass --count {whole} to read the whole records, or fix --offset")
-        return offset, whole
-    need = wanted * size
-    if need > available:
-        records = f"{wanted} records of {name} need" if wanted > 1 else f"{name} needs"
-        whole = available // size
-        fit = f" ({whole} whole record{'s' if whole != 1 else ''} fit)" if wanted > 1 else ""
-        raise TruncatedData(f"{records} {need} bytes at offset 0x{offset:X} ({size} each at {tgt.label}); "
-                            f"{where} has {available} there{fit}")
-    return offset, wanted
+    return check_span(resolve_layout(cls, None if isinstance(cls, type) else tgt), total, origin, offset, count)
 
 
 def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int]:
@@ -272,6 +232,11 @@ def file_size(path, origin: str | None = None) -> int:
     """The size of a readable regular file, or DecodeError with the reason (nothing is read)."""
     with _opened(path, origin) as f:
         return os.fstat(f.fileno()).st_size
+
+
+def open_input(path, origin):
+    """An input file opened for reading, or DecodeError naming it and the reason."""
+    return _opened(path, origin)
 
 
 def _opened(path, origin):

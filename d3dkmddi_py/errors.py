@@ -58,6 +58,10 @@ class DecodeError(D3dkmddiError, ValueError):
     """Input that cannot be decoded as asked; the message is one line."""
 
 
+class InvalidArgument(DecodeError, TypeError):
+    """An offset or count of the wrong kind or sign (a float, a string, a negative number)."""
+
+
 class UnknownType(DecodeError, MissingMember):
     """A type name the target does not have (the message suggests close names)."""
 
@@ -85,7 +89,7 @@ class BulkInputError(TruncatedData):
                  hint: str):
         self.type_name, self.record_size, self.offset = type_name, record_size, offset
         self.count, self.available, self.hint = count, available, hint
-        super().__init__(f"{message}; {hint}")
+        super().__init__(f"{message}; {hint}" if hint else message)
 
 
 class OutputError(D3dkmddiError, ValueError):

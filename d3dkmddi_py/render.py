@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .layout import BitField, Leaf, Nested, RecordLayout, Scalar
+from .errors import NotAType
+from .jsonvalue import hex_text, json_value
+from .layout import Leaf, Line, TypeLayout, read_leaf, type_layout
 from .target import ENUM_CLASSES
 
 _POINTER_TYPES = ("HANDLE", "PMDL")
@@ -23,18 +26,22 @@ def is_pointer(c_type: str) -> bool:
     return c_type.endswith("*") or c_type in _POINTER_TYPES
 
 
-def leaf_value(raw: bytes, leaf: Leaf) -> int:
-    """A leaf's value read straight from the record's bytes."""
-    unit = int.from_bytes(raw[leaf.offset:leaf.offset + leaf.size], "little", signed=leaf.signed and not leaf.is_bitfield)
-    if leaf.is_bitfield:
-        return (unit >> leaf.bit_offset) & ((1 << leaf.bit_width) - 1)
-    return unit
+leaf_value = read_leaf  # the one scalar leaf reader (layout.read_leaf)
+
+
+def layout_and_bytes(value) -> tuple:
+    """(TypeLayout, bytes) of a d3dkmddi_py instance (or enum value): the currency of this module."""
+    cls = type(value)
+    own = getattr(cls, "_target_", None)
+    if isinstance(own, tuple):
+        return type_layout(cls._c_name_, *own), bytes(value)
+    raise NotAType(f"{cls.__name__} is not a d3dkmddi_py struct (use target(...).<name> or decode())")
 
 
 def field_values(value) -> dict[str, int]:
     """Every leaf path -> its integer value, in declaration order (every union arm)."""
-    raw = bytes(value)
-    return {leaf.path: leaf_value(raw, leaf) for leaf in type(value)._leaves_}
+    layout, raw = layout_and_bytes(value)
+    return layout.values(raw)
 
 
 def format_number(number: int, size: int, c_type: str = "") -> str:
@@ -57,67 +64,6 @@ def enum_name(c_type: str, number: int) -> str | None:
         return f"not a {c_type} value"
 
 
-# ------------------------------------------------------------------ the line model
-@dataclass(frozen=True)
-class Line:
-    """One printed line of a struct: a leaf, an array, or the header of a nested member."""
-
-    depth: int
-    offset: int  # relative to the enclosing named member, as dt -r prints it
-    name: str
-    path: str  # the leaf path (or member prefix for headers), as introspect.leaves spells it
-    kind: str  # "Pos 3, 1 Bit", "UINT", "DXGK_SEGMENTBANKPREFERENCE"
-    leaf: Leaf | None = None
-    flags_of: tuple = ()  # for a flag word's Value: the (path, width) of its bitfields
-
-
-def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix: str = "") -> list[Line]:
-    """The dt -r lines of a record, anonymous unions and structs flattened."""
-    out = []
-    for m in rec.members:
-        if isinstance(m, BitField):
-            bits = f"Pos {m.bit}, {m.width} Bit{'s' if m.width != 1 else ''}"
-            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits, leaves_by_path[prefix + m.name]))
-        elif isinstance(m, Scalar):
-            if m.count is None:
-                flags = _flag_siblings(rec, prefix) if m.name == "Value" and rec.kind == "union" else ()
-                out.append(Line(depth, m.offset, m.name, prefix + m.name, m.ctype,
-                                leaves_by_path[prefix + m.name], flags))
-            else:
-                out.append(Line(depth, m.offset, m.name, prefix + m.name, f"[{m.count}] {m.ctype}"))
-                for i in range(m.count):
-                    path = f"{prefix}{m.name}[{i}]"
-                    out.append(Line(depth + 1, i * m.size, f"[{i}]", path, m.ctype, leaves_by_path[path]))
-        elif isinstance(m, Nested):
-            if m.name is None:
-                sub = layout_lines(m.record, leaves_by_path, depth, prefix)
-                out.extend(Line(s.depth, s.offset + m.offset if s.depth == depth else s.offset, s.name, s.path,
-                                s.kind, s.leaf, s.flags_of) for s in sub)
-            else:
-                out.append(Line(depth, m.offset, m.name, prefix + m.name, m.type_name or m.record.kind))
-                out.extend(layout_lines(m.record, leaves_by_path, depth + 1, f"{prefix}{m.name}."))
-    return out
-
-
-def _flag_siblings(union: RecordLayout, prefix: str) -> tuple:
-    """The bitfields that share a union with ``Value`` (the flag-word idiom)."""
-    out = []
-    for m in union.members:
-        if isinstance(m, Nested) and m.name is None and m.record.kind == "struct":
-            out.extend((prefix + b.name, b.width) for b in m.record.members if isinstance(b, BitField))
-    return tuple(out)
-
-
-def _lines_of(cls) -> list[Line]:
-    cached = _LINES.get(cls)
-    if cached is None:
-        cached = _LINES[cls] = layout_lines(cls._layout_, {leaf.path: leaf for leaf in cls._leaves_})
-    return cached
-
-
-_LINES: dict = {}
-
-
 def flag_summary(values: dict, flags_of) -> str:
     """``Aperture|CpuVisible|Bank0=0x2``: the set bitfields of a flag word."""
     parts = []
@@ -131,10 +77,13 @@ def flag_summary(values: dict, flags_of) -> str:
 
 def value_names(value) -> dict[str, str]:
     """Leaf path -> enumerator name or set-flag list, for the leaves that have one."""
-    cls = type(value)
-    values = field_values(value)
+    layout, raw = layout_and_bytes(value)
+    return names_of(layout, layout.values(raw))
+
+
+def names_of(layout: TypeLayout, values: dict) -> dict:
     out = {}
-    for line in _lines_of(cls):
+    for line in layout.lines:
         if line.leaf is None:
             continue
         name = enum_name(line.leaf.c_type, values[line.path])
@@ -237,15 +186,38 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
     """The dt -r style text of one struct (or enum value), findings and meanings inline.
 
     ``nonzero`` keeps only lines with a non-zero value or a finding (and the headers
-    above them): a compact view for listings of many records.
+    above them): a compact view for listings of many records.  A list of instances (or of
+    ``decode_records`` records) gives the command line's ``decode`` text for them, titles,
+    meanings and findings included (``findings``/``meanings``/``title`` then do not apply).
     """
+    if isinstance(value, (list, tuple)):
+        from .pipeline import text_of_values
+
+        return text_of_values(value, nonzero=nonzero)
     meanings = meanings or {}
     if isinstance(value, int) and not hasattr(type(value), "_leaves_"):
+        if isinstance(value, bool) or not -(1 << 31) <= value < 1 << 32:
+            raise NotAType(f"render_text takes an instance, an enum value or the int of an enum (4 bytes), "
+                           f"not {'a bool' if isinstance(value, bool) else f'a {value.bit_length()}-bit int'}")
         return _render_enum(value, findings, title)
-    cls = type(value)
-    values = field_values(value)
-    lines = _lines_of(cls)
+    layout, raw = layout_and_bytes(value)
+    return render_record(layout, layout.values(raw), findings=findings, meanings=meanings, title=title,
+                         nonzero=nonzero)
+
+
+def render_record(layout: TypeLayout, values: dict, *, findings=(), meanings=None, title: str | None = None,
+                  nonzero: bool = False) -> str:
+    """``render_text`` of one record given as its layout and its leaf values."""
+    meanings = meanings or {}
+    lines = layout.lines
     placed, loose = _place_findings(findings, lines)
+    plan = row_plan(layout)
+    if not nonzero and all(k in plan.leaf_paths for k in meanings):
+        placed_lines = {path: [t for f in fs for t in _finding_lines(f, plan.pads[path])]
+                        for path, fs in placed.items()}
+        loose_lines = [t for f in loose for t in _finding_lines(f, "   ! ")]
+        return render_row(plan, [values[leaf.path] for leaf in layout.leaves], placed_lines, loose_lines,
+                          meanings, title)
     keep = _kept(lines, values, placed, meanings) if nonzero else [True] * len(lines)
     rows = []
     for line, kept in zip(lines, keep):
@@ -278,6 +250,77 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
             out.append(f"{indent}+0x{line.offset:03x} {name} : {line.kind}")
         for f in placed.get(line.path, ()):
             out.extend(_finding_lines(f, indent + "       "))
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """What every record of one layout prints the same way, worked out once: each line's head
+    (indent, offset, padded name and kind), how its value is written, and where findings go."""
+
+    layout: TypeLayout
+    specs: tuple  # (path, leaf index or None, head, how, enum class, flags_of)
+    pads: dict  # line path -> the indent of a finding printed under it
+    leaf_paths: frozenset
+
+
+@lru_cache(maxsize=None)
+def row_plan(layout: TypeLayout) -> RowPlan:
+    lines = layout.lines
+    index = {leaf.path: i for i, leaf in enumerate(layout.leaves)}
+    width = max((3 * line.depth + len(line.name) for line in lines), default=0)
+    kind_width = max((len(line.kind) for line in lines if line.leaf is not None), default=0)
+    specs, pads = [], {}
+    for line in lines:
+        indent = "   " + "   " * line.depth
+        name = line.name.ljust(width - 3 * line.depth)
+        pads[line.path] = indent + "       "
+        if line.leaf is None:
+            specs.append((line.path, None, f"{indent}+0x{line.offset:03x} {name} : {line.kind}", None, None, ()))
+            continue
+        leaf = line.leaf
+        how = (("ptr8" if leaf.size == 8 else "ptr4") if is_pointer(leaf.c_type)
+               else (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1)
+        specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
+                      how, ENUM_CLASSES.get(leaf.c_type), line.flags_of))
+    return RowPlan(layout, tuple(specs), pads, frozenset(index))
+
+
+def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, title: str | None) -> str:
+    """One record's text from its leaf values in leaf order (the fast path of ``render_record``);
+    ``placed`` maps a line path to the finding lines printed under it, ``loose`` go first."""
+    out = [] if title is None else [title]
+    out.extend(loose)
+    values = None
+    for path, i, head, how, enum_cls, flags_of in plan.specs:
+        if i is None:
+            out.append(head)
+        else:
+            n = row[i]
+            if how == "ptr8":
+                text = f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}"
+            elif how == "ptr4":
+                text = f"0x{n & 0xFFFFFFFF:08x}"
+            elif n >= 0:
+                text = f"0x{n:x} ({n})"
+            else:
+                text = f"0x{n & how:x} ({n})"
+            meaning = meanings.get(path)
+            if enum_cls is not None:
+                try:
+                    text += f" {enum_cls(n).name}"
+                except ValueError:
+                    text += f" not a {enum_cls.__name__} value"
+            elif flags_of and meaning is None:  # a meaning names the flags already
+                if values is None:
+                    values = dict(zip((leaf.path for leaf in plan.layout.leaves), row))
+                text += f" {flag_summary(values, flags_of)}"
+            if meaning is not None:
+                text += f"  // {meaning}"
+            out.append((head + text).rstrip())
+        extra = placed.get(path)
+        if extra:
+            out.extend(extra)
     return "\n".join(out)
 
 
@@ -324,14 +367,13 @@ def record_title(c_name: str, label: str, index: int | None = None, offset: int 
     return text + (f", {size} bytes" if size is not None else "")
 
 
-def layout_text(cls, label: str) -> str:
+def layout_text(layout: TypeLayout, label: str | None = None) -> str:
     """``d3dkmddi layout``: the dt -r table of a type without values."""
-    import ctypes
-
-    lines = _lines_of(cls)
+    if not isinstance(layout, TypeLayout):
+        layout = layout_and_bytes(layout())[0] if isinstance(layout, type) else layout
+    lines = layout.lines
     width = max((3 * line.depth + len(line.name) for line in lines), default=0)
-    out = [f"{cls._c_name_}  {label}  size 0x{ctypes.sizeof(cls):x} ({ctypes.sizeof(cls)}), "
-           f"align {ctypes.alignment(cls)}"]
+    out = [f"{layout.c_name}  {label or layout.label}  size 0x{layout.size:x} ({layout.size}), align {layout.align}"]
     for line in lines:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
@@ -340,48 +382,61 @@ def layout_text(cls, label: str) -> str:
 
 # ------------------------------------------------------------------ JSON
 def target_json(tgt) -> dict:
-    return {"abi": tgt.abi, "interface_version": tgt.interface_version.name,
-            "interface_version_value": int(tgt.interface_version), "label": tgt.label}
+    """A Target or a TypeLayout's target as JSON."""
+    version = int(getattr(tgt, "interface_version", getattr(tgt, "version", 0)))
+    return {"abi": tgt.abi, "interface_version": tgt.label.split()[1], "interface_version_value": version,
+            "label": tgt.label}
 
 
-def record_json(value, *, c_name: str, tgt, index: int = 0, offset: int = 0, address: int | None = None,
-                findings=(), meanings=None) -> dict:
-    """One record as a JSON-safe dict; every key is always present."""
+def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, offset: int = 0,
+                address: int | None = None, findings=(), meanings=None) -> dict:
+    """One record (an instance, or an enum value) as a JSON-safe dict; every key is always present."""
     if hasattr(type(value), "_leaves_"):
-        raw = bytes(value)
-        fields = field_values(value)
-        names = value_names(value)
-    else:  # an enum decoded on its own
-        raw = (int(value) & 0xFFFFFFFF).to_bytes(4, "little")
-        fields = {"": int(value)}
-        names = {"": value.name} if isinstance(value, enum.Enum) else {}
+        layout, raw = layout_and_bytes(value)
+        return record_json_of(layout, raw, layout.values(raw), index=index, offset=offset, address=address,
+                              findings=findings, meanings=meanings)
+    if not isinstance(value, enum.IntEnum) or type(value).__name__ not in ENUM_CLASSES:
+        raise NotAType(f"record_json takes a d3dkmddi_py instance or enum value, not {type(value).__name__}")
+    raw = (int(value) & 0xFFFFFFFF).to_bytes(4, "little")  # an enum decoded on its own
+    return {"type": c_name or type(value).__name__, "target": target_json(tgt), "index": index, "offset": offset,
+            "address": None if address is None else hex_text(address), "size": 4, "bytes": raw.hex(),
+            "fields": {"": int(value)}, "names": {"": value.name} if isinstance(value, enum.Enum) else {},
+            "meanings": {}, "findings": [finding_json(f) for f in findings]}
+
+
+def record_json_of(layout: TypeLayout, raw: bytes, values: dict, *, index: int = 0, offset: int = 0,
+                   address: int | None = None, findings=(), meanings=None) -> dict:
+    """``record_json`` of one record given as its layout, bytes and leaf values.
+
+    Pointers, handles, addresses and 64-bit fields are ``"0x..."`` strings (see jsonvalue).
+    """
     return {
-        "type": c_name,
-        "target": target_json(tgt),
+        "type": layout.c_name,
+        "target": target_json(layout),
         "index": index,
         "offset": offset,
-        "address": address,
+        "address": None if address is None else hex_text(address),
         "size": len(raw),
         "bytes": raw.hex(),
-        "fields": fields,
-        "names": names,
+        "fields": {leaf.path: json_value(leaf, values[leaf.path]) for leaf in layout.leaves},
+        "names": names_of(layout, values),
         "meanings": {str(k): str(v) for k, v in (meanings or {}).items()},
         "findings": [finding_json(f) for f in findings],
     }
 
 
-def layout_json(cls, tgt) -> dict:
-    import ctypes
-
+def layout_json(layout: TypeLayout, tgt=None) -> dict:
+    if not isinstance(layout, TypeLayout):
+        layout = layout_and_bytes(layout())[0]
     return {
-        "type": cls._c_name_,
-        "target": target_json(tgt),
-        "size": ctypes.sizeof(cls),
-        "align": ctypes.alignment(cls),
+        "type": layout.c_name,
+        "target": target_json(layout),
+        "size": layout.size,
+        "align": layout.align,
         "leaves": [{"path": leaf.path, "offset": leaf.offset, "bit_offset": leaf.bit_offset,
                     "bit_width": leaf.bit_width, "c_type": leaf.c_type, "size": leaf.size,
                     "is_bitfield": leaf.is_bitfield, "signed": leaf.signed, "mask": leaf.mask}
-                   for leaf in cls._leaves_],
+                   for leaf in layout.leaves],
     }
 
 

@@ -122,7 +122,7 @@ def test_truncated_says_how_many_bytes_are_needed_and_there():
 
 
 def test_count_all_refuses_a_partial_record():
-    with pytest.raises(TruncatedData, match="2 whole DXGK_SEGMENTFLAGS records .* and 2 bytes over"):
+    with pytest.raises(TruncatedData, match="2 whole DXGK_SEGMENTFLAGS records .* and 2 bytes left over"):
         decode("DXGK_SEGMENTFLAGS", bytes(10), count="all")
 
 

@@ -11,13 +11,13 @@ import warnings
 
 from ._engine import Buffers, decode_numpy, decode_pure
 from ._plan import plan_for
-from ._source import BulkInputError, Source, check_span, resolve_type
+from ._source import BulkInputError, InvalidArgument, Source, check_span, resolve_type
 from .columns import Columns
 from .write import FORMATS, write_columns, write_records
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
-           "column_findings", "validate_array"]
+           "column_findings", "validate_array", "columns_of_bytes"]
 
 DEFAULT_CHUNK_BYTES = 32 << 20  # input plus output per chunk: a few cache-friendly passes, bounded memory
 
@@ -60,22 +60,35 @@ def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> 
     unsigned dtype that holds the field; plain signed members (LONG, enums) are signed.
     Errors (bad range, missing file) are raised before anything is decoded.
     """
-    cls = resolve_type(type, target)
+    layout = resolve_type(type, target)
     source = Source(data)
-    span = check_span(cls, source.size, offset, count)
-    return _decode(cls, source, span.offset, span.count, start=0, out=out)
+    span = check_span(layout, source.size, offset, count)
+    return _decode(layout, source, span.offset, span.count, start=0, out=out)
 
 
-def _decode(cls, source: Source, offset: int, count: int, *, start: int, out=None) -> Columns:
-    plan = plan_for(cls)
-    stop = offset + count * plan.record_size
+def _decode(layout, source: Source, offset: int, count: int, *, start: int, out=None) -> Columns:
+    stop = offset + count * layout.size
     np = _numpy()
     if np is None:
-        arrays = decode_pure(plan, source.memoryview_range(offset, stop), count)
-        return Columns(cls, plan, arrays, start=start, offset=offset)
+        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset)
+    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out)
+
+
+def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> Columns:
+    plan = plan_for(layout)
+    if np is None:
+        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset)
     buffers = out._buffers if isinstance(out, Columns) and isinstance(out._buffers, Buffers) else None
-    arrays, buffers = decode_numpy(np, plan, source.numpy_range(offset, stop), count, buffers)
-    return Columns(cls, plan, arrays, start=start, offset=offset, buffers=buffers)
+    arrays, buffers = decode_numpy(np, plan, raw, count, buffers)
+    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers)
+
+
+def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) -> Columns:
+    """The columns of whole records already in memory (a pipeline chunk): no checks, no copies."""
+    np = _numpy()
+    count = len(data) // layout.size
+    raw = memoryview(data) if np is None else np.frombuffer(data, dtype=np.uint8)
+    return _columns(np, layout, raw, count, start, offset)
 
 
 def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:
@@ -92,24 +105,24 @@ def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=
     of the previous one (fastest; use each chunk before asking for the next).  The whole
     range is checked before the first chunk is decoded.
     """
-    cls = resolve_type(type, target)
+    layout = resolve_type(type, target)
     source = Source(data)
-    span = check_span(cls, source.size, offset, count)
-    return _chunks(cls, source, span, _step(cls, chunk_records), reuse)
+    span = check_span(layout, source.size, offset, count)
+    return _chunks(layout, source, span, _step(layout, chunk_records), reuse)
 
 
-def _step(cls, chunk_records) -> int:
-    step = chunk_records if chunk_records is not None else records_per_chunk(cls)
+def _step(layout, chunk_records) -> int:
+    step = chunk_records if chunk_records is not None else records_per_chunk(layout)
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-        raise ValueError(f"chunk_records must be a positive integer, not {step!r}")
+        raise InvalidArgument(f"chunk_records must be a positive integer, not {step!r}")
     return step
 
 
-def _chunks(cls, source, span, step, reuse):
+def _chunks(layout, source, span, step, reuse):
     previous = None
     for first in range(0, max(span.count, 1), step):  # an empty range still gives its (empty) columns
         n = min(step, span.count - first)
-        chunk = _decode(cls, source, span.offset + first * span.record_size, n, start=first,
+        chunk = _decode(layout, source, span.offset + first * span.record_size, n, start=first,
                         out=previous if reuse else None)
         previous = chunk
         yield chunk

@@ -136,9 +136,10 @@ def _window(bit: int, width: int, unit: int, at_least: int):
 
 
 @lru_cache(maxsize=None)
-def plan_for(cls) -> Plan:
+def plan_for(layout) -> Plan:
+    """The plan of a TypeLayout (worked out once per layout)."""
     columns, units = [], {}
-    for leaf in cls._leaves_:
+    for leaf in layout.leaves:
         full = leaf.bit_offset == 0 and leaf.bit_width == leaf.size * 8
         # ctypes reads every bitfield unsigned (its fields are c_uintN), so only a
         # plain member keeps its C signedness
@@ -202,5 +203,5 @@ def plan_for(cls) -> Plan:
             else:
                 needs_mask = shift + leaf.bit_width < 8 * width and leaf.bit_width < 8 * lane
                 narrows.append(Narrow(column, source, shift, (1 << leaf.bit_width) - 1 if needs_mask else 0))
-    return Plan(cls._c_name_, cls._target_label_, cls._layout_.size, tuple(columns), unit_list, tuple(windows),
+    return Plan(layout.c_name, layout.label, layout.size, tuple(columns), unit_list, tuple(windows),
                 tuple(gathers), tuple(swars), tuple(narrows))

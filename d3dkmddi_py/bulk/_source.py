@@ -5,27 +5,24 @@ the wrong length fails at once with the numbers a user needs to fix the call.
 """
 from __future__ import annotations
 
-import errno
-import mmap
-import operator
 import os
 import sys
 from dataclasses import dataclass
 
-from ..errors import BulkInputError  # noqa: F401  (re-exported)
+from ..errors import BulkInputError, DecodeError, InvalidArgument  # noqa: F401  (re-exported)
+from ..outfile import safe_name
 
 
 def resolve_type(type_, target=None):
-    """The struct or union class to decode: a d3dkmddi_py class (which keeps its own target),
-    or a C name looked up in ``target`` (a Target, an abi name, an (abi, version) pair, or None
-    for x64 at the newest version), as ``decode`` looks it up."""
-    from ..decoding import resolve_type as resolve_decodable
+    """The TypeLayout of the struct or union to decode: a d3dkmddi_py class (which keeps its own
+    target), or a C name looked up in ``target``, as ``decode`` looks it up."""
+    from ..resolve import resolve_layout
 
-    cls, _tgt = resolve_decodable(type_, target)
-    if not hasattr(cls, "_leaves_"):
-        raise TypeError(f"{cls.__name__} is an enum, not a struct or union; decode the struct that holds it "
-                        f"(an MSVC enum is a 4-byte signed int)")
-    return cls
+    layout = resolve_layout(type_, target)
+    if layout.kind == "enum":
+        raise InvalidArgument(f"{layout.c_name} is an enum, not a struct or union; decode the struct that holds "
+                              f"it (an MSVC enum is a 4-byte signed int)")
+    return layout
 
 
 @dataclass(frozen=True)
@@ -41,48 +38,13 @@ class Span:
         return self.offset + self.count * self.record_size
 
 
-def _as_index(value, what: str) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an integer, not a bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an integer, not {type(value).__name__} ({value!r})") from None
+def check_span(layout, available: int, offset, count) -> Span:
+    """The records ``offset``/``count`` select from ``available`` bytes (pipeline.check_range, where an
+    empty input is zero records), or a BulkInputError."""
+    from ..pipeline import check_range
 
-
-def check_span(cls, available: int, offset, count) -> Span:
-    """The records ``offset``/``count`` select from ``available`` bytes, or a BulkInputError."""
-    size = cls._layout_.size
-    name, label = cls._c_name_, cls._target_label_
-    offset = _as_index(offset, "offset")
-    if count is not None:
-        count = _as_index(count, "count")
-
-    def fail(message, hint):
-        raise BulkInputError(message, type_name=name, record_size=size, offset=offset, count=count,
-                             available=available, hint=hint)
-
-    if offset < 0:
-        fail(f"offset {offset} is negative", f"pass a byte offset 0..{available:#x}")
-    if offset > available:
-        fail(f"offset {offset:#x} is past the end of the data ({available:,} bytes = {available:#x})",
-             f"pass an offset 0..{available:#x}")
-    room = available - offset
-    whole, extra = divmod(room, size)
-    if count is None:
-        if extra:
-            fail(f"{room:,} bytes from offset {offset:#x} are not a whole number of {name} records "
-                 f"({size} bytes each at {label}): {whole:,} records and {extra} bytes left over",
-                 f"pass count={whole} to decode the whole records, or check the offset and the target "
-                 f"(abi and interface version change the size)")
-        return Span(offset, whole, size)
-    if count < 0:
-        fail(f"count {count} is negative", f"pass a count 0..{whole} or count=None for every record")
-    if count > whole:
-        fail(f"count {count:,} needs {count * size:,} bytes of {name} ({size} bytes each at {label}) "
-             f"from offset {offset:#x}, but only {room:,} bytes ({whole:,} whole records) are there",
-             f"pass a count 0..{whole} or count=None")
-    return Span(offset, count, size)
+    first, n = check_range(layout, available, "the data", offset, count, empty_ok=True)
+    return Span(first, n, layout.size)
 
 
 class Source:
@@ -100,9 +62,9 @@ class Source:
             if isinstance(path, bytes):
                 path = os.fsdecode(path)
             if not os.path.exists(path):
-                raise FileNotFoundError(errno.ENOENT, f"no such file: {path!r} (nothing was decoded)", path)
+                raise DecodeError(f"cannot read {safe_name(path)}: no such file (nothing was decoded)")
             if os.path.isdir(path):
-                raise IsADirectoryError(errno.EISDIR, f"{path!r} is a directory, not a blob file", path)
+                raise DecodeError(f"cannot read {safe_name(path)}: it is a directory, not a blob file")
             self.path = path
             self.size = os.path.getsize(path)
             return
@@ -116,35 +78,52 @@ class Source:
         try:
             view = memoryview(data)
         except TypeError:
-            raise TypeError(f"data must be bytes, a bytearray, a memoryview, a NumPy array or a path, "
+            raise InvalidArgument(f"data must be bytes, a bytearray, a memoryview, a NumPy array or a path, "
                             f"not {type(data).__name__}") from None
         if not view.c_contiguous:
-            raise ValueError("data is a non-contiguous memoryview; pass bytes(view) or a contiguous buffer")
+            raise InvalidArgument("data is a non-contiguous memoryview; pass bytes(view) or a contiguous buffer")
         self._buffer = view.cast("B") if view.format != "B" or view.ndim != 1 else view
         self.size = self._buffer.nbytes
 
     def numpy_range(self, start: int, stop: int):
-        """Bytes [start, stop) as a read-only NumPy uint8 array (a memmap for a file)."""
+        """Bytes [start, stop) as a NumPy uint8 array (read from a file, never mapped)."""
         import numpy as np
 
         if self.path is None:
             if _is_ndarray(self._buffer):
                 return self._buffer[start:stop]
             return np.frombuffer(self._buffer, dtype=np.uint8, count=stop - start, offset=start)
-        if stop == start:
-            return np.zeros(0, dtype=np.uint8)
-        return np.memmap(self.path, dtype=np.uint8, mode="r", offset=start, shape=(stop - start,))
+        out = np.empty(stop - start, dtype=np.uint8)
+        self._read_into(memoryview(out), start)
+        return out
 
     def memoryview_range(self, start: int, stop: int):
-        """Bytes [start, stop) as a memoryview (an mmap for a file); no NumPy needed."""
+        """Bytes [start, stop) as a memoryview; no NumPy needed."""
         if self.path is None:
             return memoryview(self._buffer)[start:stop]
-        if stop == start:
-            return memoryview(b"")
-        with open(self.path, "rb") as f:
-            base = start - start % mmap.ALLOCATIONGRANULARITY
-            mapped = mmap.mmap(f.fileno(), stop - base, offset=base, access=mmap.ACCESS_READ)
-        return memoryview(mapped)[start - base:stop - base]
+        out = bytearray(stop - start)
+        self._read_into(memoryview(out), start)
+        return memoryview(out)
+
+    def _read_into(self, view, start: int) -> None:
+        """Fill ``view`` from the file at ``start``.  A read, not a mapping: a file that shrinks while
+        it is read gives an error here, where a mapping would kill the process with SIGBUS."""
+        from ..errors import DecodeError
+
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(start)
+                got = f.readinto(view)
+                while got < len(view):
+                    more = f.readinto(view[got:])
+                    if not more:
+                        break
+                    got += more
+        except OSError as exc:
+            raise DecodeError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        if got != len(view):
+            raise DecodeError(f"{self.path} changed size while it was read (it had {self.size} bytes; "
+                              f"{start + got} were there); read a copy that nothing is writing to")
 
 
 def _is_ndarray(obj) -> bool:

@@ -27,11 +27,11 @@ class Columns(Mapping):
     decoded range (non-zero for a chunk); ``offset`` is its byte offset in the data.
     """
 
-    __slots__ = ("cls", "type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays",
+    __slots__ = ("layout", "type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays",
                  "_buffers")
 
-    def __init__(self, cls, plan, arrays, *, start: int, offset: int, buffers=None):
-        self.cls = cls  # the ctypes class the records are instances of (its target included)
+    def __init__(self, layout, plan, arrays, *, start: int, offset: int, buffers=None):
+        self.layout = layout  # the TypeLayout of the records (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset = start, offset
         self._names = tuple(c.path for c in plan.columns)
@@ -55,16 +55,23 @@ class Columns(Mapping):
         return (f"<Columns {self.type_name} [{self.target_label}]: {self.count:,} records "
                 f"from {self.start:,}, {len(self)} columns>")
 
-    # Pickle and copy: the class travels by reference (abi, version, C name), the arrays by value; the
+    @property
+    def cls(self):
+        """The ctypes class of the records, for users who want instances (built on first use)."""
+        from ..resolve import class_of
+
+        return class_of(self.layout)
+
+    # Pickle and copy: the layout travels by reference (C name, abi, version), the arrays by value; the
     # reusable chunk buffers stay behind.
     def __reduce__(self):
-        return type(self)._restore, (self.cls, self.type_name, self.target_label, self.record_size, self.start,
+        return type(self)._restore, (self.layout, self.type_name, self.target_label, self.record_size, self.start,
                                      self.offset, self._names, [self._arrays[n] for n in self._names])
 
     @classmethod
-    def _restore(cls, record_cls, type_name, target_label, record_size, start, offset, names, arrays):
+    def _restore(cls, layout, type_name, target_label, record_size, start, offset, names, arrays):
         self = cls.__new__(cls)
-        self.cls, self.type_name, self.target_label, self.record_size = record_cls, type_name, target_label, record_size
+        self.layout, self.type_name, self.target_label, self.record_size = layout, type_name, target_label, record_size
         self.start, self.offset, self._names, self._buffers = start, offset, tuple(names), None
         self._arrays = dict(zip(self._names, arrays))
         return self

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..layout import type_layout, write_leaf
+from ..layout import write_leaf
 from ..semantics._rules import RULES
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits
 from .columns import Columns, _need
@@ -76,7 +76,7 @@ def findings(columns: Columns, *, adapter=None) -> FindingsTable:
 
 
 def columns_layout(columns: Columns):
-    return type_layout(columns.cls._c_name_, *columns.cls._target_)
+    return columns.layout
 
 
 def validate_array(type, data, *, target=None, offset=0, count=None, adapter=None) -> FindingsTable:

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+from ..errors import InvalidArgument
 from ..outfile import check_output, open_output
 from .columns import csv_header, csv_lines, jsonl_lines, _need
 
@@ -78,7 +79,8 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
 
 def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+        shown = repr(fmt[:20]) if isinstance(fmt, str) else f"of type {type(fmt).__name__}"
+        raise InvalidArgument(f"unknown format {shown}; valid: {', '.join(FORMATS)}")
     if fmt == "parquet":
         _need("pyarrow.parquet", "arrow", "--format parquet")
     return fmt
@@ -138,12 +140,12 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
     if isinstance(out, (str, bytes, os.PathLike)):
         check_output(out, inputs=inputs, binary=fmt == "parquet")
-    cls = resolve_type(type, target)
+    layout = resolve_type(type, target)
     source = Source(data)
-    span = check_span(cls, source.size, offset, count)
-    step = _step(cls, chunk_records)
+    span = check_span(layout, source.size, offset, count)
+    step = _step(layout, chunk_records)
     bar = None
     if progress:
         stream = progress if hasattr(progress, "write") else sys.stderr
-        bar = Progress(f"{cls._c_name_} [{cls._target_label_}]", span.count, stream)
-    return write_columns(_chunks(cls, source, span, step, reuse=True), out, fmt=fmt, progress=bar, inputs=inputs)
+        bar = Progress(f"{layout.c_name} [{layout.label}]", span.count, stream)
+    return write_columns(_chunks(layout, source, span, step, reuse=True), out, fmt=fmt, progress=bar, inputs=inputs)

@@ -44,7 +44,7 @@ def _key(cls) -> tuple:
     """What a task needs to find the class again: C name and target.  Classes pickle by reference
     with pickle, but Dask sends tasks with cloudpickle, which would copy a class built at run time
     by value (and fails on ctypes descriptors); a worker looks the class up by name instead."""
-    return cls._c_name_, cls._target_
+    return cls.c_name, cls.target
 
 
 def decode_file(path: str, type, *, target=None, offset: int = 0, validate: bool = True, adapter=None):

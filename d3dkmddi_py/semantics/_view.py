@@ -67,8 +67,8 @@ class View:
 
     def sub_prefix(self, prefix: str) -> "View":
         """The leaves under ``prefix`` (ending in a dot), named relative to it."""
-        leaves = {p[len(prefix):]: leaf for p, leaf in self.leaves.items() if p.startswith(prefix)}
-        return View(leaves, self.data, self.prefix + prefix, self.abi, self.version, self.type_name)
+        return View(_under(self.leaves, prefix), self.data, self.prefix + prefix, self.abi, self.version,
+                    self.type_name)
 
     @staticmethod
     def pick(cond, a, b):
@@ -77,6 +77,20 @@ class View:
     @staticmethod
     def lookup(table, index):
         return table[index]
+
+
+_UNDER: dict = {}
+
+
+def _under(leaves: dict, prefix: str) -> dict:
+    """The leaves under a prefix, renamed relative to it (cached: layouts' leaf dicts live forever)."""
+    key = (id(leaves), prefix)
+    got = _UNDER.get(key)
+    if got is None or got[0] is not leaves:
+        if len(_UNDER) > 4096:  # views of ad hoc leaf dicts: keep the cache bounded
+            _UNDER.clear()
+        got = _UNDER[key] = (leaves, {p[len(prefix):]: leaf for p, leaf in leaves.items() if p.startswith(prefix)})
+    return got[1]
 
 
 @lru_cache(maxsize=None)

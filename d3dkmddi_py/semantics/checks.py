@@ -32,7 +32,7 @@ def NOT(x):  # noqa: N802 - reads as the logical operator it is
     return x == 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Check:
     """One rule applied at one field: ``when(r)`` selects the records that break it.
 
@@ -60,13 +60,24 @@ class Check:
     def report(self, r) -> int:
         return self.value(r) if self.value is not None else r.get(self.field, 1)
 
+    @property
+    def static(self) -> bool:
+        """The message reads no value of the record (so it can be written once)."""
+        return self.params is None and "{" not in self.message
+
+    def text(self, view: View) -> str:
+        """The message for one record already known to break the rule."""
+        if self.static:
+            return self.message
+        sub = view.sub_prefix(self.prefix) if self.prefix else view
+        return self.message.format_map(_Fields(sub, self.params(sub) if self.params is not None else {}))
+
     def finding(self, view: View, where: str = "") -> Finding:
         """The finding on a record already known to break the rule."""
         sub = view.sub_prefix(self.prefix) if self.prefix else view
         rule = RULES[self.rule_id]
-        fields = _Fields(sub, self.params(sub) if self.params is not None else {})
-        return Finding(self.rule_id, rule.severity, where + self.path, int(self.report(sub)),
-                       self.message.format_map(fields), rule.reference)
+        return Finding(self.rule_id, rule.severity, where + self.path, int(self.report(sub)), self.text(view),
+                       rule.reference)
 
 
 class _Fields(dict):

@@ -1,7 +1,9 @@
 """explain and field_meanings: what each leaf of a value means, in words a person reads."""
 from __future__ import annotations
 
-from ..layout import Leaf
+from functools import lru_cache
+
+from ..layout import Leaf, record_leaves, typedef_layout
 from ..target import ENUM_CLASSES, InterfaceVersion
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name, named_bits
@@ -65,15 +67,22 @@ class _Meanings:
             self.out[view.where(path)] = text
 
 
+@lru_cache(maxsize=None)
+def _flag_table(type_name: str, abi: str, version: int) -> tuple:
+    """((mask, flag name), ...) and the Reserved* leaf paths of a flag union at a version."""
+    reserved = tuple(leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))
+                     if is_reserved_name(leaf.path))
+    return tuple(flag_names(type_name, abi, version).items()), reserved
+
+
 def _flag_word(m: _Meanings, view: View, type_name: str, describe, notes: dict):
     word = view.word()
-    names = flag_names(type_name, view.abi, view.version)
-    named, reserved = named_bits(type_name, view.abi, view.version)
-    for mask, name in names.items():
+    names, reserved = _flag_table(type_name, view.abi, view.version)
+    for mask, name in names:
         if word & mask:
             m.put(view, name, notes.get(name, "set"))
-    for path in view.leaves:
-        if is_reserved_name(path) and view[path]:
+    for path in reserved:
+        if view.has(path) and view[path]:
             m.put(view, path, f"reserved bits set ({view[path]:#x}); must be 0")
     m.put(view, "Value", describe(word))
 
@@ -257,24 +266,32 @@ def _allocinfo(m: _Meanings, view: View, adapter):
     m.put(view, "AllocationPriority", str(decode_priority(view["AllocationPriority"])))
 
 
+# C type name -> the function that puts the meanings of one record of it (no dispatch ladder)
+MEANINGS = {
+    SEGFLAGS_TYPE: lambda m, view, adapter: _segflags(m, view),
+    **{name: (lambda m, view, adapter: _descriptor(m, view)) for name in DESCRIPTOR_TYPES},
+    BANK_TYPE: lambda m, view, adapter: _bankpref(m, view),
+    SEGPREF_TYPES[0]: _segpref,
+    **{name: (lambda m, view, adapter, n=name: _allocflags(m, view, n))
+       for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)},
+    ALLOCINFO_TYPE: _allocinfo,
+    "DXGK_QUERYSEGMENTIN": lambda m, view, adapter: _segflags(m, view.sub("AgpFlags", SEGFLAGS_TYPE)),
+}
+
+
 def _meanings(view: View, adapter) -> dict:
     m = _Meanings()
-    name = view.type_name
-    if name == SEGFLAGS_TYPE:
-        _segflags(m, view)
-    elif name in DESCRIPTOR_TYPES:
-        _descriptor(m, view)
-    elif name == BANK_TYPE:
-        _bankpref(m, view)
-    elif name == SEGPREF_TYPES[0]:
-        _segpref(m, view, adapter)
-    elif name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE):
-        _allocflags(m, view, name)
-    elif name == ALLOCINFO_TYPE:
-        _allocinfo(m, view, adapter)
-    elif name == "DXGK_QUERYSEGMENTIN":
-        _segflags(m, view.sub("AgpFlags", SEGFLAGS_TYPE))
+    put = MEANINGS.get(view.type_name)
+    if put is not None:
+        put(m, view, adapter)
     return {k: v for k, v in m.out.items() if v}
+
+
+def meanings_of(layout, data: bytes, adapter=None) -> dict:
+    """Leaf path -> meaning for one record given as its TypeLayout and bytes."""
+    if layout.c_name not in MEANINGS:
+        return {}
+    return _meanings(View.of(layout, data), adapter)
 
 
 def field_meanings(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> dict:

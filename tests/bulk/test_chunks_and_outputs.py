@@ -135,7 +135,7 @@ def test_write_records_checks_before_writing(tmp_path):
         write_records(ALLOC, src, out, fmt="csv")
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         write_records(ALLOC, src, out, fmt="xml")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(kmd.DecodeError, match="no such file"):
         write_records(ALLOC, tmp_path / "nope.bin", out, fmt="csv")
     assert not out.exists()
 

@@ -83,32 +83,39 @@ def test_length_not_whole_records(no_decoding):
     with pytest.raises(BulkInputError) as err:
         decode_array(ALLOC, bytes(88 * 3 + 5))
     message = str(err.value)
-    assert "269 bytes" in message and "3 records and 5 bytes left over" in message and "count=3" in message
+    assert "269 bytes" in message and "3 whole DXGK_ALLOCATIONINFO records" in message
+    assert "5 bytes left over" in message and "count=3" in message
     assert err.value.record_size == 88 and err.value.available == 269
 
 
 def test_offset_past_end(no_decoding):
-    with pytest.raises(BulkInputError, match=r"offset 0x64 is past the end of the data \(88 bytes"):
+    with pytest.raises(BulkInputError, match=r"offset 0x64 \(100\) is past the end of the data \(88 bytes"):
         decode_array(ALLOC, bytes(88), offset=100)
 
 
 def test_negative_offset_and_count(no_decoding):
-    with pytest.raises(BulkInputError, match="offset -1 is negative"):
+    # the one span check of decode(), the command line and bulk: the same error, count 0 included
+    with pytest.raises(kmd.DecodeError, match="offset -1 is negative"):
         decode_array(ALLOC, bytes(88), offset=-1)
-    with pytest.raises(BulkInputError, match="count -2 is negative"):
-        decode_array(ALLOC, bytes(88), count=-2)
+    for count in (-2, 0):
+        with pytest.raises(kmd.DecodeError, match=f"count {count} is not positive") as bulk_error:
+            decode_array(ALLOC, bytes(88), count=count)
+        with pytest.raises(kmd.DecodeError) as decode_error:
+            kmd.decode(ALLOC, bytes(88), count=count)
+        assert str(bulk_error.value) == str(decode_error.value)
 
 
 def test_count_larger_than_data(no_decoding):
     with pytest.raises(BulkInputError) as err:
         decode_array(ALLOC, bytes(88 * 2 + 10), offset=10, count=3)
-    assert "count 3 needs 264 bytes" in str(err.value) and "only 176 bytes (2 whole records)" in str(err.value)
+    assert "3 records of DXGK_ALLOCATIONINFO need 264 bytes" in str(err.value)
+    assert "has 176 there (2 whole records fit)" in str(err.value)
 
 
 def test_missing_path(tmp_path, no_decoding):
-    with pytest.raises(FileNotFoundError, match="no such file"):
+    with pytest.raises(kmd.DecodeError, match="no such file"):
         decode_array(ALLOC, tmp_path / "absent.bin")
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(kmd.DecodeError, match="is a directory"):
         decode_array(ALLOC, tmp_path)
 
 

@@ -306,7 +306,7 @@ def test_count_all_with_a_partial_record(tmp_path):
     blob.write_bytes(bytes(88 * 2 + 5))
     for extra in ([], ["--format", "csv"]):
         err = bad("decode", "DXGK_ALLOCATIONINFO", "--file", str(blob), "--count", "all", *extra)
-        assert "2 whole DXGK_ALLOCATIONINFO records" in err and "5 bytes over" in err
+        assert "2 whole DXGK_ALLOCATIONINFO records" in err and "5 bytes left over" in err
 
 
 def test_unparseable_windbg_line_says_which_and_why(tmp_path):

@@ -160,7 +160,7 @@ def test_priority_bands(value, band, exact):
     assert p.band is band and p.exact is exact
     if exact:
         assert p.constant == f"D3DDDI_ALLOCATIONPRIORITY_{band.name}" == \
-               next(k for k, v in vars(kmd).items() if k.startswith("D3DDDI_ALLOC") and v == value)
+               next(k for k in kmd.__all__ if k.startswith("D3DDDI_ALLOC") and getattr(kmd, k) == value)
 
 
 def test_priority_text_names_the_band():

@@ -1,0 +1,678 @@
+"""The one path from input to output: source -> chunks of records -> decode -> check -> sink.
+
+``decode`` and ``validate``, from Python and from the command line, for one record or millions,
+run here.  A chunk is a run of whole records as bytes plus their TypeLayout; it is decoded
+into columns (NumPy, when installed) or record by record, checked with the rules of
+``semantics.checks`` (column-wise where it can), and handed to a sink that writes as it
+goes, so memory stays at one chunk and the first record is printed at once.
+
+Sinks: ``text`` (WinDbg ``dt -r`` style), ``json`` (JSON lines, one object per record),
+and for ``decode`` the columns as ``csv``/``jsonl``/``parquet``; for ``validate`` the
+findings as ``csv``/``jsonl``/``parquet``, one row per finding.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass
+
+from .errors import BulkInputError, DecodeError, InvalidArgument
+from .layout import TypeLayout
+from .semantics._rules import RULES
+from .semantics._view import View
+from .semantics.checks import check_record, checks_for, column_hits
+
+CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
+MAX_UNSIZED_BYTES = 256 << 20  # pipes, devices and standard input hold at most this much (documented)
+
+
+# ------------------------------------------------------------------ sources
+@dataclass(frozen=True)
+class Chunk:
+    """``count`` whole records of ``layout``: record ``start`` is at byte ``offset`` of the input."""
+
+    layout: TypeLayout
+    start: int
+    offset: int
+    data: bytes
+    address: int | None = None  # the debuggee address of data[0] (WinDbg input), else None
+
+    @property
+    def count(self) -> int:
+        return len(self.data) // self.layout.size
+
+    def record(self, row: int) -> bytes:
+        size = self.layout.size
+        return self.data[row * size:(row + 1) * size]
+
+
+def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, count="all", *,
+                empty_ok: bool = False) -> tuple:
+    """(offset, records) that ``offset``/``count`` select from ``total`` bytes, or a one-line error.
+
+    The one span check of the package (decode, the command line and bulk): ``count`` is a
+    positive int, or "all"/None for every whole record from ``offset`` (bytes left over are then
+    an error naming the whole count).  Only bulk passes ``empty_ok``: an empty input is then zero
+    records (an empty blob in a folder), not an error.
+    """
+    offset, wanted = check_offset_count(offset, count)
+    size, name = layout.size, layout.c_name
+
+    def fail(message: str, hint: str = ""):
+        raise BulkInputError(message, type_name=name, record_size=size, offset=offset, count=wanted,
+                             available=total, hint=hint) from None
+
+    where = f"{origin} ({total} bytes)"
+    available = total - offset
+    if total == 0 and not empty_ok:
+        fail(f"{origin} is empty; {name} needs {size} bytes at {layout.label}")
+    if offset > total or (offset == total and not empty_ok):
+        shown = f"0x{offset:X} ({offset})" if offset.bit_length() <= 128 else _decimal(offset)
+        fail(f"offset {shown} is past the end of {where}",
+             f"the last valid offset is 0x{max(total - 1, 0):X}")
+    whole, spare = divmod(available, size)
+    if wanted is None:
+        if whole == 0 and not empty_ok:
+            fail(f"{name} needs {size} bytes at offset 0x{offset:X} ({layout.label}); {where} has {available} there")
+        if spare:
+            records = "record" if whole == 1 else "records"
+            fail(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} {records} "
+                 f"({size} bytes each at {layout.label}) and {spare} bytes left over",
+                 f"pass --count {whole} (count={whole} in Python) to read the whole records, or fix the offset "
+                 f"or the target (abi and interface version change the size)")
+        return offset, whole
+    need = wanted * size
+    if need > available:
+        records = f"{_decimal(wanted)} records of {name} need" if wanted > 1 else f"{name} needs"
+        fit = f" ({whole} whole record{'s' if whole != 1 else ''} fit)" if wanted > 1 else ""
+        fail(f"{records} {_decimal(need)} bytes at offset 0x{offset:X} ({size} each at {layout.label}); "
+             f"{where} has {available} there{fit}")
+    return offset, wanted
+
+
+def check_offset_count(offset, count) -> tuple:
+    """(offset, count or None for "all") after checking their kinds and signs."""
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise InvalidArgument(f"offset must be an integer, not {_short(offset)}")
+    if offset < 0:
+        raise InvalidArgument(f"offset {_decimal(offset)} is negative; offsets count from the first byte of the "
+                              f"data (0)")
+    if count is None or (isinstance(count, str) and count.strip().lower() == "all"):
+        return offset, None
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise InvalidArgument(f"count must be a positive integer or 'all', not {_short(count)}")
+    if count <= 0:
+        raise InvalidArgument(f"count {_decimal(count)} is not positive; give 1 or more records (or 'all')")
+    return offset, count
+
+
+def _decimal(n: int) -> str:
+    """A number in decimal, or its size when decimal would be absurd (and refused past 4300 digits)."""
+    return str(n) if n.bit_length() <= 128 else f"a {n.bit_length()}-bit number"
+
+
+def _short(value) -> str:
+    try:
+        text = repr(value) if not isinstance(value, int) else _decimal(value)
+    except ValueError:  # a container of 4300-digit numbers
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Records:
+    """A checked range of records to read: from bytes in memory or from a file, chunk by chunk.
+
+    Everything is checked when it is made (type, offset, count, size), before the first read.
+    ``more`` is how many whole records the input holds past the range (for the "--count all" hint).
+    """
+
+    def __init__(self, layout: TypeLayout, *, data: bytes | None = None, path=None, origin: str = "data",
+                 offset: int = 0, count=1, address: int | None = None):
+        self.layout, self.origin, self.address = layout, origin, address
+        self.path, self.data = path, data
+        if path is not None:
+            self._file = _open_input(path, origin)
+            try:
+                info = os.fstat(self._file.fileno())
+                if stat.S_ISREG(info.st_mode):
+                    total = info.st_size
+                else:  # a pipe or a device: read it (up to the limit) and go on from memory
+                    self.data = _read_unsized(self._file, origin)
+                    self._file.close()
+                    self._file, self.path = None, None
+                    total = len(self.data)
+            except BaseException:
+                self.close()
+                raise
+        else:
+            self._file = None
+            total = len(data)
+        self.total = total
+        self.offset, self.count = check_range(layout, total, origin, offset, count)
+        self.more = (total - self.offset) // layout.size - self.count
+
+    @classmethod
+    def from_memory(cls, layout: TypeLayout, memory, offset: int = 0, count=1) -> "Records":
+        """From a ``decoding.Memory`` (bytes with an origin and maybe a debuggee address)."""
+        return cls(layout, data=memory.data, origin=memory.origin, offset=offset, count=count,
+                   address=memory.address)
+
+    def chunks(self, records: int | None = None):
+        """Consecutive Chunks of at most ``records`` records (default: about CHUNK_BYTES each)."""
+        size = self.layout.size
+        step = records or max(1, CHUNK_BYTES // size)
+        try:
+            for first in range(0, self.count, step):
+                n = min(step, self.count - first)
+                at = self.offset + first * size
+                yield Chunk(self.layout, first, at, self._read(at, n * size),
+                            None if self.address is None else self.address + at)
+        finally:
+            self.close()
+
+    def _read(self, at: int, length: int) -> bytes:
+        if self._file is None:
+            return bytes(memoryview(self.data)[at:at + length])
+        try:
+            self._file.seek(at)
+            data = self._file.read(length)
+            now = os.fstat(self._file.fileno()).st_size
+        except OSError as exc:
+            raise DecodeError(f"cannot read {self.origin}: {exc.strerror or exc}") from None
+        if len(data) != length or now != self.total:
+            raise DecodeError(f"{self.origin} changed size while it was read (it had {self.total} bytes, now "
+                              f"{now}); read a copy that nothing is writing to")
+        return data
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _open_input(path, origin: str):
+    from .decoding import open_input
+
+    return open_input(path, origin)
+
+
+def _read_unsized(f, origin: str) -> bytes:
+    """All of a pipe or device, in chunks, refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero)."""
+    parts, total = [], 0
+    while True:
+        try:
+            part = f.read(min(CHUNK_BYTES, MAX_UNSIZED_BYTES + 1 - total))
+        except OSError as exc:
+            raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        total += len(part)
+        if total > MAX_UNSIZED_BYTES:
+            raise DecodeError(f"{origin} has no size and gave more than {MAX_UNSIZED_BYTES >> 20} MiB, the "
+                              f"limit for pipes, devices and standard input; save it to a file (files are read "
+                              f"in chunks with no limit) or give a smaller --count")
+
+
+# ------------------------------------------------------------------ decode + check
+@dataclass
+class Decoded:
+    """One chunk decoded and checked: per record its leaf values (tuples in leaf order, or None
+    when not asked for) and its hits (check, value) in rule order, and the chunk's tallies."""
+
+    chunk: Chunk
+    rows: list | None
+    hits: list  # per record: [(Check, value), ...]
+    errors: int = 0
+    warnings: int = 0
+
+    def view(self, row: int) -> View:
+        layout = self.chunk.layout
+        return View(layout.by_path, self.chunk.record(row), "", layout.abi, layout.version, layout.c_name)
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: bool = True) -> Decoded:
+    """Leaf values and rule hits of every record of a chunk: column-wise with NumPy, else per record."""
+    layout, n = chunk.layout, chunk.count
+    np = _numpy() if layout.kind != "enum" else None
+    hits = [[] for _ in range(n)]
+    decoded = Decoded(chunk, None, hits)
+    if np is None:
+        if values:
+            decoded.rows = [tuple(layout.values(chunk.record(i)).values()) for i in range(n)]
+        if findings:
+            for i in range(n):
+                view = decoded.view(i)
+                for c in checks_for(layout, adapter):
+                    sub = view.sub_prefix(c.prefix) if c.prefix else view
+                    if c.when(sub):
+                        hits[i].append((c, c.report(sub)))
+                        _tally_hits(decoded, c, 1)
+        return decoded
+    columns = _columns(np, layout, chunk)
+    if values:
+        decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
+    if findings:
+        # checks come in rule order, so each record's hits do too
+        for check, where, vals in column_hits(layout, columns, np, adapter):
+            pair = (check,)
+            for row, value in zip(where.tolist(), vals.tolist()):
+                hits[row].append(pair + (value,))
+            _tally_hits(decoded, check, len(where))
+    return decoded
+
+
+def _tally_hits(decoded: Decoded, check, count: int) -> None:
+    if _severity(check) == "error":
+        decoded.errors += count
+    else:
+        decoded.warnings += count
+
+
+def _columns(np, layout: TypeLayout, chunk: Chunk):
+    from .bulk import columns_of_bytes
+
+    return columns_of_bytes(layout, chunk.data, start=chunk.start, offset=chunk.offset)
+
+
+def findings_of(decoded: Decoded, row: int, view: View | None = None) -> list:
+    """The Finding objects (messages formatted) of one record of a decoded chunk."""
+    if not decoded.hits[row]:
+        return []
+    chunk = decoded.chunk
+    if view is None:
+        view = decoded.view(row)
+    return [check.finding(view) for check, _value in decoded.hits[row]]
+
+
+# ------------------------------------------------------------------ sinks
+def record_title(layout: TypeLayout, index: int, offset: int, address: int | None, size: bool = True) -> str:
+    from .render import record_title as title
+
+    return title(layout.c_name, layout.label, index, offset, address, layout.size if size else None)
+
+
+def _meanings(layout: TypeLayout, raw: bytes, adapter) -> dict:
+    from .semantics.explain import meanings_of
+
+    return meanings_of(layout, raw, adapter)
+
+
+class _Texts:
+    """Each check's finding text, worked out once: the lines under a field (decode), the lines of
+    validate, so a million findings cost a lookup each, not a format."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def rule(self, check):
+        got = self.cache.get(check)
+        if got is None:
+            rule = RULES[check.rule_id]
+            got = self.cache[check] = (rule, rule.severity.value, f'"{rule.sentence}" ({rule.page})')
+        return got
+
+    def under(self, check, pad: str, decoded: Decoded, row: int, views: dict) -> list:
+        """The two lines a finding prints under its field in ``decode``."""
+        key = (check, pad)
+        got = self.cache.get(key)
+        if got is not None:
+            return got
+        rule, severity, ref = self.rule(check)
+        lines = [f"{pad}^ {severity} {rule.rule_id}: {_message(check, decoded, row, views)}", f"{pad}  {ref}"]
+        if check.static:
+            self.cache[key] = lines
+        return lines
+
+    def validate_lines(self, check, decoded: Decoded, row: int, views: dict) -> str:
+        got = self.cache.get((check, "v"))
+        if got is not None:
+            return got
+        rule, severity, ref = self.rule(check)
+        text = (f"   {severity} {rule.rule_id} {check.path}: {_message(check, decoded, row, views)}\n"
+                f"      {ref}")
+        if check.static:
+            self.cache[(check, "v")] = text
+        return text
+
+
+def _message(check, decoded: Decoded, row: int, views: dict) -> str:
+    if check.static:
+        return check.message
+    view = views.get(row)
+    if view is None:
+        view = views[row] = decoded.view(row)
+    return check.text(view)
+
+
+class TextDecode:
+    """``decode`` as text: every record as ``dt -r`` prints it, meanings and findings inline."""
+
+    def __init__(self, out, *, adapter=None, nonzero: bool = False):
+        self.out, self.adapter, self.nonzero, self.first = out, adapter, nonzero, True
+        self.texts = _Texts()
+
+    def write(self, decoded: Decoded) -> None:
+        from .render import render_record, render_row, row_plan
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        plan = row_plan(layout) if layout.kind != "enum" else None
+        blocks = []
+        for row in range(chunk.count):
+            raw = chunk.record(row)
+            offset = chunk.offset + row * layout.size
+            address = None if chunk.address is None else chunk.address + row * layout.size
+            title = record_title(layout, chunk.start + row, offset, address)
+            if plan is None:
+                blocks.append(_render_enum_record(layout, raw, title))
+                continue
+            meanings = _meanings(layout, raw, self.adapter)
+            if self.nonzero or not all(k in plan.leaf_paths for k in meanings):
+                values = dict(zip((leaf.path for leaf in layout.leaves), decoded.rows[row]))
+                blocks.append(render_record(layout, values, findings=findings_of(decoded, row), meanings=meanings,
+                                            title=title, nonzero=self.nonzero))
+                continue
+            placed, views = {}, {}
+            for check, _value in decoded.hits[row]:
+                path = check.path
+                placed.setdefault(path, []).extend(self.texts.under(check, plan.pads[path], decoded, row, views))
+            blocks.append(render_row(plan, decoded.rows[row], placed, [], meanings, title))
+        if blocks:
+            self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
+            self.first = False
+
+    def close(self, totals) -> None:
+        pass
+
+
+def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
+    from .render import _render_enum
+    from .resolve import class_of
+
+    return _render_enum(_enum_value(class_of(layout), raw), (), title)
+
+
+def _enum_value(cls, raw: bytes):
+    number = int.from_bytes(raw, "little", signed=True)
+    try:
+        return cls(number)
+    except ValueError:
+        return number
+
+
+class JsonDecode:
+    """``decode --json``: one object per record per line, with the same keys every time."""
+
+    def __init__(self, out, *, adapter=None):
+        self.out, self.adapter = out, adapter
+
+    def write(self, decoded: Decoded) -> None:
+        from .render import record_json, record_json_of
+        from .resolve import class_of
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        paths = [leaf.path for leaf in layout.leaves]
+        lines = []
+        for row in range(chunk.count):
+            raw = chunk.record(row)
+            offset = chunk.offset + row * layout.size
+            address = None if chunk.address is None else chunk.address + row * layout.size
+            if layout.kind == "enum":
+                obj = record_json(_enum_value(class_of(layout), raw), c_name=layout.c_name, tgt=layout,
+                                  index=chunk.start + row, offset=offset, address=address)
+            else:
+                obj = record_json_of(layout, raw, dict(zip(paths, decoded.rows[row])), index=chunk.start + row,
+                                     offset=offset, address=address, findings=findings_of(decoded, row),
+                                     meanings=_meanings(layout, raw, self.adapter))
+            lines.append(json.dumps(obj))
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
+
+    def close(self, totals) -> None:
+        pass
+
+
+class TextValidate:
+    """``validate`` as text: a line per record with its tally, then each finding and its sentence."""
+
+    def __init__(self, out):
+        self.out, self.texts = out, _Texts()
+
+    def write(self, decoded: Decoded) -> None:
+        from .render import format_number
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        size, lines, texts = layout.size, [], self.texts
+        prefix = f"{layout.c_name}  {layout.label}  ["
+        for row, hits in enumerate(decoded.hits):
+            where = f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}"
+            if chunk.address is not None:
+                where += f" ({format_number(chunk.address + row * size, 8, '*')[2:]})"
+            if not hits:
+                lines.append(where + ": no findings")
+                continue
+            errors, views, body = 0, {}, []
+            for check, _value in hits:
+                if texts.rule(check)[1] == "error":
+                    errors += 1
+                body.append(texts.validate_lines(check, decoded, row, views))
+            lines.append(f"{where}: {_tally(errors, len(hits) - errors)}")
+            lines.extend(body)
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
+
+    def close(self, totals) -> None:
+        records, errors, warnings = totals
+        self.out.write(f"{records} record{'s' if records != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
+                       f"{warnings} warning{'s' if warnings != 1 else ''}\n")
+
+
+def _tally(errors: int, warnings: int) -> str:
+    parts = []
+    if errors:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts) or "no findings"
+
+
+class JsonValidate:
+    """``validate --json``: one object per record per line: where it is and its findings (``decode --json``
+    gives the fields too)."""
+
+    def __init__(self, out):
+        self.out, self.texts, self.parts = out, _Texts(), {}
+
+    def _parts(self, check):
+        got = self.parts.get(check)
+        if got is None:
+            rule = RULES[check.rule_id]
+            head = json.dumps({"rule_id": rule.rule_id, "severity": rule.severity.value, "field": check.path})[:-1]
+            ref = json.dumps({"page": rule.page, "sentence": rule.sentence})
+            got = self.parts[check] = (head, ref, json.dumps(check.message) if check.static else None)
+        return got
+
+    def write(self, decoded: Decoded) -> None:
+        from .jsonvalue import hex_text
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
+                             "interface_version_value": layout.version, "label": layout.label})
+        head = f'{{"type": "{layout.c_name}", "target": {target}, "index": '
+        lines = []
+        for row, hits in enumerate(decoded.hits):
+            offset = chunk.offset + row * layout.size
+            address = "null" if chunk.address is None else f'"{hex_text(chunk.address + row * layout.size)}"'
+            found, views = [], {}
+            for check, value in hits:
+                fhead, ref, message = self._parts(check)
+                if message is None:
+                    message = json.dumps(_message(check, decoded, row, views))
+                found.append(f'{fhead}, "value": {json.dumps(_json_int(value))}, "message": {message}, '
+                             f'"reference": {ref}}}')
+            lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
+                         f'"findings": [{", ".join(found)}]}}')
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
+
+    def close(self, totals) -> None:
+        pass
+
+
+def _json_int(value: int):
+    """A finding's value in JSON: a number up to 2**53, else its ``"0x..."`` bit pattern."""
+    return value if -(1 << 53) <= value <= 1 << 53 else f"0x{value & ((1 << 64) - 1):x}"
+
+
+class FindingRows:
+    """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule, severity,
+    field, message."""
+
+    FIELDS = ("record", "offset", "rule", "severity", "field", "message")
+
+    def __init__(self, out, fmt: str):
+        self.out, self.fmt, self.texts = out, fmt, _Texts()
+        self.writer = None
+        if fmt == "csv":
+            import csv
+
+            self.csv = csv.writer(out, lineterminator="\n")
+            self.csv.writerow(self.FIELDS)
+
+    def _rows(self, decoded: Decoded):
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        texts = self.texts
+        for row, hits in enumerate(decoded.hits):
+            if not hits:
+                continue
+            views, record, offset = {}, chunk.start + row, chunk.offset + row * layout.size
+            for check, _value in hits:
+                yield (record, offset, check.rule_id, texts.rule(check)[1], check.path,
+                       _message(check, decoded, row, views))
+
+    def write(self, decoded: Decoded) -> None:
+        if self.fmt == "csv":
+            self.csv.writerows(self._rows(decoded))
+        elif self.fmt == "jsonl":
+            keys = [json.dumps(k) for k in self.FIELDS]
+            self.out.writelines("{" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in zip(keys, r)) + "}\n"
+                                for r in self._rows(decoded))
+        else:
+            self._parquet(list(zip(*self._rows(decoded))) or [()] * len(self.FIELDS))
+
+    def _parquet(self, columns) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.table({name: pa.array(list(col), type=pa.int64() if i < 2 else pa.string())
+                          for i, (name, col) in enumerate(zip(self.FIELDS, columns))})
+        if self.writer is None:
+            sink = self.out.buffer if hasattr(self.out, "buffer") else self.out
+            self.writer = pq.ParquetWriter(sink, table.schema)
+        self.writer.write_table(table)
+
+    def close(self, totals) -> None:
+        if self.fmt == "parquet":
+            if self.writer is None:
+                self._parquet([()] * len(self.FIELDS))
+            self.writer.close()
+
+
+class ColumnRows:
+    """``decode --format csv|jsonl|parquet``: every leaf as a column (the bulk writers)."""
+
+    def __init__(self, out, fmt: str):
+        self.out, self.fmt, self.writer, self.first = out, fmt, None, True
+
+    def write(self, decoded: Decoded) -> None:
+        from .bulk import columns_of_bytes
+        from .bulk.columns import csv_header, csv_lines, jsonl_lines
+
+        chunk = decoded.chunk
+        cols = columns_of_bytes(chunk.layout, chunk.data, start=chunk.start, offset=chunk.offset)
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            table = cols.to_arrow()
+            if self.writer is None:
+                sink = self.out.buffer if hasattr(self.out, "buffer") else self.out
+                self.writer = pq.ParquetWriter(sink, table.schema)
+            self.writer.write_table(table)
+            return
+        if self.first and self.fmt == "csv":
+            self.out.write(csv_header(cols))
+        self.first = False
+        self.out.writelines(csv_lines(cols) if self.fmt == "csv" else jsonl_lines(cols))
+
+    def close(self, totals) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+# ------------------------------------------------------------------ the run
+@dataclass
+class Summary:
+    records: int = 0
+    errors: int = 0
+    warnings: int = 0
+    more: int = 0  # whole records past the range that were not read
+
+
+def run(records: Records, sink, *, adapter=None, values: bool = True, findings: bool = True,
+        progress=None) -> Summary:
+    """Stream every chunk of ``records`` through decode, check and ``sink``; returns the totals."""
+    summary = Summary(more=records.more)
+    checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
+    for chunk in records.chunks():
+        decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
+        summary.errors += decoded.errors
+        summary.warnings += decoded.warnings
+        summary.records += chunk.count
+        sink.write(decoded)
+        if progress is not None:
+            progress.update(summary.records)
+    sink.close((summary.records, summary.errors, summary.warnings))
+    if progress is not None:
+        progress.close(summary.records)
+    return summary
+
+
+def _severity(check) -> str:
+    return RULES[check.rule_id].severity.value
+
+
+def text_of_values(values, *, nonzero: bool = False) -> str:
+    """``render_text`` of a list: the ``decode`` text of instances (or decode_records records)."""
+    import io
+
+    from .render import layout_and_bytes
+
+    out = io.StringIO()
+    sink = TextDecode(out, nonzero=nonzero)
+    for i, item in enumerate(values):
+        value = getattr(item, "value", item)
+        index = getattr(item, "index", i)
+        offset = getattr(item, "offset", 0)
+        layout, raw = layout_and_bytes(value)
+        sink.write(decode_chunk(Chunk(layout, index, offset, raw, getattr(item, "address", None))))
+    return out.getvalue().rstrip("\n")
+
+
+def check_one(layout: TypeLayout, raw: bytes, adapter=None) -> list:
+    """The findings of one record (the scalar runner), for callers holding a single record."""
+    return check_record(layout, raw, adapter)
+
+
+__all__ = ["Chunk", "Records", "Decoded", "Summary", "check_range", "decode_chunk", "findings_of", "run",
+           "TextDecode", "JsonDecode", "TextValidate", "JsonValidate", "FindingRows", "ColumnRows",
+           "CHUNK_BYTES", "MAX_UNSIZED_BYTES", "text_of_values"]
