@@ -17,6 +17,7 @@ import stat
 from dataclasses import dataclass
 
 from .errors import D3dkmddiError, DecodeError, MissingMember, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401
+from .layout import TypeLayout
 from .target import ENUM_CLASSES, Target, as_target
 
 
@@ -86,10 +87,15 @@ def resolve_type(type_, target=None):
 
 
 def type_size(cls) -> int:
+    """The size of a class, an enum or a TypeLayout."""
+    if isinstance(cls, TypeLayout):
+        return cls.size
     return 4 if _is_enum(cls) else ctypes.sizeof(cls)
 
 
 def c_name(cls) -> str:
+    if isinstance(cls, TypeLayout):
+        return cls.c_name
     return cls.__name__ if _is_enum(cls) else cls._c_name_
 
 
@@ -104,7 +110,7 @@ def int_to_bytes(value: int, cls) -> bytes:
     name = c_name(cls)
     if isinstance(value, bool) or not isinstance(value, int):
         raise DecodeError(f"{name}: value must be an integer, not {type(value).__name__}")
-    if _is_enum(cls):
+    if _is_enum(cls) or getattr(cls, "kind", None) == "enum":
         if not -(1 << 31) <= value < (1 << 32):
             raise DecodeError(f"value {_hex(value)} is too wide for {name} (an enum is a 4-byte int; "
                               f"valid {-(1 << 31)}..0xFFFFFFFF)")

@@ -133,13 +133,19 @@ class Records:
         self.layout, self.origin, self.address = layout, origin, address
         self.path, self.data = path, data
         if path is not None:
-            self._file = _open_input(path, origin)
+            self._file = open_input(path, origin)
             try:
                 info = os.fstat(self._file.fileno())
                 if stat.S_ISREG(info.st_mode):
                     total = info.st_size
+                    try:
+                        head = self._file.read(4096)
+                    except OSError as exc:
+                        raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+                    if looks_like_text_dump(head):
+                        raise DecodeError(f"{origin} is WinDbg text, not raw bytes; read it with --windbg {origin}")
                 else:  # a pipe or a device: read it (up to the limit) and go on from memory
-                    self.data = _read_unsized(self._file, origin)
+                    self.data = read_unsized(self._file, origin)
                     self._file.close()
                     self._file, self.path = None, None
                     total = len(self.data)
@@ -192,13 +198,22 @@ class Records:
             self._file = None
 
 
-def _open_input(path, origin: str):
-    from .decoding import open_input
+def open_input(path, origin: str):
+    """An input file opened for reading, or DecodeError naming it and the reason."""
+    from .decoding import open_input as opened
 
-    return open_input(path, origin)
+    return opened(path, origin)
 
 
-def _read_unsized(f, origin: str) -> bytes:
+def looks_like_text_dump(head: bytes) -> bool:
+    """Whether the first bytes of a file are WinDbg text rather than raw records."""
+    from .decoding import _text_of, looks_like_windbg
+
+    text = _text_of(head)
+    return text is not None and looks_like_windbg(text)
+
+
+def read_unsized(f, origin: str) -> bytes:
     """All of a pipe or device, in chunks, refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero)."""
     parts, total = [], 0
     while True:

@@ -14,9 +14,9 @@ from . import ALLOCATIONS_PATH, DIRECTORY, SEGMENTS_PATH, WINDBG_PATH, allocatio
 
 
 def _semantic_view(records, cls_name, tgt, adapter):
-    from ..cli import findings_for, meanings_for
+    from ..semantics import check, field_meanings
 
-    return [(r, findings_for(r.value, tgt, adapter), meanings_for(r.value, tgt, adapter)) for r in records]
+    return [(r, check(r.value, adapter=adapter), field_meanings(r.value, adapter=adapter)) for r in records]
 
 
 def _report(tgt):

@@ -29,8 +29,9 @@ def check(argv):
     out, err, status = cli.run(argv)
     if status == 2:
         assert out == "" and err.count("\n") == 1 and err.strip(), (argv, out[:200], err)
-    else:
-        assert status in (0, 1) and err == "", (argv, status, err)
+    else:  # stderr carries at most the note that more records follow (never a traceback)
+        notes = [line for line in err.splitlines() if not line.startswith("d3dkmddi: the input holds ")]
+        assert status in (0, 1) and not notes, (argv, status, err)
 
 
 @settings(max_examples=150, deadline=None)

@@ -93,7 +93,7 @@ def test_decode_json_one_object_per_record_with_stable_keys():
     assert all(list(o) == keys for o in objs)
     raw = Path(ALLOCATIONS).read_bytes()
     assert [bytes.fromhex(o["bytes"]) for o in objs] == [raw[i * 88:(i + 1) * 88] for i in range(3)]
-    assert objs[1]["fields"]["Size"] == 0x7E9000 and objs[1]["target"]["interface_version"] == "WDDM3_0"
+    assert objs[1]["fields"]["Size"] == "0x7e9000" and objs[1]["target"]["interface_version"] == "WDDM3_0"
 
 
 def test_decode_windbg_file_and_stdin():
@@ -381,9 +381,11 @@ def test_usage_errors_are_one_line():
 
 
 def test_output_option_misuse(tmp_path):
-    assert "--output is for --format csv" in bad("decode", "DXGK_SEGMENTFLAGS", "0", "--output",
-                                                  str(tmp_path / "x"))
-    assert "is not a writable directory" in bad("decode", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE,
+    text = tmp_path / "x"  # text and JSON go to --output too, whole and atomically, with a note on stderr
+    p = d3dkmddi("decode", "DXGK_SEGMENTFLAGS", "0", "--output", str(text))
+    assert p.returncode == 0 and p.stdout == b"" and text.read_text().startswith("DXGK_SEGMENTFLAGS  x64")
+    assert p.stderr.decode() == f"d3dkmddi: wrote 1 record to {text}\n"
+    assert "does not exist" in bad("decode", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE,
                                                 "--count", "all", "--format", "csv", "--output",
                                                 str(tmp_path / "no" / "such" / "dir.csv"))
 
