@@ -49,10 +49,20 @@ def _version() -> str:
 
 
 # ------------------------------------------------------------------ arguments
-def _parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked for (importlib.metadata costs tens of milliseconds)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):  # noqa: A002
+        super().__init__(option_strings, dest, nargs=0, default=default, help="print the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"{PROG} {_version()}\n")
+
+
+def _parser(argv=()) -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Decode, explain and validate WDDM video-memory-manager structures "
                                        "(d3dkmddi.h, d3dukmdt.h) from bytes, files, WinDbg output and ETW traces.")
-    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def target_options(q):
@@ -101,11 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     q = sub.add_parser("demo", help="decode and validate the bundled sample adapter and allocations")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    from .etw import command as etw_command
-
     q = sub.add_parser("etw", help="decode and validate the segment and allocation events of a DxgKrnl trace "
                                    "(tracerpt XML)")
-    etw_command.add_arguments(q)
+    if "etw" in argv:  # its options load the ETW schema: only when the command is etw
+        from .etw import command as etw_command
+
+        etw_command.add_arguments(q)
     return p
 
 
@@ -369,7 +380,8 @@ COMMANDS = {"decode": cmd_decode, "validate": cmd_validate, "layout": cmd_layout
 # ------------------------------------------------------------------ entry points
 def execute(argv, stdout, stderr) -> int:
     """Run one command line, writing to the given streams; bad input is one line on ``stderr``, exit 2."""
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(argv)
     try:
         try:
             args = parser.parse_args(argv)

@@ -166,7 +166,7 @@ class Records:
                    address=memory.address)
 
     def chunks(self, records: int | None = None):
-        """Consecutive Chunks of at most ``records`` records (default: about CHUNK_BYTES each)."""
+        """Consecutive Chunks of at most ``records`` records (default: about CHUNK_BYTES of input each)."""
         size = self.layout.size
         step = records or max(1, CHUNK_BYTES // size)
         try:
@@ -256,10 +256,13 @@ def _numpy():
     return numpy
 
 
+NUMPY_FROM = 256  # fewer records are decoded one by one: importing NumPy costs more than it saves
+
+
 def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: bool = True) -> Decoded:
     """Leaf values and rule hits of every record of a chunk: column-wise with NumPy, else per record."""
     layout, n = chunk.layout, chunk.count
-    np = _numpy() if layout.kind != "enum" else None
+    np = _numpy() if layout.kind != "enum" and n >= NUMPY_FROM else None
     hits = [[] for _ in range(n)]
     decoded = Decoded(chunk, None, hits)
     if np is None:
@@ -373,6 +376,8 @@ def _message(check, decoded: Decoded, row: int, views: dict) -> str:
 class TextDecode:
     """``decode`` as text: every record as ``dt -r`` prints it, meanings and findings inline."""
 
+    chunk_records = 512  # records whose output is built at once
+
     def __init__(self, out, *, adapter=None, nonzero: bool = False):
         self.out, self.adapter, self.nonzero, self.first = out, adapter, nonzero, True
         self.texts = _Texts()
@@ -428,6 +433,8 @@ def _enum_value(cls, raw: bytes):
 class JsonDecode:
     """``decode --json``: one object per record per line, with the same keys every time."""
 
+    chunk_records = 512  # records whose output is built at once
+
     def __init__(self, out, *, adapter=None):
         self.out, self.adapter = out, adapter
 
@@ -459,6 +466,8 @@ class JsonDecode:
 
 class TextValidate:
     """``validate`` as text: a line per record with its tally, then each finding and its sentence."""
+
+    chunk_records = 4096  # records whose output is built at once
 
     def __init__(self, out):
         self.out, self.texts = out, _Texts()
@@ -504,6 +513,8 @@ def _tally(errors: int, warnings: int) -> str:
 class JsonValidate:
     """``validate --json``: one object per record per line: where it is and its findings (``decode --json``
     gives the fields too)."""
+
+    chunk_records = 4096  # records whose output is built at once
 
     def __init__(self, out):
         self.out, self.texts, self.parts = out, _Texts(), {}
@@ -552,6 +563,8 @@ def _json_int(value: int):
 class FindingRows:
     """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule, severity,
     field, message."""
+
+    chunk_records = 4096  # records whose output is built at once
 
     FIELDS = ("record", "offset", "rule", "severity", "field", "message")
 
@@ -648,7 +661,9 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     """Stream every chunk of ``records`` through decode, check and ``sink``; returns the totals."""
     summary = Summary(more=records.more)
     checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
-    for chunk in records.chunks():
+    # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
+    step = getattr(sink, "chunk_records", None)
+    for chunk in records.chunks(step):
         decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
         summary.errors += decoded.errors
         summary.warnings += decoded.warnings
