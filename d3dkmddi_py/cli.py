@@ -19,13 +19,13 @@ from .errors import D3dkmddiError, DecodeError
 from .layout import TypeLayout
 from .outfile import check_output, open_output, run_guarded, safe_name
 from .resolve import ABIS, NEWEST_VALUE, known_names, parse_abi_name, parse_version, resolve_layout
-from .target import InterfaceVersion
+from ._spec.versions import INTERFACE_VERSIONS
 from .windbg import Memory, parse_hex, parse_int, parse_windbg
 
 PROG = "d3dkmddi"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 BULK_FORMATS = ("csv", "jsonl", "parquet")
-NEWEST_NAME = InterfaceVersion(NEWEST_VALUE).name
+NEWEST_NAME = next(name for name, value in INTERFACE_VERSIONS.items() if value == NEWEST_VALUE)
 
 
 class UsageError(D3dkmddiError):
@@ -331,7 +331,7 @@ def cmd_types(args, stdout, stderr) -> int:
     abi, version = _target(args)
     names = known_names(abi, version)
     present = sorted(n for n in names if not n.startswith("_"))
-    everywhere = {n for a in ABIS for v in InterfaceVersion for n in known_names(a, int(v))}
+    everywhere = {n for a in ABIS for v in INTERFACE_VERSIONS.values() for n in known_names(a, v)}
     absent = sorted(n for n in everywhere if not n.startswith("_") and n not in names)
     label = resolve_layout(present[0], (abi, version)).label
     rows = [_type_row(n, names, abi, version) for n in present]

@@ -19,8 +19,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
-import signal
 import stat
 import sys
 import threading
@@ -170,6 +168,8 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
 @contextlib.contextmanager
 def _sigterm_raises():
     """While active in the main thread, SIGTERM raises Terminated (unless someone else handles it)."""
+    import signal  # here, not at import: the command's start-up time counts
+
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -197,7 +197,7 @@ def _create_beside(final: str):
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) \
         | getattr(os, "O_BINARY", 0)
     while True:
-        temp = os.path.join(folder, f".{base[:100]}.{secrets.token_hex(4)}.partial")
+        temp = os.path.join(folder, f".{base[:100]}.{os.urandom(4).hex()}.partial")
         try:
             return os.open(temp, flags, 0o666), temp
         except FileExistsError:

@@ -24,6 +24,7 @@ from .semantics._rules import RULES
 from .semantics._view import View
 from .semantics.checks import check_record, checks_for, column_hits
 
+BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
 CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
 MAX_UNSIZED_BYTES = 256 << 20  # pipes, devices and standard input hold at most this much (documented)
 
@@ -380,7 +381,7 @@ class TextDecode:
 
     def __init__(self, out, *, adapter=None, nonzero: bool = False):
         self.out, self.adapter, self.nonzero, self.first = out, adapter, nonzero, True
-        self.texts = _Texts()
+        self.texts, self.bodies = _Texts(), {}
 
     def write(self, decoded: Decoded) -> None:
         from .render import render_record, render_row, row_plan
@@ -396,6 +397,10 @@ class TextDecode:
             if plan is None:
                 blocks.append(_render_enum_record(layout, raw, title))
                 continue
+            body = self.bodies.get(raw)
+            if body is not None:  # the same bytes print the same lines (meanings and findings included)
+                blocks.append(title + "\n" + body)
+                continue
             meanings = _meanings(layout, raw, self.adapter)
             if self.nonzero or not all(k in plan.leaf_paths for k in meanings):
                 values = dict(zip((leaf.path for leaf in layout.leaves), decoded.rows[row]))
@@ -406,7 +411,11 @@ class TextDecode:
             for check, _value in decoded.hits[row]:
                 path = check.path
                 placed.setdefault(path, []).extend(self.texts.under(check, plan.pads[path], decoded, row, views))
-            blocks.append(render_row(plan, decoded.rows[row], placed, [], meanings, title))
+            body = render_row(plan, decoded.rows[row], placed, [], meanings, None)
+            if len(self.bodies) >= BODY_CACHE:
+                self.bodies.clear()
+            self.bodies[raw] = body
+            blocks.append(title + "\n" + body)
         if blocks:
             self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
             self.first = False
@@ -436,9 +445,10 @@ class JsonDecode:
     chunk_records = 512  # records whose output is built at once
 
     def __init__(self, out, *, adapter=None):
-        self.out, self.adapter = out, adapter
+        self.out, self.adapter, self.head, self.tails = out, adapter, None, {}
 
     def write(self, decoded: Decoded) -> None:
+        from .jsonvalue import hex_text
         from .render import record_json, record_json_of
         from .resolve import class_of
 
@@ -452,11 +462,23 @@ class JsonDecode:
             if layout.kind == "enum":
                 obj = record_json(_enum_value(class_of(layout), raw), c_name=layout.c_name, tgt=layout,
                                   index=chunk.start + row, offset=offset, address=address)
-            else:
-                obj = record_json_of(layout, raw, dict(zip(paths, decoded.rows[row])), index=chunk.start + row,
-                                     offset=offset, address=address, findings=findings_of(decoded, row),
+                lines.append(json.dumps(obj))
+                continue
+            where = (f'{chunk.start + row}, "offset": {offset}, "address": '
+                     f'{"null" if address is None else _json_str(hex_text(address))}, ')
+            tail = self.tails.get(raw)
+            if tail is None:  # everything after "address" depends on the bytes alone
+                obj = record_json_of(layout, raw, dict(zip(paths, decoded.rows[row])), index=0, offset=0,
+                                     address=None, findings=findings_of(decoded, row),
                                      meanings=_meanings(layout, raw, self.adapter))
-            lines.append(json.dumps(obj))
+                text = json.dumps(obj)
+                head, tail = text.split('"index": 0, "offset": 0, "address": null, ', 1)
+                if self.head is None:
+                    self.head = head + '"index": '
+                if len(self.tails) >= BODY_CACHE:
+                    self.tails.clear()
+                self.tails[raw] = tail
+            lines.append(self.head + where + tail)
         if lines:
             self.out.write("\n".join(lines) + "\n")
 
@@ -530,6 +552,7 @@ class JsonValidate:
 
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
+        from .render import finding_value
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
@@ -543,9 +566,9 @@ class JsonValidate:
             for check, value in hits:
                 fhead, ref, message = self._parts(check)
                 if message is None:
-                    message = json.dumps(_message(check, decoded, row, views))
-                found.append(f'{fhead}, "value": {json.dumps(_json_int(value))}, "message": {message}, '
-                             f'"reference": {ref}}}')
+                    message = _json_str(_message(check, decoded, row, views))
+                shown = json.dumps(finding_value(layout, check.path, value))
+                found.append(f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}')
             lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
                          f'"findings": [{", ".join(found)}]}}')
         if lines:
@@ -555,9 +578,7 @@ class JsonValidate:
         pass
 
 
-def _json_int(value: int):
-    """A finding's value in JSON: a number up to 2**53, else its ``"0x..."`` bit pattern."""
-    return value if -(1 << 53) <= value <= 1 << 53 else f"0x{value & ((1 << 64) - 1):x}"
+from json.encoder import encode_basestring_ascii as _json_str  # noqa: E402 - the C encoder of one string
 
 
 class FindingRows:

@@ -135,13 +135,24 @@ def tally(findings, none: str = "no findings") -> str:
     return ", ".join(parts) or none
 
 
-def finding_json(finding) -> dict:
+def finding_value(layout, field, value):
+    """A finding's value in JSON: as its field's leaf is written (hex for pointers and 64-bit fields),
+    and never a number above 2**53."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    leaf = layout.by_path.get(field) if layout is not None and isinstance(field, str) else None
+    if leaf is not None:
+        return json_value(leaf, value)
+    return value if -(1 << 53) <= value <= 1 << 53 else f"0x{value & ((1 << 64) - 1):x}"
+
+
+def finding_json(finding, layout: TypeLayout | None = None) -> dict:
     ref = _attr(finding, "reference")
     return {
         "rule_id": str(_attr(finding, "rule_id", "")),
         "severity": severity_text(finding),
         "field": _attr(finding, "field"),
-        "value": _plain(_attr(finding, "value")),
+        "value": finding_value(layout, _attr(finding, "field"), _plain(_attr(finding, "value"))),
         "message": str(_attr(finding, "message", "")),
         "reference": None if ref is None else {"page": _plain(_attr(ref, "page")),
                                                "sentence": _plain(_attr(ref, "sentence"))},
@@ -421,7 +432,7 @@ def record_json_of(layout: TypeLayout, raw: bytes, values: dict, *, index: int =
         "fields": {leaf.path: json_value(leaf, values[leaf.path]) for leaf in layout.leaves},
         "names": names_of(layout, values),
         "meanings": {str(k): str(v) for k, v in (meanings or {}).items()},
-        "findings": [finding_json(f) for f in findings],
+        "findings": [finding_json(f, layout) for f in findings],
     }
 
 

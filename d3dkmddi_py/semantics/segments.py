@@ -19,10 +19,10 @@ DXGK_SEGMENT_SET_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value
 
 def _one_bit_flags(c_name: str) -> dict:
     """{flag name: mask} of every one-bit flag the newest kit names (none was ever removed)."""
-    from ..introspect import leaves
-    from ..target import NEWEST, target
+    from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
+    from ..layout import type_layout
 
-    return {leaf.path: leaf.mask for leaf in leaves(target("x64", NEWEST).types[c_name])
+    return {leaf.path: leaf.mask for leaf in type_layout(c_name, "x64", INTERFACE_VERSIONS[NEWEST_VERSION]).leaves
             if leaf.is_bitfield and leaf.bit_width == 1}
 
 
