@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .errors import D3dkmddiError, DecodeError, MissingMember, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401
 from .layout import TypeLayout
+from .outfile import safe_name
 from .target import ENUM_CLASSES, Target, as_target
 
 
@@ -126,6 +127,8 @@ def int_to_bytes(value: int, cls) -> bytes:
 
 
 def _hex(value: int) -> str:
+    if value.bit_length() > 256:  # a mistake whatever it is; its 5000 digits would drown the message
+        return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit number>"
     return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
 
 
@@ -142,7 +145,7 @@ def read_file(path, origin: str | None = None) -> bytes:
         try:
             return f.read()
         except OSError as exc:
-            raise DecodeError(f"cannot read {origin or os.fspath(path)}: {exc.strerror or exc}") from None
+            raise DecodeError(f"cannot read {origin or safe_name(path)}: {exc.strerror or exc}") from None
 
 
 def _text_of(data: bytes):
@@ -172,7 +175,7 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
         return parse_windbg(data, origin or "WinDbg text")
     if kind == "file":
         raw = read_file(data, origin)
-        shown = origin or os.fspath(data)
+        shown = origin or safe_name(data)
         text = _text_of(raw)
         if text is not None and looks_like_windbg(text):
             raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
@@ -181,7 +184,7 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
         return Memory(bytes(data), None, origin or "bytes")
     if isinstance(data, os.PathLike):
         raw = read_file(data, origin)
-        shown = origin or os.fspath(data)
+        shown = origin or safe_name(data)
         text = _text_of(raw)
         if text is not None and looks_like_windbg(text):
             return parse_windbg(text, shown)
@@ -246,7 +249,7 @@ def open_input(path, origin):
 
 
 def _opened(path, origin):
-    shown = origin or os.fspath(path)
+    shown = origin or safe_name(path)
     try:
         if os.path.isdir(path):
             raise IsADirectoryError
@@ -277,7 +280,7 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
     cls, tgt = resolve_type(type_, target)
     path = _file_path(data, kind)
     if path is not None:
-        decoded = _decode_file(cls, tgt, path, offset, count, kind, origin or os.fspath(path))
+        decoded = _decode_file(cls, tgt, path, offset, count, kind, origin or safe_name(path))
         if decoded is not None:
             return decoded
     if isinstance(data, int) and not isinstance(data, bool):

@@ -125,3 +125,15 @@ def test_json_hex_is_decided_by_the_c_type():
 def test_empty_text_says_what_to_give():
     with pytest.raises(DecodeError, match=r"^empty text: give hex bytes .* or path=$"):
         decode("DXGK_SEGMENTFLAGS", "  \n")
+
+
+def test_a_file_name_with_control_characters_is_echoed_on_one_line(in_tmp):
+    with pytest.raises(DecodeError) as e:
+        decode("DXGK_SEGMENTFLAGS", path="in\n\x1b[31mred.bin")
+    assert str(e.value) == r"cannot read 'in\n\x1b[31mred.bin': no such file"
+
+
+def test_a_huge_value_is_named_by_its_size():
+    with pytest.raises(DecodeError, match=r"^value <a 20001-bit number> is too wide for DXGK_SEGMENTFLAGS") as e:
+        decode("DXGK_SEGMENTFLAGS", 1 << 20000)
+    assert len(str(e.value)) < 300
