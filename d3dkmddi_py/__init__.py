@@ -32,6 +32,7 @@ _EXPORTS = {
     ".decoding": ("DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "parse_hex",
                   "parse_windbg"),
     ".render": ("record_json", "render_text"),
+    ".pipeline": ("report",),
     ".bulk": ("BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
               "validate_array", "write_records"),
 }

@@ -70,6 +70,9 @@ from .render import (
     record_json as record_json,
     render_text as render_text,
 )
+from .pipeline import (
+    report as report,
+)
 from .bulk import (
     BulkInputError as BulkInputError,
     Columns as Columns,
@@ -599,6 +602,7 @@ __all__ = [
     'parse_windbg',
     'record_json',
     'render_text',
+    'report',
     'BulkInputError',
     'Columns',
     'NumpyMissingWarning',

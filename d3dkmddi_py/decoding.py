@@ -283,17 +283,24 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
         decoded = _decode_file(cls, tgt, path, offset, count, kind, origin or safe_name(path))
         if decoded is not None:
             return decoded
-    if isinstance(data, int) and not isinstance(data, bool):
-        memory = Memory(int_to_bytes(data, cls), None, origin or "value")
-    elif isinstance(data, str) and kind == "auto" and is_word_text(data):
-        memory = Memory(int_to_bytes(parse_int(data), cls), None, origin or "value")
-    else:
-        memory = read_input(data, kind=kind, origin=origin)
+    memory = memory_of(data, cls, kind=kind, origin=origin)
     offsets = plan(cls, tgt, memory, offset, count)
     records = [Record(_from_bytes(cls, memory.data, at), i, at,
                       None if memory.address is None else memory.address + at)
                for i, at in enumerate(offsets)]
     return records, cls, tgt, memory
+
+
+def memory_of(data, type_, *, kind: str = "auto", origin: str | None = None) -> Memory:
+    """The bytes behind in-memory data for a type (a class or TypeLayout): an int word or a "0x485" is
+    the type's little-endian bytes; bytes, hex and WinDbg text are read as ``read_input`` reads them."""
+    if isinstance(data, int) and not isinstance(data, bool):
+        return Memory(int_to_bytes(data, type_), None, origin or "value")
+    if isinstance(data, str) and kind == "auto" and is_word_text(data):
+        return Memory(int_to_bytes(parse_int(data), type_), None, origin or "value")
+    if isinstance(data, os.PathLike):
+        raise DecodeError("a path is read with path=, not as data here")
+    return read_input(data, kind=kind, origin=origin)
 
 
 def _file_path(data, kind: str):

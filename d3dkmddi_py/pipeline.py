@@ -712,9 +712,9 @@ def text_of_values(values, *, nonzero: bool = False) -> str:
     sink = TextDecode(out, nonzero=nonzero)
     for i, item in enumerate(values):
         value = getattr(item, "value", item)
-        index = getattr(item, "index", i)
-        offset = getattr(item, "offset", 0)
         layout, raw = layout_and_bytes(value)
+        index = getattr(item, "index", i)
+        offset = getattr(item, "offset", i * layout.size)  # instances: as if read one after another
         sink.write(decode_chunk(Chunk(layout, index, offset, raw, getattr(item, "address", None))))
     return out.getvalue().rstrip("\n")
 
@@ -722,6 +722,43 @@ def text_of_values(values, *, nonzero: bool = False) -> str:
 def check_one(layout: TypeLayout, raw: bytes, adapter=None) -> list:
     """The findings of one record (the scalar runner), for callers holding a single record."""
     return check_record(layout, raw, adapter)
+
+
+def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapter=None,  # noqa: A002
+           validate: bool = False, fmt: str = "text", nonzero: bool = False, out=None):
+    """What ``d3dkmddi decode`` (or ``validate`` with ``validate=True``) prints, from Python.
+
+    ``data`` is bytes, hex text, an int word or WinDbg text (a str is always data); a file is
+    ``path=``.  ``fmt`` is "text" or "json" (JSON lines).  Returns the text, or writes it to
+    ``out`` (an open text file) as it goes and returns the summary of the run (records, errors,
+    warnings) for inputs too large to hold.
+    """
+    import io
+
+    from .resolve import parse_target, resolve_layout
+
+    layout = resolve_layout(type, target)
+    if fmt not in ("text", "json"):
+        raise InvalidArgument(f"fmt must be 'text' or 'json', not {_short(fmt)}")
+    if path is not None:
+        if data is not None:
+            raise InvalidArgument("give data or path=, not both")
+        records = Records(layout, path=os.fspath(path), origin=str(os.fspath(path)), offset=offset, count=count)
+    else:
+        from .decoding import memory_of
+
+        records = Records.from_memory(layout, memory_of(data, layout), offset, count)
+    if adapter is not None:
+        checks_for(layout, adapter)
+    buffer = io.StringIO() if out is None else out
+    if validate:
+        sink = JsonValidate(buffer) if fmt == "json" else TextValidate(buffer)
+    else:
+        sink = JsonDecode(buffer, adapter=adapter) if fmt == "json" else TextDecode(buffer, adapter=adapter,
+                                                                                     nonzero=nonzero)
+    summary = run(records, sink, adapter=adapter, values=not validate)
+    del parse_target
+    return buffer.getvalue() if out is None else summary
 
 
 __all__ = ["Chunk", "Records", "Decoded", "Summary", "check_range", "decode_chunk", "findings_of", "run",
