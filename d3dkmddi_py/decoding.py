@@ -298,8 +298,6 @@ def memory_of(data, type_, *, kind: str = "auto", origin: str | None = None) -> 
         return Memory(int_to_bytes(data, type_), None, origin or "value")
     if isinstance(data, str) and kind == "auto" and is_word_text(data):
         return Memory(int_to_bytes(parse_int(data), type_), None, origin or "value")
-    if isinstance(data, os.PathLike):
-        raise DecodeError("a path is read with path=, not as data here")
     return read_input(data, kind=kind, origin=origin)
 
 
