@@ -26,8 +26,7 @@ WINDBG_RECORDS = 2
 
 MB = 1 << 20
 KB = 1 << 10
-PRIORITY = {"MINIMUM": 0x28000000, "LOW": 0x50000000, "NORMAL": 0x78000000, "HIGH": 0xA0000000,
-            "MAXIMUM": 0xC8000000}
+from ..semantics.priority import LEVELS as PRIORITY  # noqa: E402 - D3DDDI_ALLOCATIONPRIORITY_* from the table
 
 
 @dataclass(frozen=True)
