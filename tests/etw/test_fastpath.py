@@ -1,0 +1,143 @@
+"""The fast block reader against the expat reader (``fast=False``): the same events, counts and errors."""
+from __future__ import annotations
+
+import pytest
+
+from d3dkmddi_py import etw
+from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.samples import DIRECTORY, etw_build
+
+from .helpers import NS, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event
+
+OTHER = ("Microsoft-Windows-Kernel-Process", "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}")
+COUNTS = ("total", "decoded", "other_providers", "other_dxgkrnl", "providers")
+
+
+def outcome(data: bytes, fast: bool, chunk_size: int = 1 << 18):
+    """(events, counts, reader) or (error text, event, field) of one read."""
+    r = etw.TraceReader(data, fast=fast, chunk_size=chunk_size)
+    try:
+        events = list(r)
+    except EtwInputError as exc:
+        return ("error", str(exc), exc.event, exc.field), r
+    return (events, tuple(getattr(r, n) for n in COUNTS)), r
+
+
+def odd(event: str, old: str, new: str) -> str:
+    assert old in event
+    return event.replace(old, new, 1)
+
+
+def same(data: bytes, chunk_size: int = 1 << 18):
+    fast, rf = outcome(data, True, chunk_size)
+    slow, rs = outcome(data, False, chunk_size)
+    assert fast == slow
+    assert rs.blocks_fast == 0
+    return fast, rf
+
+
+RENDERING = ("\t<RenderingInfo Culture=\"en-US\">\r\n\t\t<Level>Log Always </Level>\r\n\t\t<Keywords>\r\n"
+             "\t\t\t<Keyword>Resource </Keyword>\r\n\t\t</Keywords>\r\n\t\t<Message></Message>\r\n\t</RenderingInfo>\r\n")
+ALLOC = odd(tracerpt_event(33, alloc_fields(hDxgGlobalAlloc="0xFFFFB80C4E600000", ulAlignment="   65536"), opcode=1),
+            "</Event>", RENDERING + "</Event>")
+SEG = tracerpt_event(78, seg_fields(1, 0x11), version=1)
+NOISE = tracerpt_event(1, {"ProcessID": 4, "ImageName": "a.exe"}, provider=OTHER)
+ODD = {
+    "lf only": ALLOC.replace("\r\n", "\n"),
+    "tabs and spaces": ALLOC.replace("\t", " \t "),
+    "single quotes": ALLOC.replace('"', "'"),
+    "event viewer line": viewer_event(35, alloc_fields(hDxgGlobalAlloc="0xffffb80c4e600001")),
+    "amp in a value": tracerpt_event(33, alloc_fields(Extra="a &amp; b &lt;c&gt;")),
+    "amp in a flag name": tracerpt_event(33, alloc_fields(Flags="CpuVisible|Cached")).replace("|", "&#124;"),
+    "cdata value": odd(ALLOC, ">   65536<", "><![CDATA[   65536]]><"),
+    "cdata with </Event>": odd(ALLOC, '<Data Name="Width">0', '<Data Name="Width"><![CDATA[</Event>]]>0'),
+    "comment in EventData": odd(ALLOC, "\t\t<Data Name=\"Width\">", "\t\t<!-- width --><Data Name=\"Width\">"),
+    "comment with </Event>": odd(ALLOC, "\t</EventData>", "\t<!-- </Event> -->\t</EventData>"),
+    "processing instruction": odd(ALLOC, "<EventData>", "<EventData><?pi x?>"),
+    "char reference": odd(ALLOC, ">   65536<", ">&#54;5536<"),
+    "cr in a value": odd(tracerpt_event(33, alloc_fields(Extra="a\rb")), "a\rb", "a\r\nb\rc"),
+    "space before =": odd(ALLOC, 'Name="Width"', 'Name = "Width"'),
+    "end tag with space": odd(ALLOC, "</Data>", "</Data >"),
+    "self-closing data": odd(tracerpt_event(33, alloc_fields(Extra="x")), ">x</Data>", "/>"),
+    "empty data": odd(ALLOC, '"Width">0</Data>', '"Width"></Data>'),
+    "duplicate data": odd(ALLOC, "</EventData>", '<Data Name="Width">7</Data></EventData>'),
+    "no namespace": ALLOC.replace(f' xmlns="{NS}"', ""),
+    "other namespace": ALLOC.replace(NS, "urn:other"),
+    "non-ascii": odd(ALLOC, "<Task>21</Task>", "<Task>21</Task><Computer>caf\u00e9</Computer>"),
+    "second System": odd(ALLOC, "</Event>", "<System><Provider Name='X'/></System></Event>"),
+    "two EventData": odd(ALLOC, "</Event>", "<EventData><Data Name='allocSize'>1</Data></EventData></Event>"),
+    "binary data too": odd(ALLOC, "</Event>", "<BinaryEventData>00</BinaryEventData></Event>"),
+    "attribute with >": odd(ALLOC, 'ProcessID="4"', 'Note="a>b" ProcessID="4"'),
+    "version 3": tracerpt_event(33, alloc_fields(PageTableOrDirectory="true"), version=3),
+    "stop by name": tracerpt_event(34, alloc_fields(Format="D3DDDIFMT_A8R8G8B8")),
+    "text between events": "junk",
+    "comment between events": "<!-- a comment -->",
+}
+
+
+def test_bundled_sample_gives_the_same_events_both_ways():
+    data = (DIRECTORY / etw_build.FILE).read_bytes()
+    (events, counts), r = same(data)
+    assert len(events) == 45 and r.blocks_fast == counts[0] and r.blocks_expat == 0
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_odd_forms_give_the_same_events_or_error(name):
+    data = trace(SEG, NOISE, ODD[name], ALLOC, NOISE)
+    result, r = same(data)
+    assert r.blocks_fast >= 1  # the regular events before and after stay on the fast path
+    for size in (1, 7, 64, 333):
+        assert outcome(data, True, size)[0] == result
+
+
+def test_regular_forms_stay_on_the_fast_path():
+    for name in ("lf only", "tabs and spaces", "single quotes", "event viewer line", "amp in a value",
+                 "empty data", "no namespace", "version 3", "stop by name", "duplicate data"):
+        _result, r = same(trace(ODD[name]))
+        assert r.blocks_expat == 0 and r.blocks_fast == 1, name
+
+
+def test_blocks_outside_the_grammar_go_to_expat():
+    for name in ("cdata value", "comment in EventData", "char reference", "cr in a value", "non-ascii",
+                 "second System", "amp in a flag name", "space before =", "self-closing data"):
+        _result, r = same(trace(SEG, ODD[name], NOISE))
+        assert r.blocks_expat >= 1, name
+
+
+def test_one_line_event_viewer_document():
+    data = ("<Events>" + "".join(viewer_event(33, alloc_fields(hDxgGlobalAlloc=i + 1)) for i in range(30))
+            + viewer_event(1, {"ProcessID": 4}, provider=OTHER) + "</Events>").encode()
+    (events, counts), r = same(data)
+    assert len(events) == 30 and counts[2] == 1 and r.blocks_fast == 31
+
+
+def test_every_truncation_gives_the_same_error():
+    data = trace(SEG, ODD["comment in EventData"], NOISE, ALLOC)
+    for cut in range(0, len(data), 37):
+        assert same(data[:cut])[0][0] == "error"
+
+
+def test_errors_at_every_place_give_the_same_message_line_and_column():
+    data = trace(SEG, NOISE, ALLOC, ODD["event viewer line"], ALLOC).decode()
+    checked = 0
+    for at in range(len("<Events>") + 2, len(data) - 12, 53):
+        for junk in ("<", "&bogus;", "\x01", "</x>"):
+            bad = (data[:at] + junk + data[at:]).encode()
+            result, _r = same(bad)
+            checked += result[0] == "error"
+    assert checked > 100
+
+
+@pytest.mark.parametrize("value, why", [("12kB", "is not a number"), ("", "is empty")])
+def test_field_errors_name_the_same_event_and_field(value, why):
+    f = alloc_fields(allocSize=value)
+    (kind, message, event, field), _r = same(trace(SEG, NOISE, tracerpt_event(33, f)))
+    assert (kind, event, field) == ("error", 3, "allocSize") and why in message
+
+
+def test_fast_path_refuses_a_doctype_like_the_expat_path():
+    data = b'<?xml version="1.0"?><!DOCTYPE Events [<!ENTITY x "y">]><Events>&x;</Events>'
+    with pytest.raises(EtwInputError, match="refusing a <!DOCTYPE"):
+        list(etw.read(data))
+    data = ("<Events>" + ALLOC + "<!DOCTYPE x></Events>").encode()
+    assert "not well-formed" in same(data)[0][1]
