@@ -399,3 +399,82 @@ def test_segments_given_as_windbg_text(tmp_path):
     assert from_text.returncode == from_bytes.returncode in (0, 1), from_text.stderr.decode()
     assert from_text.stdout == from_bytes.stdout and from_text.stdout.count(b"\n") == 35
     assert b"segment" in from_text.stdout.lower()
+
+
+# ------------------------------------------------------------------ a million records, bounded memory
+SCALE_WORDS = (0x0, 0x4, 0x485, 0x8, 0x5, 0x100, 0x104, 0x1)  # plain, aperture, banked...: some with findings
+TITLE = b"DXGK_SEGMENTFLAGS  x64 "
+
+
+@pytest.fixture(scope="module")
+def million(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("million")
+    one = b"".join(w.to_bytes(4, "little") for w in SCALE_WORDS)
+    (folder / "m1.bin").write_bytes(one * (1_000_000 // len(SCALE_WORDS)))
+    (folder / "m02.bin").write_bytes(one * (200_000 // len(SCALE_WORDS)))
+    return folder
+
+
+def _measured(args, cwd) -> tuple:
+    """(exit status, (newlines, record titles, last bytes) of stdout, stderr, peak RSS in MB) of one run;
+    stdout is tallied as it comes, so the parent holds no more than a chunk."""
+    argv = [sys.executable, "-m", "d3dkmddi_py", *args]
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=cwd)
+    lines = titles = 0
+    tail = last = b"\n"  # a title at the very start counts like one after a newline
+    try:
+        while True:
+            part = child.stdout.read(1 << 20)
+            if not part:
+                break
+            joined = tail + part
+            lines += part.count(b"\n")
+            titles += joined.count(b"\n" + TITLE)
+            tail = joined[-len(TITLE):]  # too short to hold a whole match, so none is counted twice
+            last = (last + part)[-200:]
+        err = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return os.waitstatus_to_exitcode(status), (lines, titles, last), err.decode(), usage.ru_maxrss / 1024
+
+
+def _findings_per_cycle(folder: Path) -> int:
+    """Errors + warnings of one cycle of SCALE_WORDS, from validate on those 8 records alone."""
+    (folder / "cycle.bin").write_bytes(b"".join(w.to_bytes(4, "little") for w in SCALE_WORDS))
+    out = cli("validate", "DXGK_SEGMENTFLAGS", "--file", "cycle.bin", "--count", "all", cwd=folder).stdout.decode()
+    head, errors, warnings = out.splitlines()[-1].replace(",", ":").split(":")
+    assert head == f"{len(SCALE_WORDS)} records"
+    return int(errors.split()[0]) + int(warnings.split()[0])
+
+
+@pytest.mark.parametrize("command, source, fmt, records", [
+    ("decode", "m02.bin", "text", 200_000), ("decode", "m02.bin", "json", 200_000),
+    ("decode", "m1.bin", "csv", 1_000_000), ("decode", "m1.bin", "jsonl", 1_000_000),
+    ("decode", "m1.bin", "parquet", 1_000_000),
+    ("validate", "m1.bin", "text", 1_000_000), ("validate", "m1.bin", "json", 1_000_000),
+    ("validate", "m1.bin", "csv", 1_000_000)])
+def test_a_million_records_stream_in_bounded_memory(million, command, source, fmt, records):
+    args = [command, "DXGK_SEGMENTFLAGS", "--file", source, "--count", "all", "--format", fmt]
+    if fmt == "parquet":
+        args += ["--output", "out.parquet"]
+    started = time.monotonic()
+    status, (lines, titles, tail), err, peak = _measured(args, million)
+    assert status == (1 if command == "validate" else 0), err[-2000:]  # 0x485 has an error-level finding
+    assert "Traceback" not in err and peak < 600, (peak, err[-2000:])
+    if fmt == "parquet":
+        pq = pytest.importorskip("pyarrow.parquet")
+        assert pq.ParquetFile(million / "out.parquet").metadata.num_rows == records
+        assert err == f"d3dkmddi: wrote {records:,} records to out.parquet\n"
+    elif command == "decode":
+        assert err == ""
+        assert (titles if fmt == "text" else lines) == records + (fmt == "csv")
+    elif fmt == "csv":  # one row per finding, and a header
+        assert lines == 1 + _findings_per_cycle(million) * records // len(SCALE_WORDS)
+    elif fmt == "text":
+        assert titles == records and tail.decode().splitlines()[-1].startswith(f"{records} records: ")
+    else:
+        assert lines == records
+    assert time.monotonic() - started < 30
