@@ -50,13 +50,15 @@ class Chunk:
 
 
 def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, count="all", *,
-                empty_ok: bool = False) -> tuple:
+                empty_ok: bool = False, address_bytes: int | None = None) -> tuple:
     """(offset, records) that ``offset``/``count`` select from ``total`` bytes, or a one-line error.
 
     The one span check of the package (decode, the command line and bulk): ``count`` is a
     positive int, or "all"/None for every whole record from ``offset`` (bytes left over are then
     an error naming the whole count).  Only bulk passes ``empty_ok``: an empty input is then zero
-    records (an empty blob in a folder), not an error.
+    records (an empty blob in a folder), not an error.  ``address_bytes``: the width of a WinDbg
+    dump's addresses (``Memory.address_bytes``); 4 with a 64-bit layout means a 32-bit target,
+    and a size mismatch then suggests ``--abi x86`` first, as does a size that x86 fits exactly.
     """
     offset, wanted = check_offset_count(offset, count)
     size, name = layout.size, layout.c_name
@@ -64,6 +66,37 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
     def fail(message: str, hint: str = ""):
         raise BulkInputError(message, type_name=name, record_size=size, offset=offset, count=wanted,
                              available=total, hint=hint) from None
+
+    def x86_hint() -> str:
+        """Why the data looks like a 32-bit target's, and the fix, or "": a wrong abi is the likelier
+        mistake than a wrong count when x86 reads the bytes exactly."""
+        from ._spec.base import POINTER_SIZE
+
+        pointer = POINTER_SIZE.get(layout.abi)
+        if layout.kind == "enum" or address_bytes == pointer:
+            return ""
+        if address_bytes == 8:
+            return ("the dump has 16-digit addresses, so it is from a 64-bit target: pass --abi x64 or arm64 "
+                    "(abi='x64' in Python)")
+        fix = "pass --abi x86 (abi='x86' in Python)"
+        if address_bytes == 4:
+            return f"the dump has 8-digit addresses, so it is from a 32-bit target: {fix}"
+        if pointer != 8:
+            return ""
+        from .layout import type_layout
+        from .resolve import known_names
+
+        if name not in known_names("x86", layout.version):
+            return ""
+        small = type_layout(name, "x86", layout.version).size
+        records, left = divmod(available, small)
+        fits = records >= 1 and not left if wanted is None else wanted * small <= available
+        if small == size or not fits:
+            return ""
+        shown = records if wanted is None else wanted
+        return (f"at x86 {name} is {small} bytes, and {shown} record{'s fit' if shown != 1 else ' fits'} the "
+                f"{available} bytes {'exactly' if wanted is None else 'there'}: if the data is from a 32-bit "
+                f"target, {fix}")
 
     where = f"{origin} ({total} bytes)"
     available = total - offset
@@ -76,20 +109,23 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
     whole, spare = divmod(available, size)
     if wanted is None:
         if whole == 0 and not empty_ok:
-            fail(f"{name} needs {size} bytes at offset 0x{offset:X} ({layout.label}); {where} has {available} there")
+            fail(f"{name} needs {size} bytes at offset 0x{offset:X} ({layout.label}); {where} has {available} there",
+                 x86_hint())
         if spare:
             records = "record" if whole == 1 else "records"
+            abi = x86_hint()
             fail(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} {records} "
                  f"({size} bytes each at {layout.label}) and {spare} bytes left over",
+                 (f"{abi}; else " if abi else "") +
                  f"pass --count {whole} (count={whole} in Python) to read the whole records, or fix the offset "
                  f"or the target (abi and interface version change the size)")
         return offset, whole
     need = wanted * size
     if need > available:
         records = f"{_decimal(wanted)} records of {name} need" if wanted > 1 else f"{name} needs"
-        fit = f" ({whole} whole record{'s' if whole != 1 else ''} fit)" if wanted > 1 else ""
+        fit = f" ({whole} whole record{'s fit' if whole != 1 else ' fits'})" if wanted > 1 else ""
         fail(f"{records} {_decimal(need)} bytes at offset 0x{offset:X} ({size} each at {layout.label}); "
-             f"{where} has {available} there{fit}")
+             f"{where} has {available} there{fit}", x86_hint())
     return offset, wanted
 
 
