@@ -191,47 +191,53 @@ class _ExpatEvents:
         return out
 
 
-# ------------------------------------------------------------------ the fast path's grammar
-_S = rb"[ \t\r\n]"
-_NAME = rb"[A-Za-z_][A-Za-z0-9_.\-]*"
-_AV = rb"(?:\"[^\"<&\x00-\x1f]*\"|'[^'<&\x00-\x1f]*')"  # no entity, no whitespace to normalise
-_ENT = rb"&(?:amp|lt|gt|quot|apos);"
+# ------------------------------------------------------------------ the fast path's grammar (on ASCII text)
+_S = r"[ \t\r\n]"
+_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_AVD, _AVS = r"[^\"<&\x00-\x1f]*", r"[^'<&\x00-\x1f]*"  # attribute values: no entity, no whitespace to normalise
+_AV = r"(?:\"" + _AVD + r"\"|'" + _AVS + r"')"
+_ENT = r"&(?:amp|lt|gt|quot|apos);"
 # text as expat returns it unchanged but for the five entities: no CR (expat turns it into LF)
-_VAL = rb"[^<&\x00-\x08\x0b-\x1f]*(?:" + _ENT + rb"[^<&\x00-\x08\x0b-\x1f]*)*"
+_VAL = r"[^<&\x00-\x08\x0b-\x1f]*(?:" + _ENT + r"[^<&\x00-\x08\x0b-\x1f]*)*"
 # text that is only skipped: CR allowed
-_ANY = rb"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*(?:" + _ENT + rb"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*)*"
-_ONE_ATTR = rb"(?:" + _S + rb"+(?!xmlns)" + _NAME + rb"=" + _AV + rb")?"  # one at most: never a duplicate
+_ANY = r"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*(?:" + _ENT + r"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*)*"
+_ONE_ATTR = r"(?:" + _S + r"+(?!xmlns)" + _NAME + r"=" + _AV + r")?"  # one at most: never a duplicate
 
 
-def _element(level: int) -> bytes:
+def _element(level: int) -> str:
     """Any element nested ``level`` deep at most, one attribute each, mixed text (validated, skipped)."""
-    g = b"e%d" % level
-    inner = b"" if level == 0 else rb"(?:" + _element(level - 1) + _ANY + rb")*"
-    return (rb"<(?P<" + g + rb">" + _NAME + rb")" + _ONE_ATTR + _S + rb"*(?:/>|>" + _ANY + inner +
-            rb"</(?P=" + g + rb")>)")
+    g = f"e{level}"
+    inner = "" if level == 0 else r"(?:" + _element(level - 1) + _ANY + r")*"
+    return r"<(?P<" + g + r">" + _NAME + r")" + _ONE_ATTR + _S + r"*(?:/>|>" + _ANY + inner + r"</(?P=" + g + r")>)"
 
 
-_SYS_CHILD = rb"<(" + _NAME + rb")((?:" + _S + rb"+(?!xmlns)" + _NAME + rb"=" + _AV + rb")*)" + _S + \
-    rb"*(?:/>|>(" + _VAL + rb")</\1>)"
-_DATA_DQ = rb"<Data Name=\"([^\"'<&\x00-\x1f]*)\">(" + _VAL + rb")</Data>"
-_DATA_SQ = rb"<Data Name='([^\"'<&\x00-\x1f]*)'>(" + _VAL + rb")</Data>"
+_ATTRS = r"(?:" + _S + r"+(?!xmlns)" + _NAME + r"=" + _AV + r")*"
+_SYS_CHILD = r"<(" + _NAME + r")(" + _ATTRS + r")" + _S + r"*(?:/>|>(" + _VAL + r")</\1>)"
+_DATA_DQ = r"<Data Name=\"([^\"'<&\x00-\x1f]*)\">(" + _VAL + r")</Data>"
+_DATA_SQ = r"<Data Name='([^\"'<&\x00-\x1f]*)'>(" + _VAL + r")</Data>"
+_NSATTR = r"(?:" + _S + r"+xmlns=(?:\"(?P<ns>" + _AVD + r")\"|'(?P<ns2>" + _AVS + r")'))?"
 _BLOCK = re.compile(
-    rb"<Event(?:" + _S + rb"+xmlns=(?:\"(?P<ns>[^\"<&\x00-\x1f]*)\"|'(?P<ns2>[^'<&\x00-\x1f]*)'))?" + _S + rb"*>"
-    + _S + rb"*<System>(?P<sys>(?:" + _S + rb"*" + _SYS_CHILD.replace(rb"\1", rb"(?P=s)").replace(
-        rb"<(" + _NAME + rb")", rb"<(?P<s>" + _NAME + rb")", 1) + rb")*)" + _S + rb"*</System>"
-    + rb"(?:" + _S + rb"*<EventData>(?P<data>(?:" + _S + rb"*" + _DATA_DQ + rb")*|(?:" + _S + rb"*" + _DATA_SQ
-    + rb")*)" + _S + rb"*</EventData>)?"
-    + rb"(?P<rest>(?:" + _S + rb"*" + _element(2) + rb")*)" + _S + rb"*</Event>")
+    r"<Event" + _NSATTR + _S + r"*>"
+    + _S + r"*<System>(?P<sys>(?:" + _S + r"*<(?P<s>" + _NAME + r")" + _ATTRS + _S + r"*(?:/>|>" + _VAL
+    + r"</(?P=s)>))*)" + _S + r"*</System>"
+    + r"(?:" + _S + r"*<EventData>(?P<data>(?:" + _S + r"*" + _DATA_DQ + r")*|(?:" + _S + r"*" + _DATA_SQ
+    + r")*)" + _S + r"*</EventData>)?"
+    + r"(?P<rest>(?:" + _S + r"*" + _element(2) + r")*)" + _S + r"*</Event>")
 _SYS = re.compile(_SYS_CHILD)
 _DATA = re.compile(_DATA_DQ)
 _DATA1 = re.compile(_DATA_SQ)
-_ATTR = re.compile(rb"(" + _NAME + rb")=(?:\"([^\"]*)\"|'([^']*)')")
-_ROOT = re.compile(rb"<Events(?:" + _S + rb"+xmlns=(?:\"(?P<ns>[^\"<&\x00-\x1f]*)\"|'(?P<ns2>[^'<&\x00-\x1f]*)'))?"
-                   + _S + rb"*>")
-_ENCODING = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding" + _S + rb"*=" + _S + rb"*[\"']([A-Za-z0-9._\-]+)")
-_TOP = re.compile(_S + rb"*")
+_ATTR = re.compile(r"(" + _S + r"+)(" + _NAME + r")=(?:\"([^\"]*)\"|'([^']*)')")
+_ROOT = re.compile((r"<Events" + _NSATTR + _S + r"*>").encode("ascii"))
+_ENCODING = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding" + _S.encode() + rb"*=" + _S.encode()
+                       + rb"*[\"']([A-Za-z0-9._\-]+)")
+_TOP = re.compile(_S.encode("ascii") + rb"*")
 _EVENT_START = re.compile(rb"<Event[ \t\r\n>]")
-_RESERVED = (b"<System", b"<EventData", b"<BinaryEventData", b"<ProcessingErrorData")
+_RESERVED = ("<System", "<EventData", "<BinaryEventData", "<ProcessingErrorData")
+_CAPTURED = {("System", "Provider"): ("Name", "Guid"), ("System", "TimeCreated"): ("SystemTime", "RawTime"),
+             ("System", "Execution"): ("ProcessID", "ThreadID")}
+_KEY = re.compile(r"<Provider[^<>]*>" + _S + r"*<EventID>[^<]*</EventID>")
+_TOKEN = re.compile(r"<(/?)(" + _NAME + r")((?:" + _S + r"+" + _NAME + r"=(?:\"[^\"]*\"|'[^']*'))*)(" + _S
+                    + r"*)(/?)>|([^<]+)")
 
 
 def _unescape(s: str) -> str:
@@ -239,60 +245,54 @@ def _unescape(s: str) -> str:
         .replace("&amp;", "&")
 
 
-def _text(b: bytes):
-    if not b:
+def _text(s: str):
+    if not s:
         return None
-    s = b.decode("ascii")
     return _unescape(s) if "&" in s else s
 
 
-def _attrs(raw: bytes):
+def _attrs(raw: str):
     """Attribute dict of a System child, or None when a name repeats (left to expat's error)."""
     out = {}
-    for name, dq, sq in _ATTR.findall(raw):
-        key = name.decode("ascii")
+    for _ws, key, dq, sq in _ATTR.findall(raw):
         if key in out:
             return None
-        v = (dq or sq).decode("ascii")
-        out[key] = _unescape(v) if "&" in v else v
+        out[key] = dq or sq
     return out
 
 
-def _fast_block(block: bytes, root_ns: str):
-    """A ``_Raw`` of one <Event>...</Event> block, or None when the block is not in the grammar."""
-    if not block.isascii() or b"]]>" in block:
-        return None
-    m = _BLOCK.fullmatch(block)
+def _generic(s: str, root_ns: str):
+    """A ``_Raw`` of one <Event>...</Event> block matched by the grammar, or None when it is not."""
+    m = _BLOCK.fullmatch(s)
     if m is None:
         return None
     ns = m.group("ns")
     if ns is None:
         ns = m.group("ns2")
-    ns = root_ns if ns is None else ns.decode("ascii")
-    if ns not in ("", EVENT_NAMESPACE):
+    if (root_ns if ns is None else ns) not in ("", EVENT_NAMESPACE):
         return None
     rest = m.group("rest")
-    if rest and b"<System" in rest:  # a second System: the last one counts
+    if rest and "<System" in rest:  # a second System: the last one counts
         return None
     rec = _Raw()
     rec.system = True
     for name, attrs, text in _SYS.findall(m.group("sys")):
-        if name == b"Provider":
+        if name == "Provider":
             a = _attrs(attrs)
             if a is None:
                 return None
             rec.provider, rec.guid = a.get("Name"), a.get("Guid")
-        elif name == b"EventID":
+        elif name == "EventID":
             rec.event_id = _text(text)
-        elif name == b"Version":
+        elif name == "Version":
             rec.version = _text(text)
-        elif attrs.count(b"=") > 1 or name in (b"TimeCreated", b"Execution"):
+        elif attrs.count("=") > 1 or name in ("TimeCreated", "Execution"):
             a = _attrs(attrs)
             if a is None:
                 return None
-            if name == b"TimeCreated":
+            if name == "TimeCreated":
                 rec.time = a.get("SystemTime") or a.get("RawTime")
-            elif name == b"Execution":
+            elif name == "Execution":
                 rec.pid, rec.tid = a.get("ProcessID"), a.get("ThreadID")
     if not _is_dxgkrnl(rec.provider, rec.guid):
         rec.data = {}  # not read: the decoder skips the event on its provider
@@ -301,16 +301,202 @@ def _fast_block(block: bytes, root_ns: str):
         return None
     data = m.group("data")
     if data is not None:
-        pairs = (_DATA1 if b"<Data Name='" in data else _DATA).findall(data)
-        raw = dict(pairs)
-        if len(raw) == len(pairs) and b"&" not in data:
-            rec.data = {k.decode("ascii"): (v.decode("ascii") if v else None) for k, v in raw.items()}
-        else:
-            d: dict = {}
-            for k, v in pairs:
-                d[k.decode("ascii")] = _text(v)
-            rec.data = d
+        d: dict = {}
+        for k, v in (_DATA1 if "<Data Name='" in data else _DATA).findall(data):
+            d[k] = _text(v)
+        rec.data = d
     return rec
+
+
+class _Shape:
+    """A block's exact markup with its texts and attribute values as slots: a regular expression
+    that only blocks with the same elements, attributes and spacing match, so the values sit in
+    fixed groups.  Learnt from a block the grammar matched, it accepts a subset of the grammar."""
+
+    __slots__ = ("regex", "ops", "data_at", "names", "dxgkrnl", "index")
+
+    def __init__(self, s: str, rec: _Raw):
+        parts, ops, names = [], [], []
+        stack: list = []
+        groups = 0
+        text_at = None  # index in parts of the text just after the last start tag
+        self.dxgkrnl = _is_dxgkrnl(rec.provider, rec.guid)
+        self.data_at = None
+        for m in _TOKEN.finditer(s):
+            close, name, attrs, space, empty, text = m.groups()
+            if text is not None:
+                text_at = len(parts) if text_at == len(parts) else None
+                parts.append(re.escape(text))
+                continue
+            if close:
+                path = tuple(stack[1:])
+                leaf = stack and stack[-1] == name and text_at is not None
+                stack.pop()
+                role = None
+                if leaf:
+                    if path in (("System", "EventID"), ("System", "Version")):
+                        role = "event_id" if name == "EventID" else "version"
+                    elif path == ("EventData", "Data") and rec.data is not None and self.dxgkrnl:
+                        role = "data"
+                    slot = r"(" + _VAL + r")" if role else r"(?:" + _ANY + r")"
+                    if text_at < len(parts):
+                        parts[text_at] = slot
+                    else:
+                        parts.append(slot)
+                    if role == "data":
+                        if self.data_at is None:
+                            self.data_at = groups
+                        if self.data_at + len(names) - 1 != groups:
+                            raise ValueError("Data values are not consecutive groups, one per name")
+                    elif role:
+                        ops.append((role, groups))
+                    groups += role is not None
+                parts.append(re.escape(m.group(0)))
+                text_at = None
+                continue
+            path = tuple(stack[1:]) + (name,)
+            tag = ["<" + name]
+            found = {}
+            for a in _ATTR.finditer(attrs):
+                ws, key, dq, sq = a.groups()
+                quote = '"' if dq is not None else "'"
+                value = dq if dq is not None else sq
+                literal = (len(stack) == 0 or (path == ("EventData", "Data") and key == "Name"))
+                if literal:
+                    tag.append(re.escape(ws + key + "=" + quote + value + quote))
+                    if path == ("EventData", "Data"):
+                        names.append(value)
+                    continue
+                captured = key in _CAPTURED.get(path, ())
+                cls = _AVD if quote == '"' else _AVS
+                tag.append(re.escape(ws + key + "=" + quote) + ("(" if captured else "(?:") + cls + ")" + quote)
+                if captured:
+                    found[key] = groups
+                    groups += 1
+            if path == ("System", "Provider"):
+                ops.append(("provider", found.get("Name"), found.get("Guid")))
+            elif path == ("System", "TimeCreated"):
+                ops.append(("time", found.get("SystemTime"), found.get("RawTime")))
+            elif path == ("System", "Execution"):
+                ops.append(("execution", found.get("ProcessID"), found.get("ThreadID")))
+            tag.append(re.escape(space + empty + ">"))
+            parts.append("".join(tag))
+            if empty:
+                text_at = None
+            else:
+                stack.append(name)
+                text_at = len(parts)
+        if self.data_at is not None and self.data_at + len(names) != groups:
+            raise ValueError("Data values are not the last groups")
+        if self.data_at is None:
+            names = []
+        self.regex = re.compile("".join(parts))
+        self.ops = tuple(ops)
+        self.names = tuple(names)
+        kinds = [op[0] for op in ops]
+        self.index = None  # group of each System value (-1: absent), when each element occurs once
+        if len(set(kinds)) == len(kinds):
+            at = {op[0]: op[1:] for op in ops}
+            self.index = tuple(-1 if i is None else i for i in (
+                at.get("provider", (None, None)) + at.get("event_id", (None,)) + at.get("version", (None,))
+                + at.get("time", (None, None)) + at.get("execution", (None, None))))
+
+    def raw(self, m):
+        if self.index is None:
+            return self._raw_ops(m)
+        g = m.groups() + (None,)
+        ip, ig, ie, iv, it1, it2, ipid, itid = self.index
+        rec = _Raw()
+        rec.system = True
+        rec.provider, rec.guid, rec.pid, rec.tid = g[ip], g[ig], g[ipid], g[itid]
+        rec.time = g[it1] or g[it2]
+        amp = "&" in m.string
+        rec.event_id = _text(g[ie]) if amp else (g[ie] or None)
+        rec.version = _text(g[iv]) if amp else (g[iv] or None)
+        if self.data_at is not None:
+            values = g[self.data_at:self.data_at + len(self.names)]
+            if amp or "" in values:
+                rec.data = {}
+                for k, v in zip(self.names, values):
+                    rec.data[k] = _text(v)
+            else:
+                rec.data = dict(zip(self.names, values))
+        elif not _is_dxgkrnl(rec.provider, rec.guid):
+            rec.data = {}
+        return rec
+
+    def _raw_ops(self, m):
+        g = m.groups()
+        rec = _Raw()
+        rec.system = True
+        for op in self.ops:
+            kind = op[0]
+            if kind == "event_id":
+                rec.event_id = _text(g[op[1]])
+            elif kind == "version":
+                rec.version = _text(g[op[1]])
+            else:
+                a = None if op[1] is None else g[op[1]]
+                b = None if op[2] is None else g[op[2]]
+                if kind == "provider":
+                    rec.provider, rec.guid = a, b
+                elif kind == "time":
+                    rec.time = a or b
+                else:
+                    rec.pid, rec.tid = a, b
+        if self.data_at is not None:
+            values = g[self.data_at:self.data_at + len(self.names)]
+            if "" in values or "&" in m.string:
+                rec.data = {}
+                for k, v in zip(self.names, values):
+                    rec.data[k] = _text(v)
+            else:
+                rec.data = dict(zip(self.names, values))
+        elif not _is_dxgkrnl(rec.provider, rec.guid):
+            rec.data = {}
+        return rec
+
+
+class _Blocks:
+    """Reads blocks: a learnt shape first (keyed by the Provider and EventID markup), else the grammar."""
+
+    MAX_KEYS, MAX_SHAPES = 256, 4
+
+    def __init__(self, root_ns: str):
+        self.root_ns = root_ns
+        self.shapes: dict = {}
+
+    def read(self, block: bytes):
+        """A ``_Raw``, or None for a block outside the grammar."""
+        try:
+            s = block.decode("ascii")
+        except UnicodeDecodeError:
+            return None
+        if "]]>" in s:
+            return None
+        k = _KEY.search(s, 0, 2048)
+        key = k.group(0) if k is not None else None
+        shapes = self.shapes.get(key)
+        if shapes:
+            for shape in shapes:
+                m = shape.regex.fullmatch(s)
+                if m is not None:
+                    rec = shape.raw(m)
+                    if shape.dxgkrnl or not _is_dxgkrnl(rec.provider, rec.guid):
+                        return rec
+                    break
+        rec = _generic(s, self.root_ns)
+        if rec is not None and key is not None and (shapes is None or len(shapes) < self.MAX_SHAPES):
+            try:
+                shape = _Shape(s, rec)
+            except ValueError:
+                return rec
+            if shapes is None:
+                if len(self.shapes) >= self.MAX_KEYS:
+                    self.shapes.clear()
+                shapes = self.shapes[key] = []
+            shapes.insert(0, shape)
+        return rec
 
 
 def _is_dxgkrnl(provider, guid) -> bool:
@@ -455,6 +641,7 @@ class TraceReader:
         root_tag = root.group(0)
         ns = root.group("ns") if root.group("ns") is not None else root.group("ns2")
         root_ns = "" if ns is None else ns.decode("ascii")
+        blocks = _Blocks(root_ns)
         # the root start tag on one line: a resumed parser's positions map back by one offset
         stub = root_tag.replace(b"\r\n", b"  ").replace(b"\r", b" ").replace(b"\n", b" ")
         pos = root.end()
@@ -487,7 +674,7 @@ class TraceReader:
                 return
             end += 8
             started += 1
-            rec = _fast_block(buf[pos:end], root_ns)
+            rec = blocks.read(buf[pos:end])
             if rec is not None:
                 self.blocks_fast += 1
                 event = self._decode(rec)
@@ -580,7 +767,8 @@ class TraceReader:
 def _advance(buf: bytes, pos: int, lines: int, col0: int) -> tuple:
     """(line breaks, column) at buf[pos], from those at buf[0]; expat counts CRLF, CR and LF as one break."""
     head = buf[:pos]
-    lines += head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    cr = head.count(b"\r")
+    lines += head.count(b"\n") + (cr and cr - head.count(b"\r\n"))
     last = max(head.rfind(b"\n"), head.rfind(b"\r"))
     return lines, (col0 + pos if last < 0 else pos - last - 1)
 

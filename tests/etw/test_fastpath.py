@@ -5,6 +5,7 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.etw import xmlreader
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import NS, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event
@@ -141,3 +142,25 @@ def test_fast_path_refuses_a_doctype_like_the_expat_path():
         list(etw.read(data))
     data = ("<Events>" + ALLOC + "<!DOCTYPE x></Events>").encode()
     assert "not well-formed" in same(data)[0][1]
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_repeated_blocks_read_through_a_learnt_shape_give_the_same_events(name):
+    """The second and later blocks of a layout are matched by the shape learnt from the first."""
+    variant = ODD[name].replace("0xFFFFB80C4E600000", "0x2a").replace("0xffffb80c4e600001", "0x2b")
+    variant = variant.replace("4294901761", " 17").replace("a &amp; b", "c &gt; d").replace('"4"', '"5"')
+    data = trace(SEG, NOISE, ODD[name], ALLOC, variant, NOISE, ODD[name], ALLOC, SEG)
+    same(data)
+
+
+def test_a_shape_only_takes_blocks_of_its_exact_markup():
+    blocks = xmlreader._Blocks("")
+    first = ALLOC.strip().encode()
+    assert blocks.read(first) is not None and len(blocks.shapes) == 1
+    (shapes,) = blocks.shapes.values()
+    text = first.decode()
+    assert shapes[0].regex.fullmatch(text.replace(">   65536<", ">7<"))
+    for other in (text.replace(">   65536<", "><![CDATA[7]]><"), text.replace(">   65536<", ">&#55;<"),
+                  text.replace(">   65536<", ">7\r<"), text.replace('Name="Width"', 'Name="Wide"'),
+                  text.replace("\t<EventData>", "\t<EventData >"), text.replace('ThreadID="8"', "ThreadID='8'")):
+        assert shapes[0].regex.fullmatch(other) is None
