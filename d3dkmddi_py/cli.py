@@ -56,7 +56,11 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=default, help="print the version and exit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=f"{PROG} {_version()}\n")
+        raise _ShowVersion
+
+
+class _ShowVersion(Exception):
+    """--version was given: ``execute`` prints it on standard output and exits 0."""
 
 
 def _parser(argv=()) -> argparse.ArgumentParser:
@@ -385,8 +389,11 @@ def execute(argv, stdout, stderr) -> int:
     try:
         try:
             args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help and --version have printed
+        except SystemExit as exc:  # --help has printed
             return int(exc.code or 0)
+        except _ShowVersion:
+            stdout.write(f"{PROG} {_version()}\n")
+            return EXIT_OK
         if args.command is None:
             stdout.write(parser.format_help())
             return EXIT_USAGE
