@@ -1,0 +1,115 @@
+"""``d3dkmddi etw`` as a user runs it: ``python -m d3dkmddi_py etw ...`` in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .helpers import alloc_fields, seg_fields, trace, tracerpt_event
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+OTHER = ("Microsoft-Windows-Kernel-Process", "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}")
+GOOD = trace(tracerpt_event(78, seg_fields(1, 0x11), version=1), tracerpt_event(33, alloc_fields()))
+
+
+def etw(*argv, stdin: bytes | None = None, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    out = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", *map(str, argv)], input=stdin,
+                         capture_output=True, cwd=cwd or ROOT, env=env, timeout=300)
+    return out.stdout.decode("utf-8"), out.stderr.decode("utf-8"), out.returncode
+
+
+def test_sample_text_is_the_golden_output():
+    out, err, status = etw("sample")
+    assert (status, err) == (1, "")  # the sample has error-level findings
+    assert out == (GOLDEN / "sample.txt").read_text()
+
+
+def test_sample_json_lines():
+    out, err, status = etw("sample", "--json")
+    assert (status, err) == (1, "")
+    assert out == (GOLDEN / "sample.jsonl").read_text()
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 45
+    for line in lines:
+        assert line["event"] in ("ReportSegment", "AdapterAllocation")
+        assert line["opcode"] in ("Info", "Start", "Stop", "DCStart")
+        assert isinstance(line["adapter"], str) and int(line["adapter"], 16) > 0 and line["adapter"].startswith("0x")
+        assert line["type"] and isinstance(line["fields"], dict) and isinstance(line["findings"], list)
+        for f in line["findings"]:
+            assert set(f) == {"rule", "severity", "field", "message"}
+    assert any(f["severity"] == "error" for line in lines for f in line["findings"])
+
+
+def test_csv_goes_to_the_output_file_and_nothing_to_stdout(tmp_path):
+    target = tmp_path / "rows.csv"
+    out, err, status = etw("sample", "--format", "csv", "--output", target)
+    assert status == 1 and out == ""
+    assert "Traceback" not in err
+    rows = target.read_text().splitlines()
+    assert len(rows) > 10 and "," in rows[0]
+
+
+def test_output_equal_to_the_input_is_refused(tmp_path):
+    p = tmp_path / "t.xml"
+    p.write_bytes(GOOD)
+    out, err, status = etw(p, "--format", "csv", "--output", p)
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert p.read_bytes() == GOOD
+
+
+def test_standard_input(tmp_path):
+    p = tmp_path / "t.xml"
+    p.write_bytes(GOOD)
+    from_file = etw(p, "--json")
+    out, err, status = etw("-", "--json", stdin=GOOD)
+    assert (out, err, status) == from_file and status in (0, 1)
+    assert [json.loads(line)["event"] for line in out.splitlines()] == ["ReportSegment", "AdapterAllocation"]
+    out, err, status = etw("-", stdin=GOOD)
+    text, _err, _status = etw(p)
+    assert (err, status) == ("", from_file[2]) and out == text.replace(str(p), "standard input")
+
+
+def missing_field() -> bytes:
+    f = alloc_fields()
+    del f["hDxgGlobalAlloc"]
+    return trace(tracerpt_event(33, f))
+
+
+BAD = {
+    "not xml": (b"\x00\x01ETL binary\xff", "is not XML"),
+    "truncated": (GOOD[:len(GOOD) // 2], "truncated"),
+    "another schema": (b"<rss><channel/></rss>", "root element is <rss>"),
+    "missing field": (missing_field(), "event #1 (AdapterAllocation Start, EventID 33): field hDxgGlobalAlloc "
+                                       "is missing"),
+    "not a number": (trace(tracerpt_event(33, alloc_fields(allocSize="12kB"))), "field allocSize = '12kB' is not "
+                                                                                 "a number"),
+    "no DxgKrnl events": (trace(tracerpt_event(1, {"ProcessID": 4}, provider=OTHER)),
+                          "1 events, 1 of other providers (1 Microsoft-Windows-Kernel-Process)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+@pytest.mark.parametrize("mode", [[], ["--json"], ["--format", "jsonl"]])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, case, mode):
+    data, says = BAD[case]
+    p = tmp_path / "t.xml"
+    p.write_bytes(data)
+    out, err, status = etw(p, *mode)
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.endswith("\n") and "Traceback" not in err
+    assert err.startswith("d3dkmddi: error: ") and says in err
+
+
+@pytest.mark.parametrize("mode", [[], ["--json"]])
+def test_closed_pipe_gives_no_traceback(mode):
+    cmd = " ".join([sys.executable, "-m", "d3dkmddi_py", "etw", "sample", *mode]) + " | head -c 100"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(["/bin/sh", "-c", cmd], capture_output=True, cwd=ROOT, env=env, timeout=300)
+    assert len(out.stdout) == 100
+    assert b"Traceback" not in out.stderr and b"Error" not in out.stderr, out.stderr
