@@ -216,7 +216,7 @@ def _hexish(text: str) -> bool:
 # ------------------------------------------------------------------ decoding
 def check_offset_count(offset, count) -> tuple:
     """(offset, count or None for "all") after checking their kinds and signs; nothing else."""
-    from .pipeline import check_offset_count as check
+    from .span import check_offset_count as check
 
     return check(offset, count)
 
@@ -224,8 +224,8 @@ def check_offset_count(offset, count) -> tuple:
 def check_range(cls, tgt: Target, total: int, origin: str, offset: int = 0, count=1) -> tuple[int, int]:
     """(offset, record count) after checking them against ``total`` bytes; nothing is read
     (``pipeline.check_range``, the one span check, for a class or layout)."""
-    from .pipeline import check_range as check_span
     from .resolve import resolve_layout
+    from .span import check_range as check_span
 
     return check_span(resolve_layout(cls, None if isinstance(cls, type) else tgt), total, origin, offset, count)
 

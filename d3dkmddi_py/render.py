@@ -202,9 +202,7 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
     meanings and findings included (``findings``/``meanings``/``title`` then do not apply).
     """
     if isinstance(value, (list, tuple)):
-        from .pipeline import text_of_values
-
-        return text_of_values(value, nonzero=nonzero)
+        return _text_of_list(value, nonzero)
     meanings = meanings or {}
     if isinstance(value, int) and not hasattr(type(value), "_leaves_"):
         if isinstance(value, bool) or not -(1 << 31) <= value < 1 << 32:
@@ -214,6 +212,23 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
     layout, raw = layout_and_bytes(value)
     return render_record(layout, layout.values(raw), findings=findings, meanings=meanings, title=title,
                          nonzero=nonzero)
+
+
+def _text_of_list(items, nonzero: bool) -> str:
+    """The ``decode`` text of instances (or ``decode_records`` records): titles, meanings and findings."""
+    from .semantics.checks import check_record
+    from .semantics.explain import meanings_of
+
+    blocks = []
+    for i, item in enumerate(items):
+        value = getattr(item, "value", item)
+        layout, raw = layout_and_bytes(value)
+        offset = getattr(item, "offset", i * layout.size)  # instances: as if read one after another
+        title = record_title(layout.c_name, layout.label, getattr(item, "index", i), offset,
+                             getattr(item, "address", None), layout.size)
+        blocks.append(render_record(layout, layout.values(raw), findings=check_record(layout, raw),
+                                    meanings=meanings_of(layout, raw), title=title, nonzero=nonzero))
+    return "\n\n".join(blocks)
 
 
 def render_record(layout: TypeLayout, values: dict, *, findings=(), meanings=None, title: str | None = None,

@@ -7,13 +7,16 @@ slower, with one warning.
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 from ._engine import Buffers, decode_numpy, decode_pure
 from ._plan import plan_for
 from ._source import BulkInputError, InvalidArgument, Source, check_span, resolve_type
 from .columns import Columns
-from .write import FORMATS, write_columns, write_records
+from ..outfile import check_output
+from .write import FORMATS, Progress, _check_format, write_columns
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
@@ -143,3 +146,32 @@ def validate_array(type, data, *, target=None, offset=0, count=None, adapter=Non
 def column_dtypes(type, *, target=None) -> dict:
     """Leaf path -> NumPy dtype string ("u1", "u4", "i4"...) of the columns ``decode_array`` returns."""
     return {c.path: c.dtype for c in plan_for(resolve_type(type, target)).columns}
+
+
+def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
+                  chunk_records=None) -> int:
+    """Decode every record of ``type`` in ``data`` (a file path, or bytes) and write them to ``out``; returns the count.
+
+    The command line's ``decode TYPE --file F --count all --format csv|jsonl|parquet``.
+    ``out``: a path (written atomically through a temporary file; ``"-"`` is standard
+    output; the input itself, a directory or a device is refused with OutputError) or an
+    open file (``sys.stdout`` works for all three formats).  ``count``: None for every
+    record (the bytes after ``offset`` must be whole records).  ``progress``: True for a
+    bar on standard error once the run takes more than a second, False for none, or a
+    stream to draw it on.  Every check (output path, type, target, file, range, format,
+    pyarrow for parquet) happens before the first byte is written.  Rows start with
+    ``record``, the record number from ``offset``.
+    """
+    fmt = _check_format(fmt)
+    inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
+    if isinstance(out, (str, bytes, os.PathLike)):
+        check_output(out, inputs=inputs, binary=fmt == "parquet")
+    layout = resolve_type(type, target)
+    source = Source(data)
+    span = check_span(layout, source.size, offset, count)
+    step = _step(layout, chunk_records)
+    bar = None
+    if progress:
+        stream = progress if hasattr(progress, "write") else sys.stderr
+        bar = Progress(f"{layout.c_name} [{layout.label}]", span.count, stream)
+    return write_columns(_chunks(layout, source, span, step, reuse=True), out, fmt=fmt, progress=bar, inputs=inputs)

@@ -41,7 +41,7 @@ class Span:
 def check_span(layout, available: int, offset, count) -> Span:
     """The records ``offset``/``count`` select from ``available`` bytes (pipeline.check_range, where an
     empty input is zero records), or a BulkInputError."""
-    from ..pipeline import check_range
+    from ..span import check_range
 
     first, n = check_range(layout, available, "the data", offset, count, empty_ok=True)
     return Span(first, n, layout.size)

@@ -79,13 +79,6 @@ def columns_layout(columns: Columns):
     return columns.layout
 
 
-def validate_array(type, data, *, target=None, offset=0, count=None, adapter=None) -> FindingsTable:
-    """``findings(decode_array(...))``: decode a byte range and validate every record."""
-    from . import decode_array
-
-    return findings(decode_array(type, data, target=target, offset=offset, count=count), adapter=adapter)
-
-
 def _numpy_if_columns_use_it(columns: Columns):
     import sys
 

@@ -117,35 +117,3 @@ def _write(chunks, out, fmt: str, progress) -> int:
     if progress is not None:
         progress.close(written)
     return written
-
-
-def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
-                  chunk_records=None) -> int:
-    """Decode every record of ``type`` in ``data`` (a file path, or bytes) and write them to ``out``; returns the count.
-
-    The command line's ``decode TYPE --file F --count all --format csv|jsonl|parquet``.
-    ``out``: a path (written atomically through a temporary file; ``"-"`` is standard
-    output; the input itself, a directory or a device is refused with OutputError) or an
-    open file (``sys.stdout`` works for all three formats).  ``count``: None for every
-    record (the bytes after ``offset`` must be whole records).  ``progress``: True for a
-    bar on standard error once the run takes more than a second, False for none, or a
-    stream to draw it on.  Every check (output path, type, target, file, range, format,
-    pyarrow for parquet) happens before the first byte is written.  Rows start with
-    ``record``, the record number from ``offset``.
-    """
-    from . import _chunks, _step
-    from ._source import Source, check_span, resolve_type
-
-    fmt = _check_format(fmt)
-    inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
-    if isinstance(out, (str, bytes, os.PathLike)):
-        check_output(out, inputs=inputs, binary=fmt == "parquet")
-    layout = resolve_type(type, target)
-    source = Source(data)
-    span = check_span(layout, source.size, offset, count)
-    step = _step(layout, chunk_records)
-    bar = None
-    if progress:
-        stream = progress if hasattr(progress, "write") else sys.stderr
-        bar = Progress(f"{layout.c_name} [{layout.label}]", span.count, stream)
-    return write_columns(_chunks(layout, source, span, step, reuse=True), out, fmt=fmt, progress=bar, inputs=inputs)

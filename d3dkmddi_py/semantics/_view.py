@@ -130,6 +130,15 @@ def flag_names(type_name: str, abi: str, version: int) -> dict:
     return out
 
 
+def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str) -> str:
+    names = flag_names(type_name, abi, version)
+    shown = [names[m] for m in sorted(names) if word & m]
+    _named, reserved = named_bits(type_name, abi, version)
+    if word & reserved:
+        shown.append(f"reserved bits {word & reserved:#x}")
+    return " | ".join(shown) if shown else empty
+
+
 def resolve_target(tgt=None, instance=None) -> Target:
     """A Target from None (the instance's own, else x64 newest), a Target, or (abi, version)."""
     return as_target(tgt, instance=instance)

@@ -20,7 +20,7 @@ from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
 from ..target import InterfaceVersion
 from ._rules import RULES, Finding
-from ._view import View, ever_named_bits, flag_names, is_reserved_name, named_bits
+from ._view import View, describe_flags, ever_named_bits, flag_names, is_reserved_name, named_bits
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
 SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
@@ -143,15 +143,6 @@ def _first_version_naming(type_name: str, abi: str, mask: int, newest: dict) -> 
         if named_bits(type_name, abi, int(v))[0] & mask:
             return f"{flag_names(type_name, abi, int(v)).get(mask, newest.get(mask, '?'))} from {v.name}"
     return "?"
-
-
-def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str) -> str:
-    names = flag_names(type_name, abi, version)
-    shown = [names[m] for m in sorted(names) if word & m]
-    _named, reserved = named_bits(type_name, abi, version)
-    if word & reserved:
-        shown.append(f"reserved bits {word & reserved:#x}")
-    return " | ".join(shown) if shown else empty
 
 
 @lru_cache(maxsize=None)

@@ -9,7 +9,7 @@ from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ..target import InterfaceVersion
-from ._view import ever_named_bits, named_bits, resolve_target, word_of
+from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
 DXGK_SEGMENT_ID_INVALID = CONSTS["DXGK_SEGMENT_ID_INVALID"].value
@@ -156,8 +156,6 @@ def decode_segment_flags(value, *, target=None) -> SegmentFlagsInfo:
 
 
 def describe_segment_flags(word: int, abi: str, version: int) -> str:
-    from .checks import describe_flags
-
     return describe_flags(SEGFLAGS_TYPE, word, abi, version, "no flags (a memory segment)")
 
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import d3dkmddi_py as kmd
 from d3dkmddi_py import bulk
 from d3dkmddi_py.bulk import decode_array
-from d3dkmddi_py.bulk.findings import VECTORIZED, findings, validate_array
+from d3dkmddi_py.bulk import validate_array
+from d3dkmddi_py.bulk.findings import VECTORIZED, findings
 from d3dkmddi_py.semantics import RULES, Adapter, SegmentFlag, check
 
 EXAMPLES = 150  # per test below: the example count of the property tests
