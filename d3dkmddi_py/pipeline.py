@@ -58,7 +58,7 @@ class Records:
     """
 
     def __init__(self, layout: TypeLayout, *, data: bytes | None = None, path=None, origin: str = "data",
-                 offset: int = 0, count=1, address: int | None = None):
+                 offset: int = 0, count=1, address: int | None = None, address_bytes: int | None = None):
         self.layout, self.origin, self.address = layout, origin, address
         self.path, self.data = path, data
         if path is not None:
@@ -85,14 +85,14 @@ class Records:
             self._file = None
             total = len(data)
         self.total = total
-        self.offset, self.count = check_range(layout, total, origin, offset, count)
+        self.offset, self.count = check_range(layout, total, origin, offset, count, address_bytes=address_bytes)
         self.more = (total - self.offset) // layout.size - self.count
 
     @classmethod
     def from_memory(cls, layout: TypeLayout, memory, offset: int = 0, count=1) -> "Records":
         """From a ``decoding.Memory`` (bytes with an origin and maybe a debuggee address)."""
         return cls(layout, data=memory.data, origin=memory.origin, offset=offset, count=count,
-                   address=memory.address)
+                   address=memory.address, address_bytes=getattr(memory, "address_bytes", None))
 
     def chunks(self, records: int | None = None):
         """Consecutive Chunks of at most ``records`` records (default: about CHUNK_BYTES of input each)."""
