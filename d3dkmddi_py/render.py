@@ -101,10 +101,28 @@ def _attr(obj, name, default=None):
     return getattr(obj, name, default)
 
 
+def enum_text(value: enum.Enum) -> str:
+    """An enum or flag value by name, the same on every Python: ``str()`` gives the number on 3.11+
+    and ``Class.NAME`` before, and a flag that is no single member has no ``.name`` on 3.9/3.10
+    (nor on any version when it is zero).  Flags: set members in bit order, unnamed bits in hex."""
+    if not isinstance(value, enum.Flag):
+        return value.name
+    number, parts = int(value), []
+    for member in type(value).__members__.values():
+        bits = int(member)
+        if bits and bits & (bits - 1) == 0 and number & bits:
+            parts.append((bits, member.name))
+            number &= ~bits
+    names = [name for _, name in sorted(parts)]
+    if number:
+        names.append(f"0x{number:x}")
+    return "|".join(names) or "(none set)"
+
+
 def _plain(value):
     """A JSON-safe copy: enums by name, tuples as lists, anything else as text."""
     if isinstance(value, enum.Enum):
-        return value.name
+        return enum_text(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
