@@ -133,9 +133,14 @@ def _names(text: str, bit_map, name: str, where: str) -> int:
 
 
 def _plan(event: str) -> tuple:
-    """(name, in-type, largest value, bit map) per field; booleans get -1, so the fast path never takes them."""
-    return tuple((name, in_type, IN_TYPE_MAX.get(in_type, -1), BIT_MAPS.get((event, name)))
+    """(name, in-type, largest value, bit map, values seen) per field; booleans get -1, so the fast path
+    never takes them.  A trace repeats most values (0, the adapter, the flags): each field keeps the
+    values it parsed by their exact text, up to VALUES_KEPT, so a repeat is one dict lookup."""
+    return tuple((name, in_type, IN_TYPE_MAX.get(in_type, -1), BIT_MAPS.get((event, name)), {})
                  for name, in_type in FIELDS[event])
+
+
+VALUES_KEPT = 512
 
 
 _PLANS = {event: _plan(event) for event in FIELDS}
@@ -160,9 +165,13 @@ def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
     """
     out = {}
     get = raw.get
-    for name, in_type, top, bit_map in _PLANS[kind.event]:
+    for name, in_type, top, bit_map, seen in _PLANS[kind.event]:
         text = get(name)
         if text.__class__ is str:
+            value = seen.get(text)
+            if value is not None:
+                out[name] = value
+                continue
             s = text.strip()
             if s.isdigit() and s.isascii():
                 value = int(s)
@@ -174,16 +183,20 @@ def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
             else:
                 value = -1
             if 0 <= value <= top:
-                out[name] = value if bit_map is None else _flag(bit_map, value)
+                value = out[name] = value if bit_map is None else _flag(bit_map, value)
+                if len(seen) < VALUES_KEPT:
+                    seen[text] = value
                 continue
         if text is None:
-            present = sum(1 for n, _t, _m, _b in _PLANS[kind.event] if get(n) is not None)
+            present = sum(1 for row in _PLANS[kind.event] if get(row[0]) is not None)
             missing = "is missing" if name not in raw else "is empty"
             raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
                                 f"{len(FIELDS[kind.event])} fields of {kind.template}); decode the trace with the "
                                 f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
                                 field=name)
-        out[name] = parse_value(text, in_type, name, where, bit_map)
+        value = out[name] = parse_value(text, in_type, name, where, bit_map)
+        if text.__class__ is str and len(seen) < VALUES_KEPT:
+            seen[text] = value
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
     extra = {}

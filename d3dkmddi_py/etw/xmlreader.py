@@ -784,7 +784,20 @@ def _mapped(origin: tuple, line: int, column: int) -> tuple:
     return (first + line - 1, column + shift) if line == 1 else (first + line - 1, column)
 
 
+_NUMBERS: dict = {}  # System texts seen (ids, versions, process and thread ids) -> their value
+
+
 def _system_number(text, name: str, where: str, number: int) -> int:
+    value = _NUMBERS.get(text)
+    if value is not None:
+        return value
+    value = _system_number_of(text, name, where, number)
+    if len(_NUMBERS) < 4096:
+        _NUMBERS[text] = value
+    return value
+
+
+def _system_number_of(text, name: str, where: str, number: int) -> int:
     s = (text or "").strip()
     if s.isdigit() and s.isascii():
         return int(s)
