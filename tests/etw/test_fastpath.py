@@ -164,3 +164,16 @@ def test_a_shape_only_takes_blocks_of_its_exact_markup():
                   text.replace(">   65536<", ">7\r<"), text.replace('Name="Width"', 'Name="Wide"'),
                   text.replace("\t<EventData>", "\t<EventData >"), text.replace('ThreadID="8"', "ThreadID='8'")):
         assert shapes[0].regex.fullmatch(other) is None
+
+
+@pytest.mark.parametrize("prolog", [b"\xef\xbb\xbf", b'<?xml version="1.0" encoding="UTF-8"?>\r\n',
+                                    b'\xef\xbb\xbf<?xml version="1.0"?><!-- tracerpt -->\n',
+                                    b'<?xml version="1.0" encoding="ISO-8859-1"?>'])
+def test_prologs(prolog):
+    body = trace(SEG, NOISE, ALLOC, ODD["non-ascii"].replace("\u00e9", "e"), ALLOC)
+    result, r = same(prolog + body)
+    assert len(result[0]) == 4
+    latin = b"ISO" in prolog
+    assert (r.blocks_fast == 0) == latin  # a declared encoding other than UTF-8: expat reads it all
+    bad, _r = same(prolog + body.replace(b"<Task>21</Task>", b"<Task>21</Tsk>", 2))
+    assert bad[0] == "error" and "mismatched tag" in bad[1]
