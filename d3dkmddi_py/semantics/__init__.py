@@ -3,31 +3,56 @@
 Every rule quotes the sentence of the Microsoft reference it enforces (``RULES``).  Helpers take a
 plain integer (an ETW payload word, a WinDbg ``dd``) or a ctypes instance, are pure, and return
 enums, IntFlags and frozen dataclasses.
+
+Names load with their module on first use (PEP 562): the command line's record path needs the
+rules and meanings, not the adapter's ctypes classes or serialization.
 """
 from __future__ import annotations
 
-from ._rules import RULES, Finding, Reference, Rule, Severity, ValidationError
-from .adapter import Adapter
-from .allocation import EffectiveSegmentSet, effective_segment_set, effective_size, flags_member
-from .check import check, validate
-from .explain import explain, field_meanings, rule_text
-from .preferences import (BankDirection, BankPreferenceEntry, Preferences, SegmentDirection, SegmentPreferenceEntry,
-                          Slot, build_bank_preference, build_segment_preference, decode_bank_preference,
-                          decode_segment_preference)
-from .priority import Priority, PriorityBand, decode_priority
-from .serialize import from_dict, to_dict
-from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, PowerBehaviour, SegmentFlag,
-                       SegmentFlagsInfo, SegmentSet, decode_segment_flags, describe_segment_set, is_aperture,
-                       power_behaviour, segment_set, segment_set_mask)
+import importlib
+import sys
+import types
 
-__all__ = [
-    "RULES", "Rule", "Finding", "Reference", "Severity", "ValidationError", "check", "validate",
-    "explain", "field_meanings", "rule_text", "to_dict", "from_dict",
-    "Adapter", "EffectiveSegmentSet", "effective_segment_set", "effective_size", "flags_member",
-    "BankDirection", "BankPreferenceEntry", "SegmentDirection", "SegmentPreferenceEntry", "Preferences", "Slot",
-    "build_bank_preference", "build_segment_preference", "decode_bank_preference", "decode_segment_preference",
-    "Priority", "PriorityBand", "decode_priority",
-    "DXGK_SEGMENT_ID_SYSTEMMEMORY", "DXGK_SEGMENT_SET_SYSTEMMEMORY", "PowerBehaviour", "SegmentFlag",
-    "SegmentFlagsInfo", "SegmentSet", "decode_segment_flags", "describe_segment_set", "is_aperture", "power_behaviour", "segment_set",
-    "segment_set_mask",
-]
+_EXPORTS = {
+    "._rules": ("RULES", "Rule", "Finding", "Reference", "Severity", "ValidationError"),
+    ".adapter": ("Adapter",),
+    ".allocation": ("EffectiveSegmentSet", "effective_segment_set", "effective_size", "flags_member"),
+    ".check": ("check", "validate"),
+    ".explain": ("explain", "field_meanings", "rule_text"),
+    ".preferences": ("BankDirection", "BankPreferenceEntry", "Preferences", "SegmentDirection",
+                     "SegmentPreferenceEntry", "Slot", "build_bank_preference", "build_segment_preference",
+                     "decode_bank_preference", "decode_segment_preference"),
+    ".priority": ("Priority", "PriorityBand", "decode_priority"),
+    ".serialize": ("from_dict", "to_dict"),
+    ".segments": ("DXGK_SEGMENT_ID_SYSTEMMEMORY", "DXGK_SEGMENT_SET_SYSTEMMEMORY", "PowerBehaviour", "SegmentFlag",
+                  "SegmentFlagsInfo", "SegmentSet", "decode_segment_flags", "describe_segment_set", "is_aperture",
+                  "power_behaviour", "segment_set", "segment_set_mask"),
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = [name for names in _EXPORTS.values() for name in names]
+
+
+def __getattr__(name: str):
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule sets the package attribute of its name: the functions ``check`` and
+    ``explain`` must stay the functions when their modules load after them."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _HOME.get(name) == "." + name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
