@@ -11,7 +11,9 @@ function in document order:
   well-formed document;
 - the fast path, for a UTF-8 document whose root is a plain <Events>: each <Event> ... </Event>
   block is matched by one regular expression of tracerpt's and Event Viewer's layout, a grammar
-  whose every match is well-formed XML with the values the expat path reads.  A block it does not
+  whose every match is well-formed XML with the values the expat path reads.  The first block of a
+  layout also teaches a "shape": its exact markup with the values as groups, which later blocks of
+  that layout match at little more than a string compare (a subset of the grammar).  A block it does not
   match (CDATA, comments, character references, non-ASCII, other attribute forms...) is parsed by
   the expat path, under a copy of the root start tag, with positions mapped back to the file; when
   that parse does not end exactly at the block's end (a nested <Event>, "</Event>" in a comment),
@@ -33,8 +35,6 @@ BLOCK_LIMIT = 1 << 20  # an <Event> longer than this is left to the expat path (
 ETL_HINT = "for an .etl file run: tracerpt FILE.etl -o FILE.xml -of XML"
 
 _SEP = "}"  # expat's namespace separator: names arrive as "uri}local" or "local"
-_CHILDREN = ("System", "EventData", "BinaryEventData", "ProcessingErrorData")
-_SYSTEM = ("Provider", "EventID", "Version", "TimeCreated", "Execution")
 _EVENT_NAMES = {EVENT_NAMESPACE + _SEP + "Event": EVENT_NAMESPACE + _SEP, "Event": ""}
 
 

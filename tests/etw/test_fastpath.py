@@ -177,3 +177,11 @@ def test_prologs(prolog):
     assert (r.blocks_fast == 0) == latin  # a declared encoding other than UTF-8: expat reads it all
     bad, _r = same(prolog + body.replace(b"<Task>21</Task>", b"<Task>21</Tsk>", 2))
     assert bad[0] == "error" and "mismatched tag" in bad[1]
+
+
+def test_a_block_longer_than_the_limit_leaves_the_rest_to_expat(monkeypatch):
+    """A block not complete within BLOCK_LIMIT bytes is not buffered further: expat streams the rest."""
+    data = trace(SEG, NOISE, ALLOC, NOISE, ALLOC)
+    monkeypatch.setattr(xmlreader, "BLOCK_LIMIT", 300)
+    result, r = same(data, 64)
+    assert len(result[0]) == 3 and (r.blocks_fast, r.blocks_expat) == (0, 5)
