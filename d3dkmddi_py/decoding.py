@@ -8,18 +8,16 @@ to fix it, so the command line can print it as it is.
 from __future__ import annotations
 
 import ctypes
-import difflib
 import enum
 import os
 import pathlib
-import re
 import stat
 from dataclasses import dataclass
 
-from .errors import D3dkmddiError, DecodeError, MissingMember, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401
+from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401 (re-exported)
 from .layout import TypeLayout
 from .outfile import safe_name
-from .target import ENUM_CLASSES, Target, as_target
+from .target import Target, as_target
 
 
 # ------------------------------------------------------------------ data and records
@@ -45,46 +43,12 @@ def type_names(tgt: Target) -> list[str]:
 
 
 def resolve_type(type_, target=None):
-    """(class, Target) for a class or a C name at a target.
+    """(class, Target) for a class or a C name at a target: ``resolve.resolve_layout`` (the one
+    resolver), then the user-facing class of that layout."""
+    from .resolve import class_of, resolve_layout
 
-    Names may carry WinDbg decoration (``dxgkrnl!_DXGK_ALLOCATIONINFO``) and any case.
-    A class keeps its own target; passing a different target as well is an error.
-    """
-    if isinstance(type_, type):
-        if isinstance(getattr(type_, "_target_", None), tuple):
-            own = as_target(type_._target_)
-            if target is not None and resolve_target(target) is not own:
-                raise DecodeError(f"{type_._c_name_} is the class of {own.label} but target "
-                                  f"{resolve_target(target).label} was also given; pass the name "
-                                  f"{type_._c_name_!r} with the target, or the class alone")
-            return type_, own
-        if issubclass(type_, enum.IntEnum) and ENUM_CLASSES.get(type_.__name__) is type_:
-            return type_, resolve_target(target)
-        raise DecodeError(f"{type_.__name__} is not a d3dkmddi_py type; pass a C name such as "
-                          f"'DXGK_ALLOCATIONINFO' or a class from d3dkmddi_py.target(...)")
-    if not isinstance(type_, str):
-        raise DecodeError(f"type must be a C name or a d3dkmddi_py class, not {type(type_).__name__}")
-    tgt = resolve_target(target)
-    name = type_.strip().split("!")[-1].strip()
-    types = tgt.types
-    if name in types:
-        return types[name], tgt
-    by_upper = {n.upper(): n for n in types}
-    if name.upper() in by_upper:
-        return types[by_upper[name.upper()]], tgt
-    try:
-        getattr(tgt, name)  # its message says from which version a known type exists
-    except MissingMember as exc:
-        known_elsewhere = "exists only where" in str(exc)
-        if known_elsewhere:
-            raise UnknownType(str(exc)) from None
-    public = [n for n in types if not n.startswith("_")]
-    close = difflib.get_close_matches(name.upper(), [n.upper() for n in public], n=3, cutoff=0.6)
-    close = [by_upper[c] for c in close]
-    if not close:
-        close = [n for n in public if name.upper() in n.upper()][:3]
-    hint = f"; did you mean {', '.join(close)}?" if close else "; `d3dkmddi types` lists them"
-    raise UnknownType(f"unknown type {_clip(name)} at {tgt.label}{hint}")
+    layout = resolve_layout(type_, target)
+    return class_of(layout), as_target(layout.target)
 
 
 def type_size(cls) -> int:

@@ -114,8 +114,13 @@ _POWER_TABLE = {  # (Standby, Hibernate, Partial) -> behaviour
 def power_behaviour(value) -> PowerBehaviour:
     """The power-transition behaviour that the three Preserved* bits of a segment flag word select."""
     word = _segflags_word(value)
-    key = ((word >> 7) & 1, (word >> 8) & 1, (word >> 9) & 1)
+    key = tuple(int(bool(word & flag)) for flag in _POWER_FLAGS)
     return _POWER_TABLE.get(key, PowerBehaviour.INVALID)
+
+
+# the three bits the table reads, by name (their positions come from the layout)
+_POWER_FLAGS = (SegmentFlag.PreservedDuringStandby, SegmentFlag.PreservedDuringHibernate,
+                SegmentFlag.PartiallyPreservedDuringHibernate)
 
 
 def _segflags_word(value) -> int:
