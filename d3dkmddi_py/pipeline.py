@@ -168,9 +168,14 @@ class Decoded:
 
     chunk: Chunk
     rows: list | None
-    hits: list  # per record: [(Check, value), ...]
+    hits: list  # per record: [(Check, key), ...]; records that break the same rules share one tuple
     errors: int = 0
     warnings: int = 0
+    full: list | None = None  # column-wise: per check key, the value it reports for every record
+
+    def value(self, key, row: int) -> int:
+        """The value a finding reports: its key itself (record by record) or read from its column."""
+        return key if self.full is None else int(self.full[key][row])
 
     def view(self, row: int) -> View:
         layout = self.chunk.layout
@@ -210,13 +215,30 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
     if values:
         decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
     if findings:
-        # checks come in rule order, so each record's hits do too
-        for check, where, vals in column_hits(layout, columns, np, adapter):
-            pair = (check,)
-            for row, value in zip(where.tolist(), vals.tolist()):
-                hits[row].append(pair + (value,))
-            _tally_hits(decoded, check, len(where))
+        _group_hits(np, decoded, list(column_hits(layout, columns, np, adapter)), n)
     return decoded
+
+
+def _group_hits(np, decoded: Decoded, found: list, n: int) -> None:
+    """Each record's hits from the column hits, without a Python step per hit: records are grouped by
+    the set of rules they break (a bit per check), and each group's hit tuple is built once."""
+    if not found:
+        return
+    words = (len(found) + 62) // 63
+    signature = np.zeros((n, words), dtype=np.uint64)
+    full = []
+    for k, (check, where, vals) in enumerate(found):
+        signature[where, k // 63] |= np.uint64(1 << (k % 63))
+        column = np.zeros(n, dtype=np.uint64)
+        column[where] = vals
+        full.append(column)
+        _tally_hits(decoded, check, len(where))
+    unique, inverse = np.unique(signature, axis=0, return_inverse=True)
+    groups = []
+    for sig in unique.tolist():  # checks come in rule order, so each group's hits do too
+        groups.append(tuple((found[k][0], k) for k in range(len(found)) if sig[k // 63] >> (k % 63) & 1))
+    decoded.hits = [groups[g] for g in inverse.reshape(-1).tolist()]
+    decoded.full = full
 
 
 def _tally_hits(decoded: Decoded, check, count: int) -> None:
@@ -239,7 +261,7 @@ def findings_of(decoded: Decoded, row: int, view: View | None = None) -> list:
     chunk = decoded.chunk
     if view is None:
         view = decoded.view(row)
-    return [check.finding(view) for check, _value in decoded.hits[row]]
+    return [check.finding(view) for check, _key in decoded.hits[row]]
 
 
 # ------------------------------------------------------------------ sinks
@@ -336,7 +358,7 @@ class TextDecode:
                                             title=title, nonzero=self.nonzero))
                 continue
             placed, views = {}, {}
-            for check, _value in decoded.hits[row]:
+            for check, _key in decoded.hits[row]:
                 path = check.path
                 placed.setdefault(path, []).extend(self.texts.under(check, plan.pads[path], decoded, row, views))
             body = render_row(plan, decoded.rows[row], placed, [], meanings, None)
@@ -428,6 +450,7 @@ class TextValidate:
         chunk, layout = decoded.chunk, decoded.chunk.layout
         size, lines, texts = layout.size, [], self.texts
         prefix = f"{layout.c_name}  {layout.label}  ["
+        groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
         for row, hits in enumerate(decoded.hits):
             where = f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}"
             if chunk.address is not None:
@@ -435,13 +458,19 @@ class TextValidate:
             if not hits:
                 lines.append(where + ": no findings")
                 continue
-            errors, views, body = 0, {}, []
-            for check, _value in hits:
-                if texts.rule(check)[1] == "error":
-                    errors += 1
-                body.append(texts.validate_lines(check, decoded, row, views))
-            lines.append(f"{where}: {_tally(errors, len(hits) - errors)}")
-            lines.extend(body)
+            group = groups.get(id(hits))
+            if group is None:
+                errors = sum(texts.rule(check)[1] == "error" for check, _key in hits)
+                pieces = [texts.validate_lines(check, decoded, row, {}) if check.static else None
+                          for check, _key in hits]
+                group = groups[id(hits)] = (f": {_tally(errors, len(hits) - errors)}\n", pieces,
+                                            "\n".join(pieces) if None not in pieces else None, hits)
+            tally, pieces, body, _keep = group
+            if body is None:  # some message reads the record's values
+                views = {}
+                body = "\n".join(piece if piece is not None else texts.validate_lines(check, decoded, row, views)
+                                  for piece, (check, _key) in zip(pieces, hits))
+            lines.append(where + tally + body)
         if lines:
             self.out.write("\n".join(lines) + "\n")
 
@@ -491,7 +520,8 @@ class JsonValidate:
             offset = chunk.offset + row * layout.size
             address = "null" if chunk.address is None else f'"{hex_text(chunk.address + row * layout.size)}"'
             found, views = [], {}
-            for check, value in hits:
+            for check, key in hits:
+                value = decoded.value(key, row)
                 fhead, ref, message = self._parts(check)
                 if message is None:
                     message = _json_str(_message(check, decoded, row, views))
@@ -533,7 +563,7 @@ class FindingRows:
             if not hits:
                 continue
             views, record, offset = {}, chunk.start + row, chunk.offset + row * layout.size
-            for check, _value in hits:
+            for check, _key in hits:
                 yield (record, offset, check.rule_id, texts.rule(check)[1], check.path,
                        _message(check, decoded, row, views))
 
