@@ -50,13 +50,12 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
             return ""
         small = type_layout(name, "x86", layout.version).size
         records, left = divmod(available, small)
-        fits = records >= 1 and not left if wanted is None else wanted * small <= available
+        fits = records >= 1 and not left if wanted is None else wanted * small == available
         if small == size or not fits:
             return ""
         shown = records if wanted is None else wanted
-        return (f"at x86 {name} is {small} bytes, and {shown} record{'s fit' if shown != 1 else ' fits'} the "
-                f"{available} bytes {'exactly' if wanted is None else 'there'}: if the data is from a 32-bit "
-                f"target, {fix}")
+        return (f"at x86 {name} is {small} bytes, and {shown} record{'s fill' if shown != 1 else ' fills'} the "
+                f"{available} bytes exactly: if the data is from a 32-bit target, {fix}")
 
     where = f"{origin} ({total} bytes)"
     available = total - offset

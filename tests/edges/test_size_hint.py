@@ -32,9 +32,10 @@ def test_bytes_that_x86_reads_exactly_suggest_abi_x86_before_count(total, record
     assert "--abi x86" not in _hint(X64, total + 4)
 
 
-def test_a_count_that_fits_at_x86_suggests_abi_x86():
+def test_a_count_that_fills_the_bytes_exactly_at_x86_suggests_abi_x86():
     hint = _hint(X64, 120, 2)
-    assert "--abi x86" in hint and "2 records fit" in hint
+    assert "--abi x86" in hint and "2 records fill the 120 bytes exactly" in hint
+    assert "--abi" not in _hint(X64, 68)  # one x86 record would fit, with bytes to spare: no guess
 
 
 def test_eight_digit_addresses_say_the_dump_is_from_a_32_bit_target():
