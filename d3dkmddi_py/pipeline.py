@@ -172,10 +172,15 @@ class Decoded:
     errors: int = 0
     warnings: int = 0
     full: list | None = None  # column-wise: per check key, the value it reports for every record
+    constant: list | None = None  # column-wise: per check key, the value when the same in every hit
 
     def value(self, key, row: int) -> int:
         """The value a finding reports: its key itself (record by record) or read from its column."""
         return key if self.full is None else int(self.full[key][row])
+
+    def constant_value(self, key):
+        """The value when every hit of this check in the chunk reports the same one, else None."""
+        return key if self.full is None else self.constant[key]
 
     def view(self, row: int) -> View:
         layout = self.chunk.layout
@@ -226,19 +231,20 @@ def _group_hits(np, decoded: Decoded, found: list, n: int) -> None:
         return
     words = (len(found) + 62) // 63
     signature = np.zeros((n, words), dtype=np.uint64)
-    full = []
+    full, constant = [], []
     for k, (check, where, vals) in enumerate(found):
         signature[where, k // 63] |= np.uint64(1 << (k % 63))
         column = np.zeros(n, dtype=np.uint64)
         column[where] = vals
         full.append(column)
+        constant.append(int(vals[0]) if bool((vals == vals[0]).all()) else None)
         _tally_hits(decoded, check, len(where))
     unique, inverse = np.unique(signature, axis=0, return_inverse=True)
     groups = []
     for sig in unique.tolist():  # checks come in rule order, so each group's hits do too
         groups.append(tuple((found[k][0], k) for k in range(len(found)) if sig[k // 63] >> (k % 63) & 1))
     decoded.hits = [groups[g] for g in inverse.reshape(-1).tolist()]
-    decoded.full = full
+    decoded.full, decoded.constant = full, constant
 
 
 def _tally_hits(decoded: Decoded, check, count: int) -> None:
@@ -507,28 +513,36 @@ class JsonValidate:
             got = self.parts[check] = (head, ref, json.dumps(check.message) if check.static else None)
         return got
 
+    def _finding(self, layout, check, decoded: Decoded, key, row: int, views) -> str:
+        from .render import finding_value
+
+        fhead, ref, message = self._parts(check)
+        if message is None:
+            message = _json_str(_message(check, decoded, row, views if views is not None else {}))
+        shown = json.dumps(finding_value(layout, check.path, decoded.value(key, row)))
+        return f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}'
+
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
-        from .render import finding_value
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
                              "interface_version_value": layout.version, "label": layout.label})
         head = f'{{"type": "{layout.c_name}", "target": {target}, "index": '
-        lines = []
+        lines, groups = [], {}
         for row, hits in enumerate(decoded.hits):
             offset = chunk.offset + row * layout.size
             address = "null" if chunk.address is None else f'"{hex_text(chunk.address + row * layout.size)}"'
-            found, views = [], {}
-            for check, key in hits:
-                value = decoded.value(key, row)
-                fhead, ref, message = self._parts(check)
-                if message is None:
-                    message = _json_str(_message(check, decoded, row, views))
-                shown = json.dumps(finding_value(layout, check.path, value))
-                found.append(f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}')
+            pieces = groups.get(id(hits))
+            if pieces is None:  # what every record of this group writes alike, worked out once
+                pieces = groups[id(hits)] = ([self._finding(layout, check, decoded, key, row, None)
+                                              if check.static and decoded.constant_value(key) is not None else None
+                                              for check, key in hits], hits)
+            views = {}
+            found = ", ".join(piece if piece is not None else self._finding(layout, check, decoded, key, row, views)
+                              for piece, (check, key) in zip(pieces[0], hits))
             lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
-                         f'"findings": [{", ".join(found)}]}}')
+                         f'"findings": [{found}]}}')
         if lines:
             self.out.write("\n".join(lines) + "\n")
 
@@ -549,12 +563,32 @@ class FindingRows:
 
     def __init__(self, out, fmt: str):
         self.out, self.fmt, self.texts = out, fmt, _Texts()
-        self.writer = None
+        self.writer, self.tails = None, {}
         if fmt == "csv":
             import csv
 
             self.csv = csv.writer(out, lineterminator="\n")
             self.csv.writerow(self.FIELDS)
+
+    def _csv(self, decoded: Decoded) -> None:
+        """One row per finding, as csv.writer writes it: the part after the record and offset of a
+        finding whose message is fixed is escaped once."""
+        chunk, layout, texts = decoded.chunk, decoded.chunk.layout, self.texts
+        tails, lines = self.tails, []
+        for row, hits in enumerate(decoded.hits):
+            if not hits:
+                continue
+            views, lead = {}, f"{chunk.start + row},{chunk.offset + row * layout.size},"
+            for check, _key in hits:
+                tail = tails.get(check)
+                if tail is None:
+                    tail = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                            f"{_csv_cell(_message(check, decoded, row, views))}")
+                    if check.static:
+                        tails[check] = tail
+                lines.append(lead + tail)
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
 
     def _rows(self, decoded: Decoded):
         chunk, layout = decoded.chunk, decoded.chunk.layout
@@ -569,7 +603,7 @@ class FindingRows:
 
     def write(self, decoded: Decoded) -> None:
         if self.fmt == "csv":
-            self.csv.writerows(self._rows(decoded))
+            self._csv(decoded)
         elif self.fmt == "jsonl":
             keys = [json.dumps(k) for k in self.FIELDS]
             self.out.writelines("{" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in zip(keys, r)) + "}\n"
@@ -593,6 +627,13 @@ class FindingRows:
             if self.writer is None:
                 self._parquet([()] * len(self.FIELDS))
             self.writer.close()
+
+
+def _csv_cell(text: str) -> str:
+    """A CSV cell as csv.writer's default dialect writes it (quoted when it holds , " or a line end)."""
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 class ColumnRows:

@@ -70,7 +70,9 @@ class Check:
         if self.static:
             return self.message
         sub = view.sub_prefix(self.prefix) if self.prefix else view
-        return self.message.format_map(_Fields(sub, self.params(sub) if self.params is not None else {}))
+        if self.params is None:  # the template reads leaves only: read just those
+            return self.message.format_map({name: sub[name] for name in _template_fields(self.message)})
+        return self.message.format_map(_Fields(sub, self.params(sub)))
 
     def finding(self, view: View, where: str = "") -> Finding:
         """The finding on a record already known to break the rule."""
@@ -78,6 +80,13 @@ class Check:
         rule = RULES[self.rule_id]
         return Finding(self.rule_id, rule.severity, where + self.path, int(self.report(sub)), self.text(view),
                        rule.reference)
+
+
+@lru_cache(maxsize=None)
+def _template_fields(template: str) -> tuple:
+    import string
+
+    return tuple({name for _text, name, _spec, _conv in string.Formatter().parse(template) if name})
 
 
 class _Fields(dict):
