@@ -324,6 +324,8 @@ def row_plan(layout: TypeLayout) -> RowPlan:
             continue
         leaf = line.leaf
         how = (("ptr8" if leaf.size == 8 else "ptr4") if is_pointer(leaf.c_type)
+               else tuple(f"0x{n:x} ({n})" for n in range(1 << leaf.bit_width))
+               if leaf.is_bitfield and leaf.bit_width <= 8
                else (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1)
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
                       how, ENUM_CLASSES.get(leaf.c_type), line.flags_of))
@@ -341,7 +343,9 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
             out.append(head)
         else:
             n = row[i]
-            if how == "ptr8":
+            if type(how) is tuple:  # a narrow bitfield: every value's text is in the table
+                text = how[n]
+            elif how == "ptr8":
                 text = f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}"
             elif how == "ptr4":
                 text = f"0x{n & 0xFFFFFFFF:08x}"
@@ -360,8 +364,9 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
                     values = dict(zip((leaf.path for leaf in plan.layout.leaves), row))
                 text += f" {flag_summary(values, flags_of)}"
             if meaning is not None:
-                text += f"  // {meaning}"
-            out.append((head + text).rstrip())
+                out.append((f"{head}{text}  // {meaning}").rstrip())
+            else:
+                out.append(head + text)
         extra = placed.get(path)
         if extra:
             out.extend(extra)

@@ -78,9 +78,10 @@ def _flag_table(type_name: str, abi: str, version: int) -> tuple:
 def _flag_word(m: _Meanings, view: View, type_name: str, describe, notes: dict):
     word = view.word()
     names, reserved = _flag_table(type_name, view.abi, view.version)
-    for mask, name in names:
+    prefix, out = view.prefix, m.out
+    for mask, name in names:  # every name here is a leaf of the view (the table is the type's own)
         if word & mask:
-            m.put(view, name, notes.get(name, "set"))
+            out[prefix + name] = notes.get(name, "set")
     for path in reserved:
         if view.has(path) and view[path]:
             m.put(view, path, f"reserved bits set ({view[path]:#x}); must be 0")

@@ -114,13 +114,14 @@ _POWER_TABLE = {  # (Standby, Hibernate, Partial) -> behaviour
 def power_behaviour(value) -> PowerBehaviour:
     """The power-transition behaviour that the three Preserved* bits of a segment flag word select."""
     word = _segflags_word(value)
-    key = tuple(int(bool(word & flag)) for flag in _POWER_FLAGS)
+    standby, hibernate, partial = _POWER_FLAGS
+    key = (int(bool(word & standby)), int(bool(word & hibernate)), int(bool(word & partial)))
     return _POWER_TABLE.get(key, PowerBehaviour.INVALID)
 
 
 # the three bits the table reads, by name (their positions come from the layout)
-_POWER_FLAGS = (SegmentFlag.PreservedDuringStandby, SegmentFlag.PreservedDuringHibernate,
-                SegmentFlag.PartiallyPreservedDuringHibernate)
+_POWER_FLAGS = (int(SegmentFlag.PreservedDuringStandby), int(SegmentFlag.PreservedDuringHibernate),
+                int(SegmentFlag.PartiallyPreservedDuringHibernate))
 
 
 def _segflags_word(value) -> int:
