@@ -658,10 +658,11 @@ class TraceReader:
                     len(buf) - pos < 9 or buf.startswith(b"<Event", pos)):
                 chunk = self._read(stream)  # a block or the top-level item is not complete yet
                 if chunk:
-                    if pos:
-                        lines, col0 = _advance(buf, pos, lines, col0)
-                        buf = buf[pos:]
-                        pos = 0
+                    cut = pos - (pos > 0 and buf[pos - 1] == 13)  # never between the CR and LF of a CRLF
+                    if cut:
+                        lines, col0 = _advance(buf, cut, lines, col0)
+                        buf = buf[cut:]
+                        pos -= cut
                     buf += chunk
                     continue
                 eof = True

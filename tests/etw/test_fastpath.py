@@ -185,3 +185,34 @@ def test_a_block_longer_than_the_limit_leaves_the_rest_to_expat(monkeypatch):
     monkeypatch.setattr(xmlreader, "BLOCK_LIMIT", 300)
     result, r = same(data, 64)
     assert len(result[0]) == 3 and (r.blocks_fast, r.blocks_expat) == (0, 5)
+
+
+def test_random_mutations_give_the_same_outcome_both_ways():
+    """Seeded edits anywhere (deletions, markup characters, entities, line breaks, copies of a stretch):
+    the fast path and expat agree on events, counts and the error message, event and field."""
+    import random
+
+    rng = random.Random(10)
+    base = trace(SEG, NOISE, ALLOC, ODD["event viewer line"], ALLOC, ODD["amp in a value"], ALLOC, NOISE)
+    pieces = [b"<", b">", b"&", b"&amp;", b"&#65;", b'"', b"'", b"\r", b"\n", b"\t", b" ", b"]]>", b"/",
+              b"<!-- c -->", b"<![CDATA[x]]>", b"<Event>", b"</Event>", b"\xc3\xa9", b"\x00", b"="]
+    for _ in range(400):
+        data = bytearray(base)
+        for _edit in range(rng.randint(1, 3)):
+            at = rng.randrange(len(data))
+            kind = rng.random()
+            if kind < 0.3:
+                del data[at:at + rng.randint(1, 4)]
+            elif kind < 0.8:
+                data[at:at] = rng.choice(pieces)
+            else:
+                span = rng.randint(1, 200)
+                data[at:at] = data[max(0, at - span):at]
+        same(bytes(data), rng.choice([64, 1000, 1 << 18]))
+
+
+def test_chunk_boundaries_between_cr_and_lf_keep_the_line_numbers():
+    data = trace(SEG, NOISE, ALLOC).replace(b"</Events>", b"<oops></Events>")
+    for size in range(1, 70):
+        result, _r = same(data, size)
+        assert result[0] == "error" and "line 88, column 8" in result[1], (size, result)
