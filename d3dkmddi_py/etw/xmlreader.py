@@ -591,7 +591,8 @@ class TraceReader:
             data = b"".join(head)
             root = _ROOT.match(data, self._root_at)
             enc = _ENCODING.match(data, 0, self._root_at)
-            if root is not None and (enc is None or enc.group(1).lower() in (b"utf-8", b"utf8")):
+            if root is not None and root.group(0).isascii() and (
+                    enc is None or enc.group(1).lower() in (b"utf-8", b"utf8")):
                 yield from self._fast(stream, data, root)
                 return
         yield from self._expat(stream, head, _ExpatEvents(self), (0, 1, 0))

@@ -216,3 +216,9 @@ def test_chunk_boundaries_between_cr_and_lf_keep_the_line_numbers():
     for size in range(1, 70):
         result, _r = same(data, size)
         assert result[0] == "error" and "line 88, column 8" in result[1], (size, result)
+
+
+def test_a_root_namespace_that_is_not_ascii_goes_to_expat():
+    data = trace(ODD["no namespace"], ALLOC).replace(b"<Events>", "<Events xmlns='urn:caf\u00e9'>".encode())
+    result, r = same(data)
+    assert result[0] == "error" and "is an <Event> element" in result[1] and r.blocks_fast == 0
