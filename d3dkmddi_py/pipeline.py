@@ -402,6 +402,7 @@ class JsonDecode:
 
     def __init__(self, out, *, adapter=None):
         self.out, self.adapter, self.head, self.tails = out, adapter, None, {}
+        self.findings = _JsonFindings()
 
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
@@ -410,7 +411,7 @@ class JsonDecode:
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         paths = [leaf.path for leaf in layout.leaves]
-        lines = []
+        lines, groups = [], {}
         for row in range(chunk.count):
             raw = chunk.record(row)
             offset = chunk.offset + row * layout.size
@@ -425,9 +426,10 @@ class JsonDecode:
             tail = self.tails.get(raw)
             if tail is None:  # everything after "address" depends on the bytes alone
                 obj = record_json_of(layout, raw, dict(zip(paths, decoded.rows[row])), index=0, offset=0,
-                                     address=None, findings=findings_of(decoded, row),
-                                     meanings=_meanings(layout, raw, self.adapter))
+                                     address=None, meanings=_meanings(layout, raw, self.adapter))
                 text = json.dumps(obj)
+                assert text.endswith('"findings": []}')
+                text = text[:-2] + self.findings.all(layout, decoded, row, groups) + "]}"
                 head, tail = text.split('"index": 0, "offset": 0, "address": null, ', 1)
                 if self.head is None:
                     self.head = head + '"index": '
@@ -495,14 +497,11 @@ def _tally(errors: int, warnings: int) -> str:
     return ", ".join(parts) or "no findings"
 
 
-class JsonValidate:
-    """``validate --json``: one object per record per line: where it is and its findings (``decode --json``
-    gives the fields too)."""
+class _JsonFindings:
+    """Each check's finding as a JSON object, its fixed parts encoded once."""
 
-    chunk_records = 4096  # records whose output is built at once
-
-    def __init__(self, out):
-        self.out, self.texts, self.parts = out, _Texts(), {}
+    def __init__(self):
+        self.parts = {}
 
     def _parts(self, check):
         got = self.parts.get(check)
@@ -513,7 +512,7 @@ class JsonValidate:
             got = self.parts[check] = (head, ref, json.dumps(check.message) if check.static else None)
         return got
 
-    def _finding(self, layout, check, decoded: Decoded, key, row: int, views) -> str:
+    def one(self, layout, check, decoded: Decoded, key, row: int, views) -> str:
         from .render import finding_value
 
         fhead, ref, message = self._parts(check)
@@ -521,6 +520,28 @@ class JsonValidate:
             message = _json_str(_message(check, decoded, row, views if views is not None else {}))
         shown = json.dumps(finding_value(layout, check.path, decoded.value(key, row)))
         return f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}'
+
+    def all(self, layout, decoded: Decoded, row: int, groups: dict) -> str:
+        """The findings array's items for one record; what a group of records shares is built once."""
+        hits = decoded.hits[row]
+        pieces = groups.get(id(hits))
+        if pieces is None:
+            pieces = groups[id(hits)] = ([self.one(layout, check, decoded, key, row, None)
+                                          if check.static and decoded.constant_value(key) is not None else None
+                                          for check, key in hits], hits)
+        views = {}
+        return ", ".join(piece if piece is not None else self.one(layout, check, decoded, key, row, views)
+                         for piece, (check, key) in zip(pieces[0], hits))
+
+
+class JsonValidate:
+    """``validate --json``: one object per record per line: where it is and its findings (``decode --json``
+    gives the fields too)."""
+
+    chunk_records = 4096  # records whose output is built at once
+
+    def __init__(self, out):
+        self.out, self.findings = out, _JsonFindings()
 
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
@@ -530,17 +551,10 @@ class JsonValidate:
                              "interface_version_value": layout.version, "label": layout.label})
         head = f'{{"type": "{layout.c_name}", "target": {target}, "index": '
         lines, groups = [], {}
-        for row, hits in enumerate(decoded.hits):
+        for row in range(chunk.count):
             offset = chunk.offset + row * layout.size
             address = "null" if chunk.address is None else f'"{hex_text(chunk.address + row * layout.size)}"'
-            pieces = groups.get(id(hits))
-            if pieces is None:  # what every record of this group writes alike, worked out once
-                pieces = groups[id(hits)] = ([self._finding(layout, check, decoded, key, row, None)
-                                              if check.static and decoded.constant_value(key) is not None else None
-                                              for check, key in hits], hits)
-            views = {}
-            found = ", ".join(piece if piece is not None else self._finding(layout, check, decoded, key, row, views)
-                              for piece, (check, key) in zip(pieces[0], hits))
+            found = self.findings.all(layout, decoded, row, groups)
             lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
                          f'"findings": [{found}]}}')
         if lines:

@@ -453,6 +453,14 @@ def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, o
             "meanings": {}, "findings": [finding_json(f) for f in findings]}
 
 
+@lru_cache(maxsize=None)
+def _json_leaves(layout: TypeLayout) -> tuple:
+    """(path, None for a JSON number or the bit mask of a "0x..." string) per leaf (see jsonvalue)."""
+    from .jsonvalue import json_hex
+
+    return tuple((leaf.path, ((1 << leaf.bit_width) - 1) if json_hex(leaf) else None) for leaf in layout.leaves)
+
+
 def record_json_of(layout: TypeLayout, raw: bytes, values: dict, *, index: int = 0, offset: int = 0,
                    address: int | None = None, findings=(), meanings=None) -> dict:
     """``record_json`` of one record given as its layout, bytes and leaf values.
@@ -467,7 +475,8 @@ def record_json_of(layout: TypeLayout, raw: bytes, values: dict, *, index: int =
         "address": None if address is None else hex_text(address),
         "size": len(raw),
         "bytes": raw.hex(),
-        "fields": {leaf.path: json_value(leaf, values[leaf.path]) for leaf in layout.leaves},
+        "fields": {path: values[path] if mask is None else f"0x{values[path] & mask:x}"
+                   for path, mask in _json_leaves(layout)},
         "names": names_of(layout, values),
         "meanings": {str(k): str(v) for k, v in (meanings or {}).items()},
         "findings": [finding_json(f, layout) for f in findings],
