@@ -587,6 +587,8 @@ class TraceReader:
                 self._root_seen = True
             except pyexpat.ExpatError as exc:
                 raise self._xml_error(exc.lineno, exc.offset, pyexpat.errors.messages[exc.code], 0) from None
+            except LookupError as exc:  # pyexpat asks Python for an encoding the declaration names
+                raise self._encoding_error(exc) from None
         if head and isinstance(head[0], bytes) and self._root_seen and self.fast:
             data = b"".join(head)
             root = _ROOT.match(data, self._root_at)
@@ -613,6 +615,8 @@ class TraceReader:
                 p.Parse(chunk, False)
             except pyexpat.ExpatError as exc:
                 error = exc
+            except LookupError as exc:
+                raise self._encoding_error(exc) from None
             for rec in x.take():
                 self.blocks_expat += 1
                 event = self._decode(rec)
@@ -712,6 +716,10 @@ class TraceReader:
             # the block did not end where it seemed to: the same parser reads the rest of the document
             yield from self._expat(stream, [buf[end:]], x, origin)
             return
+
+    def _encoding_error(self, exc) -> EtwInputError:
+        return EtwInputError(f"{self.name}: the XML declaration names an encoding Python does not know ({exc}); "
+                             f"save the trace as UTF-8 or UTF-16 (tracerpt writes UTF-8)", field="encoding")
 
     def _xml_error(self, line, column, reason, started) -> EtwInputError:
         if not self._root_seen:

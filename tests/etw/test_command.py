@@ -89,6 +89,7 @@ BAD = {
                                        "is missing"),
     "not a number": (trace(tracerpt_event(33, alloc_fields(allocSize="12kB"))), "field allocSize = '12kB' is not "
                                                                                  "a number"),
+    "unknown encoding": (b'<?xml version="1.0" encoding="u"?>\n' + GOOD, "names an encoding Python does not know"),
     "no DxgKrnl events": (trace(tracerpt_event(1, {"ProcessID": 4}, provider=OTHER)),
                           "1 events, 1 of other providers (1 Microsoft-Windows-Kernel-Process)"),
 }
