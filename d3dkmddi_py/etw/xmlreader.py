@@ -231,7 +231,7 @@ _ROOT = re.compile((r"<Events" + _NSATTR + _S + r"*>").encode("ascii"))
 _ENCODING = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding" + _S.encode() + rb"*=" + _S.encode()
                        + rb"*[\"']([A-Za-z0-9._\-]+)")
 _TOP = re.compile(_S.encode("ascii") + rb"*")
-_EVENT_START = re.compile(rb"<Event[ \t\r\n>]")
+_AFTER_NAME = (b" ", b"\t", b"\r", b"\n", b">")  # what may follow "<Event" in an <Event> start tag
 _RESERVED = ("<System", "<EventData", "<BinaryEventData", "<ProcessingErrorData")
 _CAPTURED = {("System", "Provider"): ("Name", "Guid"), ("System", "TimeCreated"): ("SystemTime", "RawTime"),
              ("System", "Execution"): ("ProcessID", "ThreadID")}
@@ -657,7 +657,7 @@ class TraceReader:
         while True:
             pos = match_top(buf, pos).end()
             end = -1
-            if buf.startswith(b"<Event", pos) and _EVENT_START.match(buf, pos):
+            if buf.startswith(b"<Event", pos) and buf[pos + 6:pos + 7] in _AFTER_NAME:
                 end = find(buf, b"</Event>", pos)
             if end < 0 and not eof and len(buf) - pos < BLOCK_LIMIT and (
                     len(buf) - pos < 9 or buf.startswith(b"<Event", pos)):
@@ -749,13 +749,13 @@ class TraceReader:
                 self.providers[key] = self.providers.get(key, 0) + 1
             self.other_providers += 1
             return None
-        where = f"{self.name}: event #{number}"
+        where = _Where(self.name, number, None)
         eid = _system_number(rec.event_id, "EventID", where, number)
         kind = KINDS.get(eid)
         if kind is None:
             self.other_dxgkrnl += 1
             return None
-        where = f"{self.name}: event #{number} ({kind.label})"
+        where = _Where(self.name, number, kind)
         if rec.data is None:
             what = (f"<{rec.undecoded}> instead of <EventData>: tracerpt had no schema for it" if rec.undecoded
                     else "no <EventData>")
@@ -772,6 +772,22 @@ class TraceReader:
         return Event(number, kind, ver, fields, rec.time,
                      None if pid is None else _system_number(pid, "ProcessID", where, number),
                      None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
+
+
+class _Where:
+    """The "<trace>: event #N (kind)" an error message starts with, formatted only when one is raised."""
+
+    __slots__ = ("name", "number", "kind")
+
+    def __init__(self, name: str, number: int, kind):
+        self.name, self.number, self.kind = name, number, kind
+
+    def __str__(self):
+        label = "" if self.kind is None else f" ({self.kind.label})"
+        return f"{self.name}: event #{self.number}{label}"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
 
 
 def _advance(buf: bytes, pos: int, lines: int, col0: int) -> tuple:
