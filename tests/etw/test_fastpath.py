@@ -69,6 +69,10 @@ ODD = {
     "two EventData": odd(ALLOC, "</Event>", "<EventData><Data Name='allocSize'>1</Data></EventData></Event>"),
     "binary data too": odd(ALLOC, "</Event>", "<BinaryEventData>00</BinaryEventData></Event>"),
     "attribute with >": odd(ALLOC, 'ProcessID="4"', 'Note="a>b" ProcessID="4"'),
+    "two Providers": odd(ALLOC, "<EventID>", "<Provider Name='Other' />\r\n\t\t<EventID>"),
+    "two Providers, DxgKrnl last": odd(NOISE, "<EventID>", '<Provider Guid="{802EC45A-1E99-4B83-9920-87C98277BA9D}"/>'
+                                                           "<EventID>").replace(">1</EventID>", ">33</EventID>"),
+    "raw time": odd(ALLOC, "SystemTime=", "RawTime="),
     "version 3": tracerpt_event(33, alloc_fields(PageTableOrDirectory="true"), version=3),
     "stop by name": tracerpt_event(34, alloc_fields(Format="D3DDDIFMT_A8R8G8B8")),
     "text between events": "junk",
