@@ -67,8 +67,8 @@ class _ExpatEvents:
     document; ``started`` continues the count of top-level elements begun.
     """
 
-    def __init__(self, reader, *, resumed: bool = False, started: int = 0, encoding=None):
-        p = pyexpat.ParserCreate(encoding, _SEP)
+    def __init__(self, reader, *, resumed: bool = False, started: int = 0):
+        p = pyexpat.ParserCreate(None, _SEP)
         p.buffer_text = True
         p.buffer_size = 1 << 16
         p.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
