@@ -258,6 +258,7 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
     adapter = _adapter(args, tgt)
     records = _records(args, tgt)
     if fmt in BULK_FORMATS and not validate and records.layout.kind == "enum":
+        records.close()
         raise UsageError(f"--format {fmt} writes the columns of a struct; {records.layout.c_name} is an enum")
     binary = fmt == "parquet"
     progress = None

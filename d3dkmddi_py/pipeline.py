@@ -85,7 +85,11 @@ class Records:
             self._file = None
             total = len(data)
         self.total = total
-        self.offset, self.count = check_range(layout, total, origin, offset, count, address_bytes=address_bytes)
+        try:
+            self.offset, self.count = check_range(layout, total, origin, offset, count, address_bytes=address_bytes)
+        except BaseException:
+            self.close()
+            raise
         self.more = (total - self.offset) // layout.size - self.count
 
     @classmethod

@@ -504,11 +504,6 @@ def test_a_good_run_is_clean_under_dev_mode(tmp_path):
         assert p.returncode == 0 and p.stderr == b"", (fmt, p.stderr.decode()[-2000:])
 
 
-@pytest.mark.xfail(strict=True, reason="pipeline.Records.__init__ opens the file, then check_range raises after the "
-                                       "try/except that closes it: wrap the check_range line in "
-                                       "`try: ... except BaseException: self.close(); raise`; and cli._stream "
-                                       "must close records when it refuses after making them (enum with a column "
-                                       "format): ResourceWarning 'unclosed file' under -X dev")
 @pytest.mark.parametrize("case", ["partial", "enum-columns"])
 def test_a_refused_file_input_is_one_line_under_dev_mode(tmp_path, case):
     (tmp_path / "in.bin").write_bytes(bytes(100))
