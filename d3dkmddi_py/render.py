@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ._enums import enum_text
 from .errors import NotAType
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Line, TypeLayout, read_leaf, type_layout
@@ -99,24 +100,6 @@ def _attr(obj, name, default=None):
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
-
-
-def enum_text(value: enum.Enum) -> str:
-    """An enum or flag value by name, the same on every Python: ``str()`` gives the number on 3.11+
-    and ``Class.NAME`` before, and a flag that is no single member has no ``.name`` on 3.9/3.10
-    (nor on any version when it is zero).  Flags: set members in bit order, unnamed bits in hex."""
-    if not isinstance(value, enum.Flag):
-        return value.name
-    number, parts = int(value), []
-    for member in type(value).__members__.values():
-        bits = int(member)
-        if bits and bits & (bits - 1) == 0 and number & bits:
-            parts.append((bits, member.name))
-            number &= ~bits
-    names = [name for _, name in sorted(parts)]
-    if number:
-        names.append(f"0x{number:x}")
-    return "|".join(names) or "(none set)"
 
 
 def _plain(value):

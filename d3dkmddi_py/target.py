@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import copyreg
 import ctypes
-import enum
 import threading
 
+from ._enums import NamedIntEnum
 from . import _spec
 from ._classes import Builder, CheckedStructure, CheckedUnion
 from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
@@ -15,12 +15,12 @@ from .layout import typedef_layout
 
 ABIS = ("x86", "x64", "arm64")
 
-InterfaceVersion = enum.IntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()), module=__name__,
+InterfaceVersion = NamedIntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()), module=__name__,
                                 qualname="InterfaceVersion")
 InterfaceVersion.__doc__ = "The official DXGKDDI_INTERFACE_VERSION values (d3dukmdt.h)."
 NEWEST = InterfaceVersion[NEWEST_VERSION]
 
-ENUM_CLASSES = {e.name: enum.IntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
+ENUM_CLASSES = {e.name: NamedIntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
                 for e in _spec.ENUMS.values()}
 globals().update(ENUM_CLASSES)  # module attributes, so pickle finds each enum by module and name
 

@@ -11,9 +11,9 @@ non-WDDM2_0 view (the manifest uses their names), bits 20-31 are the kernel's ow
 """
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
+from .._enums import NamedIntFlag
 from ..introspect import leaves
 from ..target import target as make_target
 
@@ -107,14 +107,14 @@ def _shared_flag_members() -> list:
     return sorted(((name, 1 << bit) for name, bit in bits.items() if bit in SHARED_FLAG_BITS), key=lambda m: m[1])
 
 
-AllocationFlag = enum.IntFlag("AllocationFlag", _shared_flag_members()
+AllocationFlag = NamedIntFlag("AllocationFlag", _shared_flag_members()
                               + [(name, 1 << bit) for name, bit in KERNEL_FLAG_BITS], module=__name__)
 AllocationFlag.__doc__ = ("The Flags word of the AdapterAllocation events (bit map AllocationFlags): bits 0-13 "
                           "named like DXGK_ALLOCATIONINFOFLAGS, bits 20-31 the kernel's own state.")
 SHARED_FLAGS = AllocationFlag(sum(1 << bit for bit in SHARED_FLAG_BITS))
 KERNEL_FLAGS = AllocationFlag(sum(1 << bit for _name, bit in KERNEL_FLAG_BITS))
 
-UsageFlag = enum.IntFlag("UsageFlag", sorted(
+UsageFlag = NamedIntFlag("UsageFlag", sorted(
     ((name, 1 << bit) for name, bit in _one_bit_leaves(USAGE_FLAG_TYPE, "x64", "WDDM2_0", "Flags.").items()),
     key=lambda m: m[1]), module=__name__)
 UsageFlag.__doc__ = "The UsageFlags word of the AdapterAllocation events: DXGK_ALLOCATIONUSAGEINFO1.Flags."

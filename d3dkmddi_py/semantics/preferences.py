@@ -6,9 +6,9 @@ dropped silently); ``build_*`` packs a list and refuses anything the word cannot
 """
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
+from .._enums import NamedIntEnum
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ._view import word_of
 from .checks import preference_shape
@@ -20,14 +20,14 @@ SEG_SLOTS, SEG_ID_BITS = preference_shape(SEGPREF_TYPES[0], "SegmentId")  # 5 of
 SEGPREF_RESERVED_MASK = (0xFFFFFFFF << (SEG_SLOTS * (SEG_ID_BITS + 1))) & 0xFFFFFFFF
 
 
-class BankDirection(enum.IntEnum):
+class BankDirection(NamedIntEnum):
     """How a preferred bank is scanned for free memory (DXGK_SEGMENTBANKPREFERENCE.DirectionN)."""
 
     BOTTOM_UP = 0  # low address to high address
     TOP_DOWN = 1  # high address to low address
 
 
-class SegmentDirection(enum.IntEnum):
+class SegmentDirection(NamedIntEnum):
     """D3DDDI_SEGMENTPREFERENCE.DirectionN.
 
     The current page only says 0 lets the video memory manager choose which end of the segment to

@@ -5,9 +5,9 @@ slightly above normal"), so a value belongs to the highest named level that does
 """
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
+from .._enums import NamedIntEnum
 from .._spec import CONSTS
 from ._view import word_of
 
@@ -20,7 +20,7 @@ D3DDDI_ALLOCATIONPRIORITY_HIGH = LEVELS["HIGH"]
 D3DDDI_ALLOCATIONPRIORITY_MAXIMUM = LEVELS["MAXIMUM"]
 
 
-class PriorityBand(enum.IntEnum):
+class PriorityBand(NamedIntEnum):
     """The band of a priority; a member's value is the level the band starts at."""
 
     INVALID = 0  # 0 is an invalid initial allocation priority

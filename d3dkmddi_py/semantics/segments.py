@@ -2,9 +2,9 @@
 and segment sets (the UINT masks of DXGK_ALLOCATIONINFO and DXGKARGCB_CREATECONTEXTALLOCATION)."""
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
+from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from ..errors import InvalidFieldType, InvalidFieldValue
@@ -27,7 +27,7 @@ def _one_bit_flags(c_name: str) -> dict:
 
 
 # Every flag DXGK_SEGMENTFLAGS has had, from the layout table; which exist depends on the interface version.
-SegmentFlag = enum.IntFlag("SegmentFlag", _one_bit_flags(SEGFLAGS_TYPE), module=__name__)
+SegmentFlag = NamedIntFlag("SegmentFlag", _one_bit_flags(SEGFLAGS_TYPE), module=__name__)
 
 
 # Short meanings for explain(); the full text is on the DXGK_SEGMENTFLAGS page.
@@ -57,7 +57,7 @@ SEGMENT_FLAG_MEANINGS = {
 }
 
 
-class PowerBehaviour(enum.IntEnum):
+class PowerBehaviour(NamedIntEnum):
     """What a power transition does to a segment's content (the 'Optimized standby settings' table)."""
 
     NEVER_PURGED = 0  # Standby 1, Hibernate 1, Partial 0

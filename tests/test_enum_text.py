@@ -1,0 +1,34 @@
+"""Every enum and flag type of the package prints its names with str() and f-strings, on every Python
+(3.11's IntEnum and IntFlag print the number)."""
+from __future__ import annotations
+
+import pytest
+
+import d3dkmddi_py as kmd
+from d3dkmddi_py import semantics as sem
+from d3dkmddi_py.etw.schema import AllocationFlag, UsageFlag
+from d3dkmddi_py.target import ENUM_CLASSES
+
+ENUMS = [sem.BankDirection, sem.SegmentDirection, sem.PriorityBand, sem.PowerBehaviour, kmd.InterfaceVersion,
+         *ENUM_CLASSES.values()]
+FLAGS = [sem.SegmentFlag, AllocationFlag, UsageFlag]
+
+
+@pytest.mark.parametrize("cls", ENUMS, ids=lambda c: c.__name__)
+def test_enum_members_print_their_names(cls):
+    for member in cls:
+        assert str(member) == f"{member}" == member.name
+        assert f"{member:d}" == str(int(member)) and f"{member:#x}" == hex(int(member))
+
+
+@pytest.mark.parametrize("cls", FLAGS, ids=lambda c: c.__name__)
+def test_flag_values_print_their_set_members(cls):
+    first, second = list(cls)[:2]
+    both = first | second
+    assert str(both) == f"{both}" == f"{first.name}|{second.name}"
+    assert str(cls(0)) == "(none set)" and f"{both:x}" == f"{int(both):x}"
+
+
+def test_the_helpers_results_read_as_names():
+    assert str(sem.power_behaviour(0x180)) == "NEVER_PURGED"
+    assert f"{sem.decode_segment_flags(0x485).flags}" == "Aperture|CpuVisible|PreservedDuringStandby|DirectFlip"
