@@ -657,6 +657,8 @@ def _csv_cell(text: str) -> str:
 class ColumnRows:
     """``decode --format csv|jsonl|parquet``: every leaf as a column (the bulk writers)."""
 
+    chunk_records = 65536  # rows whose columns and text are built at once
+
     def __init__(self, out, fmt: str):
         self.out, self.fmt, self.writer, self.first = out, fmt, None, True
 
