@@ -15,15 +15,14 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from dataclasses import dataclass
 
 from .errors import DecodeError, InvalidArgument
-from .span import _short, check_offset_count, check_range  # noqa: F401 (re-exported)
+from .span import _short, check_range
 from .layout import TypeLayout
 from .semantics._rules import RULES
 from .semantics._view import View
-from .semantics.checks import check_record, checks_for, column_hits
+from .semantics.checks import checks_for, column_hits
 
 BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
 CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
@@ -268,7 +267,6 @@ def findings_of(decoded: Decoded, row: int, view: View | None = None) -> list:
     """The Finding objects (messages formatted) of one record of a decoded chunk."""
     if not decoded.hits[row]:
         return []
-    chunk = decoded.chunk
     if view is None:
         view = decoded.view(row)
     return [check.finding(view) for check, _key in decoded.hits[row]]
@@ -721,11 +719,6 @@ def _severity(check) -> str:
     return RULES[check.rule_id].severity.value
 
 
-def check_one(layout: TypeLayout, raw: bytes, adapter=None) -> list:
-    """The findings of one record (the scalar runner), for callers holding a single record."""
-    return check_record(layout, raw, adapter)
-
-
 def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapter=None,  # noqa: A002
            validate: bool = False, fmt: str = "text", nonzero: bool = False, out=None):
     """What ``d3dkmddi decode`` (or ``validate`` with ``validate=True``) prints, from Python.
@@ -737,7 +730,7 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
     """
     import io
 
-    from .resolve import parse_target, resolve_layout
+    from .resolve import resolve_layout
 
     layout = resolve_layout(type, target)
     if fmt not in ("text", "json"):
@@ -759,7 +752,6 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
         sink = JsonDecode(buffer, adapter=adapter) if fmt == "json" else TextDecode(buffer, adapter=adapter,
                                                                                      nonzero=nonzero)
     summary = run(records, sink, adapter=adapter, values=not validate)
-    del parse_target
     return buffer.getvalue() if out is None else summary
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from ._enums import enum_text
 from .errors import NotAType
 from .jsonvalue import hex_text, json_value
-from .layout import Leaf, Line, TypeLayout, read_leaf, type_layout
+from .layout import Line, TypeLayout, read_leaf, type_layout
 from .target import ENUM_CLASSES
 
 _POINTER_TYPES = ("HANDLE", "PMDL")

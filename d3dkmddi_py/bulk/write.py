@@ -13,7 +13,7 @@ import sys
 import time
 
 from ..errors import InvalidArgument
-from ..outfile import check_output, open_output
+from ..outfile import open_output
 from .columns import csv_header, csv_lines, jsonl_lines, _need
 
 FORMATS = ("csv", "jsonl", "parquet")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .._spec.base import PAGE_SIZE
 from ..target import InterfaceVersion
 from ._view import View, coerce_layout
-from .checks import ALIGN_64KB, flags_member  # noqa: F401 (re-exported)
+from .checks import flags_member  # noqa: F401 (re-exported)
 from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet
 
 ALLOCINFO_TYPE = "DXGK_ALLOCATIONINFO"

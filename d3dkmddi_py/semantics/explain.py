@@ -6,7 +6,7 @@ from functools import lru_cache
 from ..layout import Leaf, record_leaves, typedef_layout
 from ..target import ENUM_CLASSES, InterfaceVersion
 from ._rules import RULES
-from ._view import View, coerce_layout, flag_names, is_reserved_name, named_bits
+from ._view import View, coerce_layout, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
