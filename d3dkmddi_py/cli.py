@@ -198,9 +198,9 @@ def _records(args, tgt) -> pipeline.Records:
 
 
 def _int_bytes(number: int, layout: TypeLayout) -> bytes:
-    from .decoding import int_to_bytes
+    from .span import word_bytes
 
-    return int_to_bytes(number, layout)
+    return word_bytes(number, layout)
 
 
 def _clip(text: str) -> str:

@@ -70,30 +70,12 @@ def _is_enum(cls) -> bool:
 
 # ------------------------------------------------------------------ numbers and hex
 def int_to_bytes(value: int, cls) -> bytes:
-    """A word from a register or an ETW event as the type's bytes (little-endian)."""
-    size = type_size(cls)
-    name = c_name(cls)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DecodeError(f"{name}: value must be an integer, not {type(value).__name__}")
-    if _is_enum(cls) or getattr(cls, "kind", None) == "enum":
-        if not -(1 << 31) <= value < (1 << 32):
-            raise DecodeError(f"value {_hex(value)} is too wide for {name} (an enum is a 4-byte int; "
-                              f"valid {-(1 << 31)}..0xFFFFFFFF)")
-        return (value & 0xFFFFFFFF).to_bytes(4, "little")
-    if value < 0:
-        raise DecodeError(f"value {value} is negative; {name} is decoded from its unsigned {size}-byte word "
-                          f"(valid 0..{_hex((1 << (8 * size)) - 1)})")
-    if value >> (8 * size):
-        raise DecodeError(f"value {_hex(value)} is too wide for {name}: it needs {(value.bit_length() + 7) // 8} "
-                          f"bytes, {name} has {size} (valid 0..{_hex((1 << (8 * size)) - 1)}); "
-                          f"check the type, --abi and --ddi")
-    return value.to_bytes(size, "little")
+    """A word from a register or an ETW event as the type's bytes (little-endian); ``cls`` is a class,
+    an enum or a TypeLayout (``span.word_bytes``)."""
+    from .resolve import resolve_layout
+    from .span import word_bytes
 
-
-def _hex(value: int) -> str:
-    if value.bit_length() > 256:  # a mistake whatever it is; its 5000 digits would drown the message
-        return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit number>"
-    return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
+    return word_bytes(value, cls if isinstance(cls, TypeLayout) else resolve_layout(cls))
 
 
 # ------------------------------------------------------------------ WinDbg memory dumps

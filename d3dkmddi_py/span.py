@@ -5,7 +5,7 @@ partial last record gets the same answer everywhere.
 """
 from __future__ import annotations
 
-from .errors import BulkInputError, InvalidArgument
+from .errors import BulkInputError, DecodeError, InvalidArgument
 from .layout import TypeLayout
 
 
@@ -115,3 +115,29 @@ def _short(value) -> str:
     except ValueError:  # a container of 4300-digit numbers
         text = f"a {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def word_bytes(value: int, layout: TypeLayout) -> bytes:
+    """A word from a register or an ETW event as the type's bytes (little-endian)."""
+    size, name = layout.size, layout.c_name
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DecodeError(f"{name}: value must be an integer, not {type(value).__name__}")
+    if layout.kind == "enum":
+        if not -(1 << 31) <= value < (1 << 32):
+            raise DecodeError(f"value {_hex(value)} is too wide for {name} (an enum is a 4-byte int; "
+                              f"valid {-(1 << 31)}..0xFFFFFFFF)")
+        return (value & 0xFFFFFFFF).to_bytes(4, "little")
+    if value < 0:
+        raise DecodeError(f"value {_decimal(value)} is negative; {name} is decoded from its unsigned {size}-byte word "
+                          f"(valid 0..{_hex((1 << (8 * size)) - 1)})")
+    if value >> (8 * size):
+        raise DecodeError(f"value {_hex(value)} is too wide for {name}: it needs {(value.bit_length() + 7) // 8} "
+                          f"bytes, {name} has {size} (valid 0..{_hex((1 << (8 * size)) - 1)}); "
+                          f"check the type, --abi and --ddi")
+    return value.to_bytes(size, "little")
+
+
+def _hex(value: int) -> str:
+    if value.bit_length() > 256:  # a mistake whatever it is; its 5000 digits would drown the message
+        return f"{'-' if value < 0 else ''}<a {value.bit_length()}-bit number>"
+    return f"-0x{-value:X}" if value < 0 else f"0x{value:X}"
