@@ -22,7 +22,7 @@ from .span import _short, check_range
 from .layout import TypeLayout
 from .semantics._rules import RULES
 from .semantics._view import View
-from .semantics.checks import checks_for, column_hits
+from .semantics.checks import checks_for, column_hits, column_messages
 
 BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
 CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
@@ -174,6 +174,7 @@ class Decoded:
     hits: list  # per record: [(Check, key), ...]; records that break the same rules share one tuple
     errors: int = 0
     warnings: int = 0
+    messages: dict | None = None  # column-wise: check -> (row -> index, messages) for templated messages
     full: list | None = None  # column-wise: per check key, the value it reports for every record
     constant: list | None = None  # column-wise: per check key, the value when the same in every hit
 
@@ -223,7 +224,14 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
     if values:
         decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
     if findings:
-        _group_hits(np, decoded, list(column_hits(layout, columns, np, adapter)), n)
+        found = list(column_hits(layout, columns, np, adapter))
+        _group_hits(np, decoded, found, n)
+        decoded.messages = {}
+        for check, where, _vals in found:
+            if not check.static and (check.params is None or check.columnar):
+                index = np.full(n, -1, dtype=np.int64)
+                index[where] = np.arange(len(where))
+                decoded.messages[check] = (index, column_messages(check, columns, np, where))
     return decoded
 
 
@@ -326,6 +334,9 @@ class _Texts:
 def _message(check, decoded: Decoded, row: int, views: dict) -> str:
     if check.static:
         return check.message
+    made = decoded.messages.get(check) if decoded.messages else None
+    if made is not None:
+        return made[1][made[0][row]]
     view = views.get(row)
     if view is None:
         view = views[row] = decoded.view(row)

@@ -49,6 +49,7 @@ class Check:
     value: Callable | None = None
     params: Callable | None = None
     prefix: str = ""
+    columnar: bool = False  # params (if any) are column expressions too, so messages format from columns
 
     def under(self, prefix: str) -> "Check":
         return replace(self, prefix=prefix + self.prefix)
@@ -131,10 +132,11 @@ def _reserved(type_name: str, prefix: str, abi: str, version: int) -> list:
                 return (bits & (~bits + 1) & lm) != 0  # the lowest set bit falls in this leaf
 
             out.append(Check(rule, leaf.path, when, message, value,
-                             params or (lambda r, m=mask: {"bits": r["Value"] & m})))
+                             params or (lambda r, m=mask: {"bits": r["Value"] & m}), columnar=params is None))
         if mask & ~claimed:
             out.append(Check(rule, "Value", lambda r, m=mask, lm=mask & ~claimed: ((r["Value"] & m) & lm) != 0,
-                             message, value, params or (lambda r, m=mask: {"bits": r["Value"] & m})))
+                             message, value, params or (lambda r, m=mask: {"bits": r["Value"] & m}),
+                             columnar=params is None))
     return out
 
 
@@ -632,6 +634,18 @@ class Cols:
 
     def lookup(self, table, index):
         return self.np.asarray(table)[index]
+
+
+def column_messages(check: Check, columns, np, rows) -> list:
+    """The messages of a check for the given rows, formatted from the columns (no view per record);
+    only for a check whose template reads leaves or whose params are column expressions."""
+    acc = Cols(np, columns).sub_prefix(check.prefix) if check.prefix else Cols(np, columns)
+    params = check.params(acc) if check.params is not None else {}
+    names = [n for n in _template_fields(check.message) if n not in params]
+    keys = list(params) + names
+    lists = [np.asarray(params[k])[rows].tolist() for k in params] + [acc[n][rows].tolist() for n in names]
+    template = check.message
+    return [template.format_map(dict(zip(keys, values))) for values in zip(*lists)]
 
 
 def column_hits(layout: TypeLayout, columns, np, adapter=None):
