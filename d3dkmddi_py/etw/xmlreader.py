@@ -413,17 +413,7 @@ class _Shape:
         amp = "&" in m.string
         rec.event_id = _text(g[ie]) if amp else (g[ie] or None)
         rec.version = _text(g[iv]) if amp else (g[iv] or None)
-        if self.data_at is not None:
-            values = g[self.data_at:self.data_at + len(self.names)]
-            if amp or "" in values:
-                rec.data = {}
-                for k, v in zip(self.names, values):
-                    rec.data[k] = _text(v)
-            else:
-                rec.data = dict(zip(self.names, values))
-        elif not _is_dxgkrnl(rec.provider, rec.guid):
-            rec.data = {}
-        return rec
+        return self._data(rec, g, amp)
 
     def _raw_ops(self, m):
         g = m.groups()
@@ -444,12 +434,14 @@ class _Shape:
                     rec.time = a or b
                 else:
                     rec.pid, rec.tid = a, b
+        return self._data(rec, g, "&" in m.string)
+
+    def _data(self, rec, g, amp: bool):
+        """The EventData values of a matched block (unescaped only when the block holds an entity)."""
         if self.data_at is not None:
             values = g[self.data_at:self.data_at + len(self.names)]
-            if "" in values or "&" in m.string:
-                rec.data = {}
-                for k, v in zip(self.names, values):
-                    rec.data[k] = _text(v)
+            if amp or "" in values:
+                rec.data = {k: _text(v) for k, v in zip(self.names, values)}
             else:
                 rec.data = dict(zip(self.names, values))
         elif not _is_dxgkrnl(rec.provider, rec.guid):
