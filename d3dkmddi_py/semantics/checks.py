@@ -20,7 +20,7 @@ from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
 from ..target import InterfaceVersion
 from ._rules import RULES, Finding
-from ._view import View, describe_flags, ever_named_bits, flag_names, is_reserved_name, named_bits
+from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
 SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
@@ -662,13 +662,3 @@ def column_hits(layout: TypeLayout, columns, np, adapter=None):
             values = (np.full(rows.size, int(value), dtype=np.uint64) if np.ndim(value) == 0
                       else np.asarray(value)[rows])
             yield c, rows, values
-
-
-def message_of(check: Check, layout: TypeLayout, record: bytes) -> str:
-    """A column finding's message, from the record's bytes (only for the rows that are printed)."""
-    view = View(layout.by_path, record, "", layout.abi, layout.version, layout.c_name)
-    return check.finding(view).message
-
-
-def is_reserved(path: str) -> bool:
-    return is_reserved_name(path)
