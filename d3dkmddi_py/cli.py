@@ -422,6 +422,12 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
+    import warnings
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(f"{PROG}: warning: {message}\n")
+
+    warnings.showwarning = one_line  # NumpyMissingWarning and the like: one line, no source echo
     status = execute(argv, sys.stdout, sys.stderr)
     sys.stdout.flush()
     return status
