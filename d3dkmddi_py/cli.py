@@ -138,12 +138,12 @@ def _source(args) -> str:
     return sources[0]
 
 
-def _stdin_bytes() -> bytes:
+def _stdin_bytes(want: int | None = None) -> bytes:
     if sys.stdin is None:
         raise UsageError("standard input is closed; give --file PATH")
     stream = getattr(sys.stdin, "buffer", sys.stdin)
     try:
-        return pipeline.read_unsized(stream, "standard input")
+        return pipeline.read_unsized(stream, "standard input", want)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read standard input: {exc}") from None
 
@@ -188,7 +188,8 @@ def _records(args, tgt) -> pipeline.Records:
             raise UsageError(f"VALUE {_clip(args.value)} is not an integer; {hint}") from None
         memory = Memory(_int_bytes(number, layout), None, "VALUE")
     elif source == "file":
-        memory = Memory(_stdin_bytes(), None, "standard input")
+        memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, parse_int(args.offset, "--offset"), count)), None,
+                        "standard input")
     elif source == "windbg":
         memory = _windbg_text(args.windbg)
     else:

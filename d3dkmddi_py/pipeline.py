@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 
 from .errors import DecodeError, InvalidArgument
-from .span import _short, check_range
+from .span import _short, check_offset_count, check_range
 from .layout import TypeLayout
 from .semantics._rules import RULES
 from .semantics._view import View
@@ -72,8 +72,8 @@ class Records:
                         raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
                     if looks_like_text_dump(head):
                         raise DecodeError(f"{origin} is WinDbg text, not raw bytes; read it with --windbg {origin}")
-                else:  # a pipe or a device: read it (up to the limit) and go on from memory
-                    self.data = read_unsized(self._file, origin)
+                else:  # a pipe or a device: read what the range needs (up to the limit), then from memory
+                    self.data = read_unsized(self._file, origin, wanted_bytes(layout, offset, count))
                     self._file.close()
                     self._file, self.path = None, None
                     total = len(self.data)
@@ -145,12 +145,14 @@ def looks_like_text_dump(head: bytes) -> bool:
     return text is not None and looks_like_windbg(text)
 
 
-def read_unsized(f, origin: str) -> bytes:
-    """All of a pipe or device, in chunks, refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero)."""
+def read_unsized(f, origin: str, want: int | None = None) -> bytes:
+    """A pipe or device, in chunks: all of it, or its first ``want`` bytes (all the records asked for
+    need), refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero with --count all)."""
     parts, total = [], 0
-    while True:
+    while want is None or total < want:
         try:
-            part = f.read(min(CHUNK_BYTES, MAX_UNSIZED_BYTES + 1 - total))
+            part = f.read(min(CHUNK_BYTES, MAX_UNSIZED_BYTES + 1 - total,
+                              want - total if want is not None else CHUNK_BYTES))
         except OSError as exc:
             raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
         if not part:
@@ -161,6 +163,13 @@ def read_unsized(f, origin: str) -> bytes:
             raise DecodeError(f"{origin} has no size and gave more than {MAX_UNSIZED_BYTES >> 20} MiB, the "
                               f"limit for pipes, devices and standard input; save it to a file (files are read "
                               f"in chunks with no limit) or give a smaller --count")
+    return b"".join(parts)
+
+
+def wanted_bytes(layout: TypeLayout, offset, count) -> int | None:
+    """The bytes an unsized input must give for ``offset`` and ``count`` (None: all of it)."""
+    offset, wanted = check_offset_count(offset, count)
+    return None if wanted is None else offset + wanted * layout.size
 
 
 # ------------------------------------------------------------------ decode + check
