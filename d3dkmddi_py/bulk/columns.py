@@ -151,10 +151,21 @@ def csv_lines(columns: Columns):
 
 
 def jsonl_lines(columns: Columns):
-    """JSON lines of the rows, built from one template (every value is an integer)."""
-    keys = ["record", *columns]
-    template = "{" + ",".join(json.dumps(k).replace("%", "%%") + ":%d" for k in keys) + "}\n"
-    return (template % row for row in columns.rows())
+    """JSON lines of the rows, built from one template.  Pointers, handles, pointer-sized and 64-bit
+    leaves are ``"0x..."`` strings of their bit pattern (``jsonvalue``), the rest JSON numbers."""
+    from ..jsonvalue import json_hex
+
+    leaves = columns.layout.by_path
+    hex_paths = {path for path in columns if json_hex(leaves[path])}
+    template = "{" + ",".join(json.dumps(k).replace("%", "%%") + (':"0x%x"' if k in hex_paths else ":%d")
+                              for k in ["record", *columns]) + "}\n"
+    lists = [columns[path].tolist() for path in columns]
+    for i, path in enumerate(columns):
+        leaf = leaves[path]
+        if path in hex_paths and leaf.signed:  # the two's complement bit pattern, as C holds it
+            mask = (1 << leaf.bit_width) - 1
+            lists[i] = [v & mask for v in lists[i]]
+    return (template % row for row in zip(columns.index, *lists))
 
 
 def _as_numpy(values):

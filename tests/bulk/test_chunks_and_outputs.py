@@ -65,7 +65,10 @@ def test_csv_and_jsonl_rows():
     columns.to_jsonl(lines)
     objs = [json.loads(line) for line in lines.getvalue().splitlines()]
     assert len(objs) == 5 and list(objs[4]) == ["record", *columns]
-    assert objs[4]["Size"] == int(columns["Size"][4]) and objs[4]["record"] == 4
+    # SIZE_T and pointers are "0x..." strings of their bit pattern (never a JSON number above 2**53)
+    assert objs[4]["Size"] == f"0x{int(columns['Size'][4]):x}" and objs[4]["record"] == 4
+    assert objs[4]["pPrivateDriverData"] == f"0x{int(columns['pPrivateDriverData'][4]):x}"
+    assert all(isinstance(v, str) or abs(v) <= 1 << 53 for obj in objs for v in obj.values())
 
 
 def test_pandas_and_arrow():
@@ -175,8 +178,9 @@ def _read_back(path, fmt):
     if fmt == "csv":
         with open(path, newline="") as f:
             return [[int(v) for v in row] for row in list(csv.reader(f))[1:]]
-    if fmt == "jsonl":
-        return [list(json.loads(line).values()) for line in path.read_text().splitlines()]
+    if fmt == "jsonl":  # "0x..." strings are the bit patterns of 64-bit and pointer leaves
+        return [[int(v, 16) if isinstance(v, str) else v for v in json.loads(line).values()]
+                for line in path.read_text().splitlines()]
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
