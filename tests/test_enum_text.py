@@ -32,3 +32,13 @@ def test_flag_values_print_their_set_members(cls):
 def test_the_helpers_results_read_as_names():
     assert str(sem.power_behaviour(0x180)) == "NEVER_PURGED"
     assert f"{sem.decode_segment_flags(0x485).flags}" == "Aperture|CpuVisible|PreservedDuringStandby|DirectFlip"
+
+
+def test_an_enumerator_names_its_own_type():
+    """explain / check / field_meanings of a DXGK_SEGMENTTYPE or DXGK_PAGESIZE member need no type_name."""
+    member = ENUM_CLASSES["DXGK_SEGMENTTYPE"](1)
+    text = sem.explain(member)
+    assert text.splitlines()[1] == "  DXGK_SEGMENTTYPE = 0x1  DXGK_SEGMENTTYPE_LOCAL"
+    assert sem.check(ENUM_CLASSES["DXGK_PAGESIZE"](4)) == []
+    with pytest.raises(kmd.InvalidFieldType, match="say which type it is"):
+        sem.explain(5)

@@ -149,6 +149,12 @@ def class_for(tgt: Target, type_name: str):
     return getattr(tgt, type_name)
 
 
+def _spec_enums() -> dict:
+    from ..target import ENUM_CLASSES
+
+    return ENUM_CLASSES
+
+
 def coerce_layout(value, type_name: str | None, tgt=None):
     """(TypeLayout, bytes) for an instance, a plain int (flag words) or bytes, plus a type name.
 
@@ -168,6 +174,9 @@ def coerce_layout(value, type_name: str | None, tgt=None):
             raise UnsupportedTarget(f"{own._c_name_} from {own._target_label_} is {len(data)} bytes; at "
                                     f"{layout.label} it is {layout.size}: pass target=None or the bytes")
         return layout, data
+    if type_name is None and isinstance(value, int) and getattr(type(value), "__name__", None) in _spec_enums():
+        # an enumerator of DXGK_SEGMENTTYPE or DXGK_PAGESIZE: its class names the type (a 4-byte int)
+        type_name, value = type(value).__name__, int(value) & 0xFFFFFFFF
     if type_name is None:
         raise InvalidFieldType("(value)", "type_name", value, "a C type name such as 'DXGK_SEGMENTFLAGS'",
                                "is a plain value: say which type it is (type_name=...)")

@@ -331,7 +331,9 @@ def explain(value, type_name: str | None = None, *, target=None, adapter: Adapte
         if v > 9:
             shown += f" ({v})"
         text = meanings.get(leaf.path)
-        lines.append(f"  {leaf.path:<{width}} = {shown}" + (f"  {text}" if text else ""))
+        if layout.kind == "enum":  # the one leaf of an enum is the enum itself: name its enumerator
+            text = _enum_name(layout.c_name, v)
+        lines.append(f"  {leaf.path or layout.c_name:<{width}} = {shown}" + (f"  {text}" if text else ""))
     if layout.c_name == ALLOCINFO_TYPE:
         lines.extend(_allocinfo_notes(view))
     lines.append(_findings_text(findings))
