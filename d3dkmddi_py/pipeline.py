@@ -481,6 +481,7 @@ class TextValidate:
         size, lines, texts = layout.size, [], self.texts
         prefix = f"{layout.c_name}  {layout.label}  ["
         groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
+        made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
         for row, hits in enumerate(decoded.hits):
             where = f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}"
             if chunk.address is not None:
@@ -491,15 +492,19 @@ class TextValidate:
             group = groups.get(id(hits))
             if group is None:
                 errors = sum(texts.rule(check)[1] == "error" for check, _key in hits)
-                pieces = [texts.validate_lines(check, decoded, row, {}) if check.static else None
-                          for check, _key in hits]
-                group = groups[id(hits)] = (f": {_tally(errors, len(hits) - errors)}\n", pieces,
-                                            "\n".join(pieces) if None not in pieces else None, hits)
-            tally, pieces, body, _keep = group
-            if body is None:  # some message reads the record's values
+                parts = [texts.validate_lines(check, decoded, row, {}) if check.static else
+                         (f"   {texts.rule(check)[1]} {check.rule_id} {check.path}: ", f"\n      {texts.rule(check)[2]}",
+                          check, made.get(check)) for check, _key in hits]
+                static = all(type(part) is str for part in parts)
+                group = groups[id(hits)] = (f": {_tally(errors, len(hits) - errors)}\n", parts,
+                                            "\n".join(parts) if static else None, hits)
+            tally, parts, body, _keep = group
+            if body is None:  # some message reads the record's values: from the columns where it can
                 views = {}
-                body = "\n".join(piece if piece is not None else texts.validate_lines(check, decoded, row, views)
-                                  for piece, (check, _key) in zip(pieces, hits))
+                body = "\n".join(part if type(part) is str else
+                                  part[0] + (part[3][1][part[3][0][row]] if part[3] is not None else
+                                             _message(part[2], decoded, row, views)) + part[1]
+                                  for part in parts)
             lines.append(where + tally + body)
         if lines:
             self.out.write("\n".join(lines) + "\n")
