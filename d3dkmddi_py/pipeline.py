@@ -22,7 +22,7 @@ from .span import _short, check_offset_count, check_range
 from .layout import TypeLayout
 from .semantics._rules import RULES
 from .semantics._view import View
-from .semantics.checks import checks_for, column_hits, column_messages
+from .semantics.checks import checks_for, column_hits, column_messages, record_hits
 
 BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
 CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
@@ -176,7 +176,7 @@ def wanted_bytes(layout: TypeLayout, offset, count) -> int | None:
 @dataclass
 class Decoded:
     """One chunk decoded and checked: per record its leaf values (tuples in leaf order, or None
-    when not asked for) and its hits (check, value) in rule order, and the chunk's tallies."""
+    when not asked for) and its hits (check, key) in rule order, and the chunk's tallies."""
 
     chunk: Chunk
     rows: list | None
@@ -222,12 +222,11 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
             decoded.rows = [tuple(layout.values(chunk.record(i)).values()) for i in range(n)]
         if findings:
             for i in range(n):
-                view = decoded.view(i)
-                for c in checks_for(layout, adapter):
-                    sub = view.sub_prefix(c.prefix) if c.prefix else view
-                    if c.when(sub):
-                        hits[i].append((c, c.report(sub)))
-                        _tally_hits(decoded, c, 1)
+                hits[i] = record_hits(layout, decoded.view(i), adapter)
+                for c, _value in hits[i]:
+                    _tally_hits(decoded, c, 1)
+        return decoded
+    if not (values or findings):  # the column sinks decode their own columns
         return decoded
     columns = _columns(np, layout, chunk)
     if values:

@@ -595,14 +595,20 @@ def _same_target(adapter, layout: TypeLayout) -> None:
                                 f"{layout.c_name} is {layout.label}; check them at the same target")
 
 
+def record_hits(layout: TypeLayout, view: View, adapter=None) -> list:
+    """(check, reported value) of every rule one record breaks: the scalar runner."""
+    out = []
+    for c in checks_for(layout, adapter):
+        sub = view.sub_prefix(c.prefix) if c.prefix else view
+        if c.when(sub):
+            out.append((c, c.report(sub)))
+    return out
+
+
 def check_record(layout: TypeLayout, data, adapter=None, where: str = "") -> list:
-    """Every finding of one record's bytes: the scalar runner."""
+    """Every finding of one record's bytes."""
     view = View(layout.by_path, data, "", layout.abi, layout.version, layout.c_name)
-    return [c.finding(view, where) for c in checks_for(layout, adapter) if _holds(c, view)]
-
-
-def _holds(check: Check, view: View) -> bool:
-    return bool(check.when(view.sub_prefix(check.prefix) if check.prefix else view))
+    return [c.finding(view, where) for c, _value in record_hits(layout, view, adapter)]
 
 
 class Cols:
