@@ -16,10 +16,10 @@ import sys
 
 from . import pipeline, render
 from .errors import D3dkmddiError, DecodeError
-from .layout import TypeLayout
 from .outfile import check_output, open_output, run_guarded, safe_name
 from .resolve import ABIS, NEWEST_VALUE, known_names, parse_abi_name, parse_version, resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
+from .span import word_bytes
 from .windbg import Memory, parse_hex, parse_int, parse_windbg
 
 PROG = "d3dkmddi"
@@ -163,22 +163,19 @@ def _windbg_text(path: str) -> Memory:
     return parse_windbg(text, origin)
 
 
-def _layout(args, tgt) -> TypeLayout:
-    return resolve_layout(args.type, tgt)
-
-
 def _count(text: str):
     return "all" if text.strip().lower() == "all" else parse_int(text, "--count")
 
 
 def _records(args, tgt) -> pipeline.Records:
     """The checked range of records the input options name; nothing is read past the checks."""
-    layout = _layout(args, tgt)
+    layout = resolve_layout(args.type, tgt)
     count = _count(args.count)
     source = _source(args)
+    if source != "windbg":  # in a WinDbg dump --offset may also be an address (Memory.offset_at)
+        offset = parse_int(args.offset, "--offset")
     if source == "file" and args.file != "-":
-        return pipeline.Records(layout, path=args.file, origin=safe_name(args.file),
-                                offset=parse_int(args.offset, "--offset"), count=count)
+        return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count)
     if source == "value":
         try:
             number = parse_int(args.value, "VALUE")
@@ -186,22 +183,15 @@ def _records(args, tgt) -> pipeline.Records:
             hint = (f"it is a file: pass --file {safe_name(args.value)}" if os.path.isfile(args.value) else
                     "for bytes in memory order use --hex, for a file --file, for WinDbg text --windbg")
             raise UsageError(f"VALUE {_clip(args.value)} is not an integer; {hint}") from None
-        memory = Memory(_int_bytes(number, layout), None, "VALUE")
+        memory = Memory(word_bytes(number, layout), None, "VALUE")
     elif source == "file":
-        memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, parse_int(args.offset, "--offset"), count)), None,
-                        "standard input")
+        memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, offset, count)), None, "standard input")
     elif source == "windbg":
         memory = _windbg_text(args.windbg)
+        offset = memory.offset_at(args.offset)
     else:
         memory = Memory(parse_hex(args.hex), None, "hex")
-    offset = memory.offset_at(args.offset) if memory.address is not None else parse_int(args.offset, "--offset")
     return pipeline.Records.from_memory(layout, memory, offset, count)
-
-
-def _int_bytes(number: int, layout: TypeLayout) -> bytes:
-    from .span import word_bytes
-
-    return word_bytes(number, layout)
 
 
 def _clip(text: str) -> str:
