@@ -7,6 +7,8 @@ the event number and the field.
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ..errors import EtwInputError
 from .schema import (ADAPTER_ALLOCATION, BIT_MAPS, BOOLEAN, EXTRA_FIELDS, FIELDS, FORMAT_NAME_PREFIX, IN_TYPE_MAX,
                      KIND_BY_NAME, KINDS, OPCODES, POINTER, REPORT_SEGMENT, UINT64, EventKind, flag_names)
@@ -157,12 +159,77 @@ def _flag(bit_map, value: int):
     return member
 
 
+class _Converted(dict):
+    """One template field's texts -> values, for the spellings tracerpt writes (decimal padded with
+    spaces, lower-case 0x hex, true/false); any other text, or a value out of range, is a KeyError, and
+    the exact path decides.  Bounded: pointers rarely repeat."""
+
+    def __init__(self, in_type: str, top: int, bit_map):
+        super().__init__()
+        self.in_type, self.top, self.bit_map = in_type, top, bit_map
+
+    def __missing__(self, text):
+        if text.__class__ is not str:
+            raise KeyError(text)
+        s = text.strip()
+        if self.in_type == BOOLEAN:
+            value = _BOOLS[s.lower()]
+        elif s.isdigit() and s.isascii():
+            value = int(s)
+        elif s[:2] == "0x" and len(s) > 2 and _HEX.issuperset(s[2:]):
+            value = int(s[2:], 16)
+        else:
+            raise KeyError(text)
+        if self.in_type != BOOLEAN:
+            if value > self.top:
+                raise KeyError(text)
+            if self.bit_map is not None:
+                value = _flag(self.bit_map, value)
+        if len(self) >= VALUES_KEPT:
+            self.clear()
+        self[text] = value
+        return value
+
+
+class _Whole:
+    """An event's template fields read in one pass: their texts by one itemgetter, each converted
+    through its field's cache by one map."""
+
+    def __init__(self, event: str):
+        plan = _PLANS[event]
+        self.names = tuple(row[0] for row in plan)
+        self.texts = itemgetter(*self.names)
+        self.converted = tuple(_Converted(in_type, top, bit_map) for _name, in_type, top, bit_map, _seen in plan)
+
+
+_WHOLE = {event: _Whole(event) for event in FIELDS}
+_CONVERT = dict.__getitem__  # with a _Converted, a miss calls its __missing__
+
+
 def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
     """(typed template fields, unknown extra fields as text) of one event; every template field is required.
 
-    The loop's fast path takes the common spellings (padded decimal, 0x hex); every other text, and
-    every error, goes through ``parse_value``.
+    The common event (every field there, in the spellings tracerpt writes, in range) is read in one
+    pass; any other, and every error, goes field by field through ``parse_value``.
     """
+    whole = _WHOLE[kind.event]
+    try:
+        out = dict(zip(whole.names, map(_CONVERT, whole.converted, whole.texts(raw))))
+    except (KeyError, TypeError):
+        out = _each(raw, kind, where)
+    extra = {}
+    if len(raw) > len(out):
+        for name, text in raw.items():
+            if name in out:
+                continue
+            if name in EXTRA_FIELDS:
+                out[name] = parse_value(text, EXTRA_FIELDS[name], name, where)
+            else:
+                extra[name] = text
+    return out, extra
+
+
+def _each(raw: dict, kind: EventKind, where: str) -> dict:
     out = {}
     get = raw.get
     for name, in_type, top, bit_map, seen in _PLANS[kind.event]:
@@ -199,16 +266,7 @@ def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
             seen[text] = value
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
-    extra = {}
-    if len(raw) > len(out):
-        for name, text in raw.items():
-            if name in out:
-                continue
-            if name in EXTRA_FIELDS:
-                out[name] = parse_value(text, EXTRA_FIELDS[name], name, where)
-            else:
-                extra[name] = text
-    return out, extra
+    return out
 
 
 # ---- from any other reader

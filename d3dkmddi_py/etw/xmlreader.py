@@ -235,7 +235,6 @@ _AFTER_NAME = (b" ", b"\t", b"\r", b"\n", b">")  # what may follow "<Event" in a
 _RESERVED = ("<System", "<EventData", "<BinaryEventData", "<ProcessingErrorData")
 _CAPTURED = {("System", "Provider"): ("Name", "Guid"), ("System", "TimeCreated"): ("SystemTime", "RawTime"),
              ("System", "Execution"): ("ProcessID", "ThreadID")}
-_KEY = re.compile(r"<Provider[^<>]*>" + _S + r"*<EventID>[^<]*</EventID>")
 _TOKEN = re.compile(r"<(/?)(" + _NAME + r")((?:" + _S + r"+" + _NAME + r"=(?:\"[^\"]*\"|'[^']*'))*)(" + _S
                     + r"*)(/?)>|([^<]+)")
 
@@ -308,17 +307,33 @@ def _generic(s: str, root_ns: str):
     return rec
 
 
+_CAPTURED_TEXT, _SKIPPED_TEXT = (True, "text"), (False, "text")
+_NOT_IN_PLAIN = bytes(range(32)) + b"<"  # what a plain match's values may not hold
+# every slot is a group in both expressions, so their groups are the same
+_STRICT = {_CAPTURED_TEXT: "(" + _VAL + ")", _SKIPPED_TEXT: "(" + _ANY + ")",
+           (True, '"'): "(" + _AVD + ")", (False, '"'): "(" + _AVD + ")",
+           (True, "'"): "(" + _AVS + ")", (False, "'"): "(" + _AVS + ")"}
+_PLAIN = {_CAPTURED_TEXT: "([^<]*)", _SKIPPED_TEXT: "([^<]*)",
+          (True, '"'): '([^"]*)', (False, '"'): '([^"]*)', (True, "'"): "([^']*)", (False, "'"): "([^']*)"}
+
+
 class _Shape:
     """A block's exact markup with its texts and attribute values as slots: a regular expression
     that only blocks with the same elements, attributes and spacing match, so the values sit in
-    fixed groups.  Learnt from a block the grammar matched, it accepts a subset of the grammar."""
+    fixed groups.  Learnt from a block the grammar matched, it accepts a subset of the grammar.
 
-    __slots__ = ("regex", "ops", "data_at", "names", "dxgkrnl", "index")
+    Two expressions with the same groups, one per text or attribute value: ``regex`` (the grammar's
+    value classes) and ``plain``, for a block without "&", whose values are any text up to "<" or the
+    quote; ``read`` accepts a plain match only when its values hold no "<" and no control character
+    (so no CR or LF either), which makes it a strict match.  sre scans "[^<]*" about twice as
+    fast as a class with ranges."""
+
+    __slots__ = ("regex", "plain", "breaks", "ops", "data_at", "names", "dxgkrnl", "index", "absent")
 
     def __init__(self, s: str, rec: _Raw):
         parts, ops, names = [], [], []
         stack: list = []
-        groups = 0
+        groups = data_count = 0
         text_at = None  # index in parts of the text just after the last start tag
         self.dxgkrnl = _is_dxgkrnl(rec.provider, rec.guid)
         self.data_at = None
@@ -338,7 +353,7 @@ class _Shape:
                         role = "event_id" if name == "EventID" else "version"
                     elif path == ("EventData", "Data") and rec.data is not None and self.dxgkrnl:
                         role = "data"
-                    slot = r"(" + _VAL + r")" if role else r"(?:" + _ANY + r")"
+                    slot = _CAPTURED_TEXT if role else _SKIPPED_TEXT
                     if text_at < len(parts):
                         parts[text_at] = slot
                     else:
@@ -348,14 +363,15 @@ class _Shape:
                             self.data_at = groups
                         if self.data_at + len(names) - 1 != groups:
                             raise ValueError("Data values are not consecutive groups, one per name")
+                        data_count += 1
                     elif role:
                         ops.append((role, groups))
-                    groups += role is not None
+                    groups += 1
                 parts.append(re.escape(m.group(0)))
                 text_at = None
                 continue
             path = tuple(stack[1:]) + (name,)
-            tag = ["<" + name]
+            tag = [re.escape("<" + name)]
             found = {}
             for a in _ATTR.finditer(attrs):
                 ws, key, dq, sq = a.groups()
@@ -368,11 +384,12 @@ class _Shape:
                         names.append(value)
                     continue
                 captured = key in _CAPTURED.get(path, ())
-                cls = _AVD if quote == '"' else _AVS
-                tag.append(re.escape(ws + key + "=" + quote) + ("(" if captured else "(?:") + cls + ")" + quote)
+                tag.append(re.escape(ws + key + "=" + quote))
+                tag.append((captured, quote))
+                tag.append(quote)
                 if captured:
                     found[key] = groups
-                    groups += 1
+                groups += 1
             if path == ("System", "Provider"):
                 ops.append(("provider", found.get("Name"), found.get("Guid")))
             elif path == ("System", "TimeCreated"):
@@ -380,17 +397,23 @@ class _Shape:
             elif path == ("System", "Execution"):
                 ops.append(("execution", found.get("ProcessID"), found.get("ThreadID")))
             tag.append(re.escape(space + empty + ">"))
-            parts.append("".join(tag))
+            parts.extend(tag)
             if empty:
                 text_at = None
             else:
                 stack.append(name)
                 text_at = len(parts)
-        if self.data_at is not None and self.data_at + len(names) != groups:
-            raise ValueError("Data values are not the last groups")
+        if self.data_at is not None and data_count != len(names):
+            raise ValueError("a Data element has no value slot")
         if self.data_at is None:
             names = []
-        self.regex = re.compile("".join(parts))
+        self.regex = re.compile("".join(_STRICT.get(p, p) for p in parts))
+        self.plain = re.compile("".join(_PLAIN.get(p, p) for p in parts))
+        own = self.regex.fullmatch(s)
+        if own is None:
+            raise ValueError("the shape does not match its own block")
+        # the markup's line breaks: a plain match's values hold none
+        self.breaks = _line_breaks(s) - sum(_line_breaks(v) for v in own.groups())
         self.ops = tuple(ops)
         self.names = tuple(names)
         kinds = [op[0] for op in ops]
@@ -400,23 +423,24 @@ class _Shape:
             self.index = tuple(-1 if i is None else i for i in (
                 at.get("provider", (None, None)) + at.get("event_id", (None,)) + at.get("version", (None,))
                 + at.get("time", (None, None)) + at.get("execution", (None, None))))
+        self.absent = self.index is not None and -1 in self.index  # a System value the markup lacks
 
-    def raw(self, m):
+    def raw(self, g: tuple, amp: bool):
+        """The ``_Raw`` of a match's groups; ``amp``: the block holds an entity."""
         if self.index is None:
-            return self._raw_ops(m)
-        g = m.groups() + (None,)
+            return self._raw_ops(g, amp)
+        if self.absent:
+            g += (None,)
         ip, ig, ie, iv, it1, it2, ipid, itid = self.index
         rec = _Raw()
         rec.system = True
         rec.provider, rec.guid, rec.pid, rec.tid = g[ip], g[ig], g[ipid], g[itid]
         rec.time = g[it1] or g[it2]
-        amp = "&" in m.string
         rec.event_id = _text(g[ie]) if amp else (g[ie] or None)
         rec.version = _text(g[iv]) if amp else (g[iv] or None)
         return self._data(rec, g, amp)
 
-    def _raw_ops(self, m):
-        g = m.groups()
+    def _raw_ops(self, g: tuple, amp: bool):
         rec = _Raw()
         rec.system = True
         for op in self.ops:
@@ -434,7 +458,7 @@ class _Shape:
                     rec.time = a or b
                 else:
                     rec.pid, rec.tid = a, b
-        return self._data(rec, g, "&" in m.string)
+        return self._data(rec, g, amp)
 
     def _data(self, rec, g, amp: bool):
         """The EventData values of a matched block (unescaped only when the block holds an entity)."""
@@ -457,6 +481,7 @@ class _Blocks:
     def __init__(self, root_ns: str):
         self.root_ns = root_ns
         self.shapes: dict = {}
+        self.breaks = None  # the line breaks of the block just read, when its shape knows them
 
     def read(self, block: bytes):
         """A ``_Raw``, or None for a block outside the grammar."""
@@ -466,17 +491,31 @@ class _Blocks:
             return None
         if "]]>" in s:
             return None
-        k = _KEY.search(s, 0, 2048)
-        key = k.group(0) if k is not None else None
+        start = s.find("<Provider", 0, 2048)
+        end = s.find("</EventID>", start, 2048) if start >= 0 else -1
+        key = s[start:end] if end >= 0 else None  # only a cache key: the shape's expression decides
         shapes = self.shapes.get(key)
+        self.breaks = None
         if shapes:
+            amp = "&" in s
             for shape in shapes:
-                m = shape.regex.fullmatch(s)
+                m = None if amp else shape.plain.fullmatch(s)
                 if m is not None:
-                    rec = shape.raw(m)
+                    g = m.groups()
+                    values = "".join(g).encode("ascii")
+                    if len(values.translate(None, _NOT_IN_PLAIN)) == len(values):
+                        self.breaks = shape.breaks
+                    else:
+                        m = None
+                if m is None:
+                    m = shape.regex.fullmatch(s)
+                    g = None if m is None else m.groups()
+                if m is not None:
+                    rec = shape.raw(g, amp)
                     if shape.dxgkrnl or not _is_dxgkrnl(rec.provider, rec.guid):
                         return rec
                     break
+        self.breaks = None
         rec = _generic(s, self.root_ns)
         if rec is not None and key is not None and (shapes is None or len(shapes) < self.MAX_SHAPES):
             try:
@@ -517,6 +556,7 @@ class TraceReader:
         self._used = False
         self._root_seen = False  # the root element started: the input is XML
         self._root_at = None  # byte offset of the root start tag, from the guard
+        self._kinds: dict = {}  # (Provider Name, Guid, EventID text) -> the DxgKrnl event it names
 
     # ---- counts
     def check_found(self) -> None:
@@ -642,7 +682,7 @@ class TraceReader:
         # the root start tag on one line: a resumed parser's positions map back by one offset
         stub = root_tag.replace(b"\r\n", b"  ").replace(b"\r", b" ").replace(b"\n", b" ")
         pos = root.end()
-        lines, col0 = 0, 0  # line breaks before buf[0], and the column at buf[0]
+        mark, lines, col = 0, 0, 0  # line breaks before buf[mark], and the column there
         started = 0
         eof = False
         find, match_top = bytes.find, _TOP.match
@@ -657,9 +697,10 @@ class TraceReader:
                 if chunk:
                     cut = pos - (pos > 0 and buf[pos - 1] == 13)  # never between the CR and LF of a CRLF
                     if cut:
-                        lines, col0 = _advance(buf, cut, lines, col0)
+                        lines, col = _advance(buf, mark, cut, lines, col)
                         buf = buf[cut:]
                         pos -= cut
+                        mark = 0
                     buf += chunk
                     continue
                 eof = True
@@ -667,13 +708,16 @@ class TraceReader:
             if end < 0:  # </Events>, something else, or the end of the input: expat reads the rest exactly
                 x = _ExpatEvents(self, resumed=True, started=started)
                 x.parser.Parse(stub, False)
-                origin = _origin(buf, pos, lines, col0, len(stub))
+                origin = _origin(buf, mark, pos, lines, col, len(stub))
                 yield from self._expat(stream, [buf[pos:]], x, origin)
                 return
             end += 8
             started += 1
             rec = blocks.read(buf[pos:end])
             if rec is not None:
+                lines, col = _advance(buf, mark, pos, lines, col)
+                lines, col = _advance(buf, pos, end, lines, col, blocks.breaks)
+                mark = end
                 self.blocks_fast += 1
                 event = self._decode(rec)
                 if event is not None:
@@ -683,7 +727,7 @@ class TraceReader:
             # a block outside the grammar: expat, under the root's start tag
             x = _ExpatEvents(self, resumed=True, started=started - 1)
             x.parser.Parse(stub, False)
-            origin = _origin(buf, pos, lines, col0, len(stub))
+            origin = _origin(buf, mark, pos, lines, col, len(stub))
             error = None
             try:
                 x.parser.Parse(buf[pos:end], False)
@@ -731,22 +775,14 @@ class TraceReader:
         if not rec.system:
             raise EtwInputError(f"{self.name}: event #{number} has no <System> element: not the Windows event "
                                 f"schema", event=number, field="System")
-        provider, guid = rec.provider, rec.guid
-        if provider != PROVIDER and (guid is None or guid.strip().lower() != PROVIDER_GUID):
-            if provider is None and guid is None:
-                raise EtwInputError(f"{self.name}: event #{number} has no <Provider> in <System>: not the Windows "
-                                    f"event schema", event=number, field="Provider")
-            key = provider or guid
-            if key in self.providers or len(self.providers) < 64:
-                self.providers[key] = self.providers.get(key, 0) + 1
-            self.other_providers += 1
-            return None
-        where = _Where(self.name, number, None)
-        eid = _system_number(rec.event_id, "EventID", where, number)
-        kind = KINDS.get(eid)
+        key = (rec.provider, rec.guid, rec.event_id)
+        kind = self._kinds.get(key)
         if kind is None:
-            self.other_dxgkrnl += 1
-            return None
+            kind = self._kind(rec, number)
+            if kind is None:
+                return None
+            if len(self._kinds) < 256:
+                self._kinds[key] = kind
         where = _Where(self.name, number, kind)
         if rec.data is None:
             what = (f"<{rec.undecoded}> instead of <EventData>: tracerpt had no schema for it" if rec.undecoded
@@ -765,6 +801,24 @@ class TraceReader:
                      None if pid is None else _system_number(pid, "ProcessID", where, number),
                      None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
 
+    def _kind(self, rec: _Raw, number: int):
+        """The DxgKrnl event a record is, or None (counted) for another provider's or another DxgKrnl event."""
+        provider, guid = rec.provider, rec.guid
+        if provider != PROVIDER and (guid is None or guid.strip().lower() != PROVIDER_GUID):
+            if provider is None and guid is None:
+                raise EtwInputError(f"{self.name}: event #{number} has no <Provider> in <System>: not the Windows "
+                                    f"event schema", event=number, field="Provider")
+            key = provider or guid
+            if key in self.providers or len(self.providers) < 64:
+                self.providers[key] = self.providers.get(key, 0) + 1
+            self.other_providers += 1
+            return None
+        where = _Where(self.name, number, None)
+        kind = KINDS.get(_system_number(rec.event_id, "EventID", where, number))
+        if kind is None:
+            self.other_dxgkrnl += 1
+        return kind
+
 
 class _Where:
     """The "<trace>: event #N (kind)" an error message starts with, formatted only when one is raised."""
@@ -782,17 +836,23 @@ class _Where:
         return format(str(self), spec)
 
 
-def _advance(buf: bytes, pos: int, lines: int, col0: int) -> tuple:
-    """(line breaks, column) at buf[pos], from those at buf[0]; expat counts CRLF, CR and LF as one break."""
-    head = buf[:pos]
-    cr = head.count(b"\r")
-    lines += head.count(b"\n") + (cr and cr - head.count(b"\r\n"))
-    last = max(head.rfind(b"\n"), head.rfind(b"\r"))
-    return lines, (col0 + pos if last < 0 else pos - last - 1)
+def _advance(buf: bytes, start: int, stop: int, lines: int, col: int, breaks: int | None = None) -> tuple:
+    """(line breaks, column) at buf[stop], from those at buf[start]; expat counts CRLF, CR and LF as one
+    break.  ``breaks``: the count, when known (a plain match of a shape)."""
+    if breaks is None:
+        cr = buf.count(b"\r", start, stop)
+        breaks = buf.count(b"\n", start, stop) + (cr and cr - buf.count(b"\r\n", start, stop))
+    if not breaks:
+        return lines, col + stop - start
+    return lines + breaks, stop - max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop)) - 1
 
 
-def _origin(buf: bytes, pos: int, lines: int, col0: int, stub: int) -> tuple:
-    lines, col = _advance(buf, pos, lines, col0)
+def _line_breaks(text: str) -> int:
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def _origin(buf: bytes, mark: int, pos: int, lines: int, col: int, stub: int) -> tuple:
+    lines, col = _advance(buf, mark, pos, lines, col)
     return (col - stub, lines + 1, stub)
 
 

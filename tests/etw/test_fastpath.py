@@ -226,3 +226,34 @@ def test_a_root_namespace_that_is_not_ascii_goes_to_expat():
     data = trace(ODD["no namespace"], ALLOC).replace(b"<Events>", "<Events xmlns='urn:caf\u00e9'>".encode())
     result, r = same(data)
     assert result[0] == "error" and "is an <Event> element" in result[1] and r.blocks_fast == 0
+
+
+@pytest.mark.parametrize("old, new", [
+    (">   65536<", ">\x01<"), (">   65536<", ">6\x0b5<"), (">   65536<", ">\x1f65536<"),  # captured text
+    (">   65536<", ">6\t5<"), (">   65536<", ">6\n5<"), (">   65536<", ">6\r\n5<"), (">   65536<", ">6\r5<"),
+    ("Log Always <", "Log\x02Always<"), ("Log Always <", "Log\tAlways\r\n<"),  # skipped text
+    ('ProcessID="4"', 'ProcessID="\x014"'), ('ProcessID="4"', 'ProcessID="<4"'),  # captured attribute
+    ('ProcessID="4"', 'ProcessID="4\t"'), ('Culture="en-US"', 'Culture="en<US"'),  # skipped attribute
+    ('Culture="en-US"', 'Culture="en\nUS"')])
+def test_the_plain_expression_takes_a_block_only_when_the_strict_one_would(old, new):
+    """A learnt shape's plain expression lets any text through its slots; what it lets through that
+    the grammar refuses (control characters, "<", line breaks to normalise) must reach the strict
+    expression or expat, with the same events, errors, lines and columns."""
+    blocks = xmlreader._Blocks("")
+    later = odd(ALLOC, old, new).strip()
+    blocks.read(ALLOC.strip().encode())
+    blocks.read(later.encode("latin-1"))
+    assert blocks.breaks is None  # not a plain match
+    data = trace(SEG, ALLOC, ALLOC, odd(ALLOC, old, new), ALLOC).replace(b"</Events>", b"<oops></Events>")
+    result, r = same(data)
+    assert result[0] == "error" and r.blocks_fast >= 3  # a field's error, or <oops> at its line and column
+
+
+def test_line_numbers_after_many_plain_matches():
+    """Line breaks are counted from each shape, not from the bytes; an error after thousands of plain
+    matches names the line and column expat names."""
+    data = trace(SEG, *[ALLOC] * 2000, NOISE).replace(b"</Events>", b"\n  <oops></Events>")
+    result, r = same(data, 4096)
+    assert result[0] == "error" and r.blocks_fast == 2002
+    line = data[:data.index(b"<oops>")].count(b"\n") + 1
+    assert f"line {line}, column 10" in result[1]  # at the mismatched </Events>
