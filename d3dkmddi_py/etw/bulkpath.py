@@ -9,7 +9,7 @@ import json
 from .. import bulk
 from ..errors import EtwInputError
 from .events import json_value
-from .mapping import ALLOCATION_TYPE, applies
+from .mapping import ALLOCATION_TYPE
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, POINTER, UINT64
 
@@ -22,41 +22,6 @@ def allocation_columns(events, *, target=None):
     rows = [e for e in events if e.event == ADAPTER_ALLOCATION and e.opcode != "Stop"]
     data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target, count=len(rows)), rows
-
-
-def findings_rows(columns, *, adapter=None) -> list:
-    """(row, rule_id, severity, field, value) of ``bulk.column_findings``, only rules that hold for events."""
-    table = bulk.column_findings(columns, adapter=adapter)
-    return [r for r in table.rows() if applies(r[1])]
-
-
-def column_rows(tracker: Tracker, items) -> list:
-    """Per (event, allocation bytes) item: its (rule_id, severity, field) findings, from column-wise checks.
-
-    Start and DCStart items are grouped by adapter and checked against the segments the tracker holds
-    now; Stop items get [] (an allocation is checked when it starts).
-    """
-    found = [[] for _ in items]
-    groups: dict = {}
-    for i, (event, _data) in enumerate(items):
-        if event.opcode != "Stop":
-            groups.setdefault(event.adapter, []).append(i)
-    for pointer, rows in groups.items():
-        adapter, _note = tracker.view(pointer)
-        data = b"".join(items[i][1] for i in rows)
-        columns = bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target, count=len(rows))
-        for row, rule_id, severity, field, _value in findings_rows(columns, adapter=adapter):
-            found[rows[row]].append((rule_id, severity, field))
-    return found
-
-
-def batch_findings(tracker: Tracker, items) -> list:
-    """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
-    and only those are checked one by one for the messages."""
-    out = []
-    for (event, data), rows in zip(items, column_rows(tracker, items)):
-        out.append(tracker.check_allocation(event.adapter, data) if rows else [])
-    return out
 
 
 class ColumnWriter:
@@ -120,7 +85,7 @@ class ColumnWriter:
         if not self.pending:
             return
         pending, self.pending = self.pending, []
-        self._write([e for e, _d in pending], column_rows(self.tracker, pending))
+        self._write([e for e, _d in pending], self.tracker.column_rows(pending))
 
     def _write(self, events, found) -> None:
         for fs in found:

@@ -90,14 +90,13 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     """Allocation events are checked in batches (column-wise, like the --format path); a batch is
     written before a ReportSegment changes the segments, so each allocation is checked against the
     segments reported before it."""
-    from .bulkpath import batch_findings
 
     errors = 0
     pending = []
 
     def flush():
         nonlocal errors
-        for (event, _data), findings in zip(pending, batch_findings(tracker, pending)):
+        for (event, _data), findings in zip(pending, tracker.batch_findings(pending)):
             errors += render.count_severity(findings, "error")
             stdout.write(json.dumps(event_json(event, ALLOCATION_TYPE, findings, event.opcode != "Stop")) + "\n")
         pending.clear()

@@ -4,9 +4,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from .. import bulk
 from ..semantics import Adapter, check
 from ..target import NEWEST, target as make_target
-from .mapping import ALLOCATION_TYPE, keep, packer
+from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .schema import REPORT_SEGMENT
 
 CHUNK = 65536  # allocations checked column-wise at once
@@ -42,6 +43,12 @@ class AdapterTrace:
     stopped: int = 0
     stops_unmatched: int = 0  # Stop of an allocation the trace did not show starting
     segments_replaced: int = 0
+
+
+def findings_rows(columns, *, adapter=None) -> list:
+    """(row, rule_id, severity, field, value) of ``bulk.column_findings``, only rules that hold for events."""
+    table = bulk.column_findings(columns, adapter=adapter)
+    return [r for r in table.rows() if applies(r[1])]
 
 
 class Tracker:
@@ -117,10 +124,35 @@ class Tracker:
                 wide.append(f)
         return per, wide
 
+    def column_rows(self, items) -> list:
+        """Per (event, allocation bytes) item: its (rule_id, severity, field) findings, from column-wise checks.
+
+        Start and DCStart items are grouped by adapter and checked against the segments the tracker holds
+        now; Stop items get [] (an allocation is checked when it starts).
+        """
+        found = [[] for _ in items]
+        groups: dict = {}
+        for i, (event, _data) in enumerate(items):
+            if event.opcode != "Stop":
+                groups.setdefault(event.adapter, []).append(i)
+        for pointer, rows in groups.items():
+            adapter, _note = self.view(pointer)
+            data = b"".join(items[i][1] for i in rows)
+            columns = bulk.decode_array(ALLOCATION_TYPE, data, target=self.target, count=len(rows))
+            for row, rule_id, severity, name, _value in findings_rows(columns, adapter=adapter):
+                found[rows[row]].append((rule_id, severity, name))
+        return found
+
+    def batch_findings(self, items) -> list:
+        """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
+        and only those are checked one by one for the messages."""
+        out = []
+        for (event, data), rows in zip(items, self.column_rows(items)):
+            out.append(self.check_allocation(event.adapter, data) if rows else [])
+        return out
+
     def finish(self) -> dict:
         """Check every adapter's segments and live allocations against its final segments."""
-        from .bulkpath import batch_findings  # it builds on Tracker
-
         for pointer, a in self.adapters.items():
             a.adapter, a.adapter_note = self.view(pointer)
             per, a.adapter_findings = self.segment_findings(pointer)
@@ -129,7 +161,7 @@ class Tracker:
             entries = list(a.allocations.values())
             for start in range(0, len(entries), CHUNK):
                 part = entries[start:start + CHUNK]
-                for entry, found in zip(part, batch_findings(self, [(e.event, e.data) for e in part])):
+                for entry, found in zip(part, self.batch_findings([(e.event, e.data) for e in part])):
                     entry.findings = found
         return self.adapters
 

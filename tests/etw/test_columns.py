@@ -9,7 +9,7 @@ import pytest
 
 from d3dkmddi_py import etw, target
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import bulkpath
+from d3dkmddi_py.etw import bulkpath, model
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import alloc_fields, run, trace, tracerpt_event
@@ -29,7 +29,7 @@ def test_column_findings_equal_the_per_event_checks(version):
     columns, rows = bulkpath.allocation_columns(events, target=t)
     assert len(rows) == columns.count == sum(1 for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop")
     by_row = {}
-    for row, rule_id, _sev, field, value in bulkpath.findings_rows(columns, adapter=adapter):
+    for row, rule_id, _sev, field, value in model.findings_rows(columns, adapter=adapter):
         by_row.setdefault(row, []).append((rule_id, field, value))
     for i, e in enumerate(rows):
         single = tracker.check_allocation(e.adapter, tracker.packer.allocation(e.fields))
