@@ -135,9 +135,8 @@ class _Checked:
 
     # Pickle and copy: the class by (abi, version, path), the bytes verbatim (reserved bits and padding too).
     def __reduce__(self):
-        from .target import instance_at
-
-        return instance_at, (*type(self)._target_, type(self)._path_, bytes(self))
+        cls = type(self)
+        return cls._rebuild_, (*cls._target_, cls._path_, bytes(self))
 
     def __copy__(self):
         return type(self).from_buffer_copy(self)
@@ -174,7 +173,7 @@ class CheckedUnion(_Checked, _LE_UNION):
     __slots__ = ()
 
 
-def _checked_array(element, count, rule, target, path):
+def _checked_array(element, count, rule, target, path, rebuild):
     def __setitem__(self, index, value):
         if isinstance(index, slice):
             positions = range(*index.indices(count))
@@ -185,15 +184,16 @@ def _checked_array(element, count, rule, target, path):
 
     return type(f"{rule.c_type}_Array_{count}", (ctypes.Array,),
                 {"_type_": element, "_length_": count, "__setitem__": __setitem__, "_target_": target,
-                 "_path_": path, "__reduce__": _Checked.__reduce__, "__copy__": _Checked.__copy__,
+                 "_rebuild_": staticmethod(rebuild), "_path_": path, "__reduce__": _Checked.__reduce__, "__copy__": _Checked.__copy__,
                  "__deepcopy__": _Checked.__deepcopy__})
 
 
 class Builder:
     """Builds every class of one target; typedef classes are shared within it."""
 
-    def __init__(self, abi: str, version: int, label: str, absent_members, force_padding=False):
+    def __init__(self, abi: str, version: int, label: str, absent_members, force_padding=False, *, rebuild=None):
         self.abi, self.version, self.label = abi, version, label
+        self.rebuild = rebuild  # (abi, version, path, bytes) -> instance: what an instance pickles to
         self.absent_members = absent_members  # (c_name, member) -> note
         self.force_padding = force_padding
         self.typedef_classes = {}
@@ -217,7 +217,8 @@ class Builder:
                 lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if m.signed else (0, (1 << bits) - 1)
                 rule = FieldRule(c_name, m.name, m.ctype, lo, hi, bits, count=m.count)
                 ctype = (table[m.size] if m.count is None else
-                         _checked_array(table[m.size], m.count, rule, (self.abi, self.version), f"{class_name}.{m.name}"))
+                         _checked_array(table[m.size], m.count, rule, (self.abi, self.version), f"{class_name}.{m.name}",
+                                        self.rebuild))
                 fields.append((m.name, ctype))
                 rules[m.name] = rule
             else:
@@ -248,6 +249,7 @@ class Builder:
             "_c_name_": c_name,
             "_target_label_": self.label,
             "_target_": (self.abi, self.version),
+            "_rebuild_": staticmethod(self.rebuild),
             "_path_": class_name,  # C name, then member names for an inner record: how pickle finds it
             "_layout_": rec,
             "_leaves_": tuple(record_leaves(rec)),

@@ -92,7 +92,8 @@ class Target:
         self.interface_version = version
         self.force_padding = force_padding
         self.label = f"{abi} {version.name} (0x{version.value:X})"
-        builder = Builder(abi, int(version), self.label, _absent_members(abi, int(version)), force_padding)
+        builder = Builder(abi, int(version), self.label, _absent_members(abi, int(version)), force_padding,
+                          rebuild=instance_at)
         self._types = {}
         for td in _spec.TYPEDEFS.values():
             if td.guard is None or td.guard.holds(abi, int(version)):
