@@ -186,6 +186,9 @@ class Decoded:
     messages: dict | None = None  # column-wise: check -> (row -> index, messages) for templated messages
     full: list | None = None  # column-wise: per check key, the value it reports for every record
     constant: list | None = None  # column-wise: per check key, the value when the same in every hit
+    columns: object = None  # column-wise: the chunk's columns (bulk.Columns)
+    found: list | None = None  # column-wise: (check, rows, values) of every check some row breaks
+    np: object = None  # column-wise: the NumPy module
 
     def value(self, key, row: int) -> int:
         """The value a finding reports: its key itself (record by record) or read from its column."""
@@ -229,10 +232,11 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
     if not (values or findings):  # the column sinks decode their own columns
         return decoded
     columns = _columns(np, layout, chunk)
+    decoded.columns, decoded.np = columns, np
     if values:
         decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
     if findings:
-        found = list(column_hits(layout, columns, np, adapter))
+        found = decoded.found = list(column_hits(layout, columns, np, adapter))
         _group_hits(np, decoded, found, n)
         decoded.messages = {}
         for check, where, _vals in found:
@@ -351,6 +355,29 @@ def _message(check, decoded: Decoded, row: int, views: dict) -> str:
     return check.text(view)
 
 
+def _hit_messages(decoded: Decoded, k: int, rows: list) -> list:
+    """The messages of check ``k`` of a column-decoded chunk for its hit rows (in their order)."""
+    check = decoded.found[k][0]
+    if check.static:
+        return [check.message] * len(rows)
+    made = decoded.messages.get(check) if decoded.messages else None
+    if made is not None:
+        return made[1]
+    views = {}
+    return [_message(check, decoded, row, views) for row in rows]
+
+
+def _distinct(decoded: Decoded):
+    """(rows of the first occurrence of each distinct record, row -> its index among them) of a
+    column-decoded chunk, or None when most records are distinct (nothing to share)."""
+    np, chunk = decoded.np, decoded.chunk
+    records = np.frombuffer(chunk.data, dtype=np.dtype((np.void, chunk.layout.size)))
+    _unique, first, inverse = np.unique(records, return_index=True, return_inverse=True)
+    if len(first) * 2 > chunk.count:
+        return None
+    return first.tolist(), inverse.reshape(-1).tolist()
+
+
 class TextDecode:
     """``decode`` as text: every record as ``dt -r`` prints it, meanings and findings inline."""
 
@@ -419,7 +446,7 @@ def _enum_value(cls, raw: bytes):
 class JsonDecode:
     """``decode --json``: one object per record per line, with the same keys every time."""
 
-    chunk_records = 512  # records whose output is built at once
+    chunk_records = 4096  # records whose output is built at once (~20 MB of text)
 
     def __init__(self, out, *, adapter=None):
         self.out, self.adapter, self.head, self.tails = out, adapter, None, {}
@@ -432,6 +459,15 @@ class JsonDecode:
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         paths = [leaf.path for leaf in layout.leaves]
+        tails = self._column_tails(decoded) if layout.kind != "enum" else None
+        if tails is not None:
+            size, base = layout.size, chunk.offset
+            lines = [f'{self.head}{index}, "offset": {base + row * size}, "address": '
+                     f'{"null" if chunk.address is None else _json_str(hex_text(chunk.address + row * size))}, {tail}'
+                     for row, (index, tail) in enumerate(zip(range(chunk.start, chunk.start + chunk.count), tails))]
+            if lines:
+                self.out.write("\n".join(lines) + "\n")
+            return
         lines, groups = [], {}
         for row in range(chunk.count):
             raw = chunk.record(row)
@@ -460,6 +496,56 @@ class JsonDecode:
             lines.append(self.head + where + tail)
         if lines:
             self.out.write("\n".join(lines) + "\n")
+
+    def _column_tails(self, decoded: Decoded) -> list | None:
+        """Every record's text after "address", built a key at a time from the chunk's columns (None
+        when the chunk was decoded record by record, its records repeat, or its type's meanings are
+        not column-wise): the same bytes as ``record_json_of``."""
+        from .jsonvalue import json_hex
+        from .render import by_value, enum_name, joined_column, summary_column, target_json
+        from .semantics.explain import column_meanings
+        from .target import ENUM_CLASSES
+
+        np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
+        if columns is None or decoded.rows is None or decoded.found is None or _distinct(decoded) is not None:
+            return None
+        meanings = column_meanings(layout, columns, np, self.adapter)
+        if meanings is None:
+            return None
+        if self.head is None:
+            self.head = f'{{"type": {_json_str(layout.c_name)}, "target": {json.dumps(target_json(layout))}, "index": '
+        n, size = decoded.chunk.count, layout.size
+        hexed = decoded.chunk.data.hex()
+        masks = [(1 << leaf.bit_width) - 1 if json_hex(leaf) else None for leaf in layout.leaves]
+        fields = "{" + ", ".join(_json_str(leaf.path).replace("%", "%%") + (': "0x%x"' if mask is not None else ": %d")
+                                 for leaf, mask in zip(layout.leaves, masks)) + "}"
+        rows = decoded.rows if not any(m is not None for m in masks) else \
+            [tuple(v if m is None else v & m for v, m in zip(row, masks)) for row in decoded.rows]
+        names = []  # (key, per row text): as names_of writes them
+        for line in layout.lines:
+            if line.leaf is None:
+                continue
+            col = columns[line.path]
+            if line.leaf.c_type in ENUM_CLASSES:
+                names.append((line.path, by_value(np, col, lambda v, t=line.leaf.c_type: enum_name(t, v))))
+            elif line.flags_of:
+                names.append((line.path, summary_column(np, columns, line.flags_of)))
+        name_template = "{" + ", ".join(_json_str(path).replace("%", "%%") + ": %s" for path, _ in names) + "}"
+        name_texts = [name_template % tuple(map(_json_str, texts)) for texts in zip(*(col for _p, col in names))] \
+            if names else ["{}"] * n
+        entries = []  # the meanings object's items: a table per eight flags, the rest per row
+        for path, col in meanings.items():
+            key = _json_str(str(path)) + ": "
+            if type(col) is tuple:
+                entries.append((col[0], key + _json_str(str(col[1]))))
+                continue
+            memo = {text: None if text is None else key + _json_str(str(text)) for text in set(col)}
+            entries.append((None, list(map(memo.__getitem__, col))))
+        meaning_texts = [f"{{{text}}}" for text in joined_column(np, entries, ", ")] if entries else ["{}"] * n
+        findings = self.findings.rows(layout, decoded)
+        return [f'"size": {size}, "bytes": "{hexed[2 * size * row:2 * size * (row + 1)]}", "fields": {fields % values}, '
+                f'"names": {named}, "meanings": {meant}, "findings": [{found}]}}'
+                for row, (values, named, meant, found) in enumerate(zip(rows, name_texts, meaning_texts, findings))]
 
     def close(self, totals) -> None:
         pass
@@ -547,6 +633,29 @@ class _JsonFindings:
         shown = json.dumps(finding_value(layout, check.path, decoded.value(key, row)))
         return f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}'
 
+    def rows(self, layout, decoded: Decoded) -> list:
+        """The findings array's items of every record of a column-decoded chunk, built check by
+        check: a finding whose value and message are the same in every hit is encoded once."""
+        from .render import by_value, finding_value
+
+        np = decoded.np
+        items = [[] for _ in range(decoded.chunk.count)]
+        for k, (check, where, _vals) in enumerate(decoded.found):
+            fhead, ref, message = self._parts(check)
+            rows = where.tolist()
+            if message is not None and decoded.constant[k] is not None:
+                piece = self.one(layout, check, decoded, k, rows[0], None)
+                for row in rows:
+                    items[row].append(piece)
+                continue
+            shown = by_value(np, decoded.full[k][where],
+                             lambda v, path=check.path: json.dumps(finding_value(layout, path, v)))
+            messages = [message] * len(rows) if message is not None else \
+                [_json_str(text) for text in _hit_messages(decoded, k, rows)]
+            for row, value, text in zip(rows, shown, messages):
+                items[row].append(f'{fhead}, "value": {value}, "message": {text}, "reference": {ref}}}')
+        return [", ".join(parts) for parts in items]
+
     def all(self, layout, decoded: Decoded, row: int, groups: dict) -> str:
         """The findings array's items for one record; what a group of records shares is built once."""
         hits = decoded.hits[row]
@@ -576,6 +685,16 @@ class JsonValidate:
         target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
                              "interface_version_value": layout.version, "label": layout.label})
         head = f'{{"type": "{layout.c_name}", "target": {target}, "index": '
+        if decoded.found is not None:  # column-wise: every record's findings built check by check
+            size, base = layout.size, chunk.offset
+            addresses = (["null"] * chunk.count if chunk.address is None else
+                         [f'"{hex_text(chunk.address + row * size)}"' for row in range(chunk.count)])
+            lines = [f'{head}{index}, "offset": {base + row * size}, "address": {address}, "findings": [{found}]}}'
+                     for row, (index, address, found) in enumerate(zip(range(chunk.start, chunk.start + chunk.count),
+                                                                     addresses, self.findings.rows(layout, decoded)))]
+            if lines:
+                self.out.write("\n".join(lines) + "\n")
+            return
         lines, groups = [], {}
         for row in range(chunk.count):
             offset = chunk.offset + row * layout.size

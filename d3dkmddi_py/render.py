@@ -76,6 +76,86 @@ def flag_summary(values: dict, flags_of) -> str:
     return "|".join(parts) if parts else "(none set)"
 
 
+def joined_column(np, entries, sep: str) -> list:
+    """Per row, ``sep.join`` of the pieces of the entries that are non-zero in that row ("" when none):
+    the column form of joining the names of a word's set flags.
+
+    ``entries`` are (column, piece) in order: a str piece for a one-bit flag (eight of them in a row
+    become one 256-entry table, so a row costs a lookup, not eight tests), or a function of the
+    column's value (called once per distinct non-zero value), or (None, the pieces of every row,
+    None or "" where there is none).  The parts are joined with NumPy object arrays, not row by row.
+    """
+    parts, run = [], []  # (texts, texts after a separator, non-empty, row -> entry or None)
+
+    def flush():
+        for start in range(0, len(run), 8):
+            group = run[start:start + 8]
+            index = np.zeros(len(group[0][0]), dtype=np.intp)
+            for i, (col, _piece) in enumerate(group):
+                index |= (col != 0).astype(np.intp) << i
+            parts.append((*_bit_table(np, tuple(piece for _col, piece in group), sep), index))
+        run.clear()
+
+    for col, piece in entries:
+        if isinstance(piece, str):
+            run.append((col, piece))
+            continue
+        flush()
+        if col is None:
+            texts = _object_array(np, piece)
+            has = texts.astype(bool)
+            parts.append((np.where(has, texts, ""), None, has, None))
+        else:
+            unique, inverse = np.unique(col, return_inverse=True)
+            texts = _object_array(np, [piece(v) if v else "" for v in unique.tolist()])
+            parts.append((*_led(np, texts, sep), inverse.reshape(-1)))
+    flush()
+    out = seen = None
+    for texts, led, has, index in parts:
+        if index is not None:
+            texts, led, has = texts[index], led[index], has[index]
+        if out is None:
+            out, seen = texts, has
+            continue
+        if led is None:
+            led = np.where(has, sep + texts, "")
+        out = out + np.where(seen, led, texts)
+        seen = seen | has
+    return out.tolist()
+
+
+def _led(np, texts, sep: str) -> tuple:
+    """(texts, each after a separator, which are non-empty) of an object array of texts."""
+    has = texts.astype(bool)
+    return texts, np.where(has, sep + texts, ""), has
+
+
+@lru_cache(maxsize=256)
+def _bit_table(np, pieces: tuple, sep: str) -> tuple:
+    """Entry v: ``sep.join`` of the pieces whose bit is set in v (object arrays, for take)."""
+    return _led(np, _object_array(np, [sep.join(piece for i, piece in enumerate(pieces) if v >> i & 1)
+                                       for v in range(1 << len(pieces))]), sep)
+
+
+def by_value(np, col, text) -> list:
+    """``[text(v) for v in col]``, calling ``text`` once per distinct value."""
+    unique, inverse = np.unique(col, return_inverse=True)
+    return _object_array(np, [text(v) for v in unique.tolist()])[inverse.reshape(-1)].tolist()
+
+
+def _object_array(np, items: list):
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def summary_column(np, columns, flags_of) -> list:
+    """``flag_summary`` of every row, from the columns."""
+    entries = [(columns[path], path.rsplit(".", 1)[-1] if width == 1 else
+                (lambda v, name=path.rsplit(".", 1)[-1]: f"{name}=0x{v:x}")) for path, width in flags_of]
+    return [text or "(none set)" for text in joined_column(np, entries, "|")]
+
+
 def value_names(value) -> dict[str, str]:
     """Leaf path -> enumerator name or set-flag list, for the leaves that have one."""
     layout, raw = layout_and_bytes(value)

@@ -131,9 +131,20 @@ def flag_names(type_name: str, abi: str, version: int) -> dict:
 
 
 def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str) -> str:
+    """The set flags' names joined by `` | ``, then the set reserved bits; for a NumPy column of
+    words, that text for every row (a rule's message formatted column-wise)."""
     names = flag_names(type_name, abi, version)
-    shown = [names[m] for m in sorted(names) if word & m]
     _named, reserved = named_bits(type_name, abi, version)
+    if getattr(word, "ndim", 0):
+        import numpy as np
+
+        from ..render import joined_column
+
+        entries = [((word & m) != 0, names[m]) for m in sorted(names)]
+        if reserved:
+            entries.append((word & reserved, lambda v: f"reserved bits {v:#x}"))
+        return [text or empty for text in joined_column(np, entries, " | ")]
+    shown = [names[m] for m in sorted(names) if word & m]
     if word & reserved:
         shown.append(f"reserved bits {word & reserved:#x}")
     return " | ".join(shown) if shown else empty

@@ -179,7 +179,7 @@ def _segment_flags(abi: str, version: int) -> tuple:
         Check("SEGFLAGS.AGP_EXCLUSIVE", "Agp", lambda r: r.bit("Agp") & ((r["Value"] & others) != 0),
               "Agp is set with {others}; an AGP segment must set Agp alone (the adapter fails to initialize "
               "otherwise)",
-              params=lambda r: {"others": describe_flags(t, r["Value"] & others, abi, version, "")}),
+              params=lambda r: {"others": describe_flags(t, r["Value"] & others, abi, version, "")}, columnar=True),
         Check("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", "CacheCoherent",
               lambda r: r.bit("CacheCoherent") & NOT(r.bit("Aperture")),
               "CacheCoherent is set but Aperture is not; cache coherency means nothing for a memory segment"),

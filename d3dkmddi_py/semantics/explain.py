@@ -84,17 +84,24 @@ def _flag_word(m: _Meanings, view: View, type_name: str, describe, notes: dict):
             out[prefix + name] = notes.get(name, "set")
     for path in reserved:
         if view.has(path) and view[path]:
-            m.put(view, path, f"reserved bits set ({view[path]:#x}); must be 0")
+            m.put(view, path, _reserved_text(view[path]))
     m.put(view, "Value", describe(word))
+
+
+def _reserved_text(value: int) -> str:
+    return f"reserved bits set ({value:#x}); must be 0"
 
 
 def _segflags(m: _Meanings, view: View):
     def describe(word):
-        p = power_behaviour(word)
-        text = describe_segment_flags(word, view.abi, view.version)
-        return f"{text}; power: {p.description}; hybrid sleep: {p.hybrid_sleep}"
+        return describe_segment_flags(word, view.abi, view.version) + _power_text(word)
 
     _flag_word(m, view, SEGFLAGS_TYPE, describe, SEGMENT_FLAG_MEANINGS)
+
+
+def _power_text(word: int) -> str:
+    p = power_behaviour(word)
+    return f"; power: {p.description}; hybrid sleep: {p.hybrid_sleep}"
 
 
 def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True):
@@ -104,11 +111,14 @@ def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True)
         return
 
     def describe(word):
-        names = flag_names(type_name, view.abi, view.version)
-        shown = [names[k] for k in sorted(names) if word & k]
-        return " | ".join(shown) if shown else "no flags"
+        return _alloc_names(word, type_name, view.abi, view.version) or "no flags"
 
     _flag_word(m, view, type_name, describe, ALLOC_FLAG_MEANINGS)
+
+
+def _alloc_names(word: int, type_name: str, abi: str, version: int) -> str:
+    names = flag_names(type_name, abi, version)
+    return " | ".join(names[k] for k in sorted(names) if word & k)
 
 
 def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
@@ -293,6 +303,71 @@ def meanings_of(layout, data: bytes, adapter=None) -> dict:
     if layout.c_name not in MEANINGS:
         return {}
     return _meanings(View.of(layout, data), adapter)
+
+
+def column_meanings(layout, columns, np, adapter=None) -> dict | None:
+    """``meanings_of`` of every row at once, in the order a record's meanings come: leaf path -> per
+    row its meaning or None, or (bool column, text) for a meaning that is the same wherever it is
+    given; None for a type whose meanings are worked out record by record.
+
+    A flag word's meanings are per set bit (one note each), per reserved value and per word (the
+    set flags' names, by 256-entry tables of a byte's flags), so no row is read on its own.
+    """
+    put = _COLUMN_MEANINGS.get(layout.c_name)
+    return None if put is None else put(layout, columns, np)
+
+
+def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
+    """The column form of ``_flag_word`` on a record that is the flag union itself."""
+    from ..render import by_value
+
+    word = columns["Value"]
+    names, reserved = _flag_table(layout.c_name, layout.abi, layout.version)
+    out = {}
+    for mask, name in names:
+        out[name] = ((word & mask) != 0, notes.get(name, "set"))
+    for path in reserved:
+        if path in layout.by_path:
+            out[path] = by_value(np, columns[path], lambda v: _reserved_text(v) if v else None)
+    out["Value"] = describe(word)
+    return out
+
+
+
+
+def _segflags_columns(layout, columns, np) -> dict:
+    from ..render import _object_array
+
+    def describe(word):
+        standby, hibernate, partial = (int(SegmentFlag.PreservedDuringStandby),
+                                       int(SegmentFlag.PreservedDuringHibernate),
+                                       int(SegmentFlag.PartiallyPreservedDuringHibernate))
+        combos = [(standby if i & 4 else 0) | (hibernate if i & 2 else 0) | (partial if i & 1 else 0)
+                  for i in range(8)]
+        index = (((word & standby) != 0).astype(np.intp) << 2 | ((word & hibernate) != 0).astype(np.intp) << 1
+                 | ((word & partial) != 0).astype(np.intp))
+        power = _object_array(np, [_power_text(w) for w in combos])[index].tolist()
+        return [text + p for text, p in zip(describe_segment_flags(word, layout.abi, layout.version), power)]
+
+    return _flag_word_columns(layout, columns, np, SEGMENT_FLAG_MEANINGS, describe)
+
+
+def _allocflags_columns(layout, columns, np) -> dict:
+    def describe(word):
+        from ..render import joined_column
+
+        names = flag_names(layout.c_name, layout.abi, layout.version)
+        return [text or "no flags" for text in
+                joined_column(np, [((word & mask) != 0, names[mask]) for mask in sorted(names)], " | ")]
+
+    return _flag_word_columns(layout, columns, np, ALLOC_FLAG_MEANINGS, describe)
+
+
+# C type name -> the column form of its MEANINGS entry, where there is one (flag words)
+_COLUMN_MEANINGS = {
+    SEGFLAGS_TYPE: _segflags_columns,
+    **{name: _allocflags_columns for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)},
+}
 
 
 def field_meanings(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> dict:
