@@ -122,9 +122,19 @@ UsageFlag.__doc__ = "The UsageFlags word of the AdapterAllocation events: DXGK_A
 BIT_MAPS = {(ADAPTER_ALLOCATION, "Flags"): AllocationFlag, (ADAPTER_ALLOCATION, "UsageFlags"): UsageFlag}
 
 
+_FLAG_BITS: dict = {}  # flag type -> ((name, bit value) of each member, every named bit)
+
+
 def flag_names(flag_type, value: int) -> str:
     """``CpuVisible|Primary``, unnamed bits as ``bit 15``; ``0`` when none is set."""
-    parts = [m.name for m in flag_type if value & m.value]
-    rest = value & ~sum(m.value for m in flag_type)
-    parts += [f"bit {b}" for b in range(32) if rest >> b & 1]
+    bits = _FLAG_BITS.get(flag_type)
+    if bits is None:  # once per type: iterating a flag enum costs microseconds per member
+        members = tuple((m.name, int(m.value)) for m in flag_type)
+        bits = _FLAG_BITS[flag_type] = (members, sum(v for _name, v in members))
+    members, named = bits
+    value = int(value)
+    parts = [name for name, v in members if value & v]
+    rest = value & ~named
+    if rest:
+        parts += [f"bit {b}" for b in range(32) if rest >> b & 1]
     return "|".join(parts) or "0"
