@@ -381,7 +381,7 @@ def _distinct(decoded: Decoded):
 class TextDecode:
     """``decode`` as text: every record as ``dt -r`` prints it, meanings and findings inline."""
 
-    chunk_records = 512  # records whose output is built at once
+    chunk_records = 4096  # records whose output is built at once (~20 MB of text)
 
     def __init__(self, out, *, adapter=None, nonzero: bool = False):
         self.out, self.adapter, self.nonzero, self.first = out, adapter, nonzero, True
@@ -392,6 +392,13 @@ class TextDecode:
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         plan = row_plan(layout) if layout.kind != "enum" else None
+        bodies = self._column_bodies(decoded, plan) if plan is not None and not self.nonzero else None
+        if bodies is not None:
+            blocks = [f"{title}\n{body}" for title, body in zip(_titles(chunk), bodies)]
+            if blocks:
+                self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
+                self.first = False
+            return
         blocks = []
         for row in range(chunk.count):
             raw = chunk.record(row)
@@ -424,8 +431,96 @@ class TextDecode:
             self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
             self.first = False
 
+    def _column_bodies(self, decoded: Decoded, plan) -> list | None:
+        """Every record's lines, built a line at a time from the chunk's columns (None when the chunk
+        was decoded record by record, its records repeat, or its type's meanings are not
+        column-wise): the same text as ``render_row``."""
+        from .render import _object_array, by_value, summary_column
+        from .semantics.explain import column_meanings
+
+        np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
+        if columns is None or decoded.rows is None or decoded.found is None or _distinct(decoded) is not None:
+            return None
+        meanings = column_meanings(layout, columns, np, self.adapter)
+        if meanings is None or not all(path in plan.leaf_paths for path in meanings):
+            return None
+        n = decoded.chunk.count
+        texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
+        for path, i, head, how, enum_cls, flags_of in plan.specs:
+            where[path] = len(texts)
+            if i is None:
+                texts.append([head] * n)
+                continue
+            col, meaning = columns[path], meanings.get(path)
+            if type(how) is tuple and enum_cls is None and (meaning is None or type(meaning) is tuple) \
+                    and not flags_of:  # a narrow bitfield: every line it can print is in a table
+                note = "" if meaning is None else f"  // {meaning[1]}"
+                table = _object_array(np, [head + text for text in how] + [(head + text + note).rstrip() for text in how])
+                index = col.astype(np.intp) % len(how)
+                if meaning is not None:
+                    index = index + meaning[0].astype(np.intp) * len(how)
+                texts.append(table[index].tolist())
+                continue
+            values = col.tolist()
+            if type(how) is tuple:
+                shown = [how[v] for v in values]
+            elif how == "ptr8":
+                shown = [f"0x{(v >> 32) & 0xFFFFFFFF:08x}`{v & 0xFFFFFFFF:08x}" for v in values]
+            elif how == "ptr4":
+                shown = [f"0x{v & 0xFFFFFFFF:08x}" for v in values]
+            else:
+                shown = [f"0x{v:x} ({v})" if v >= 0 else f"0x{v & how:x} ({v})" for v in values]
+            if type(meaning) is tuple:
+                meaning = _object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
+            if enum_cls is not None:
+                names = by_value(np, col, lambda v, c=enum_cls: _enum_text(c, v))
+                shown = [text + name for text, name in zip(shown, names)]
+            elif flags_of:  # a meaning names the flags already
+                summary = summary_column(np, columns, flags_of)
+                shown = [text + " " + flags if meaning is None or meaning[row] is None else text
+                         for row, (text, flags) in enumerate(zip(shown, summary))]
+            if meaning is None:
+                texts.append([head + text for text in shown])
+            else:
+                texts.append([head + text if note is None else f"{head}{text}  // {note}".rstrip()
+                              for text, note in zip(shown, meaning)])
+        for k, (check, rows, _vals) in enumerate(decoded.found):  # findings under their lines, in rule order
+            column, pad = texts[where[check.path]], plan.pads[check.path]
+            rows = rows.tolist()
+            if check.static:
+                extra = "\n" + "\n".join(self.texts.under(check, pad, decoded, rows[0], {}))
+                for row in rows:
+                    column[row] += extra
+                continue
+            _rule, severity, ref = self.texts.rule(check)
+            lead, tail = f"\n{pad}^ {severity} {check.rule_id}: ", f"\n{pad}  {ref}"
+            for row, message in zip(rows, _hit_messages(decoded, k, rows)):
+                column[row] += lead + message + tail
+        return ["\n".join(lines) for lines in zip(*texts)]
+
     def close(self, totals) -> None:
         pass
+
+
+def _enum_text(cls, number: int) -> str:
+    """What ``render_row`` puts after an enum leaf's number."""
+    try:
+        return f" {cls(number).name}"
+    except ValueError:
+        return f" not a {cls.__name__} value"
+
+
+def _titles(chunk: Chunk) -> list:
+    """``record_title`` of every record of a chunk."""
+    from .render import format_number
+
+    layout = chunk.layout
+    size, head = layout.size, f"{layout.c_name}  {layout.label}  ["
+    if chunk.address is None:
+        return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x}, {size} bytes"
+                for row in range(chunk.count)]
+    return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
+            f"({format_number(chunk.address + row * size, 8, '*')[2:]}), {size} bytes" for row in range(chunk.count)]
 
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:

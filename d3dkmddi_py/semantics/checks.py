@@ -650,8 +650,27 @@ def column_messages(check: Check, columns, np, rows) -> list:
     names = [n for n in _template_fields(check.message) if n not in params]
     keys = list(params) + names
     lists = [np.asarray(params[k])[rows].tolist() for k in params] + [acc[n][rows].tolist() for n in names]
-    template = check.message
-    return [template.format_map(dict(zip(keys, values))) for values in zip(*lists)]
+    positional = _positional(check.message, tuple(keys))
+    if positional is not None and lists:
+        return list(map(positional.format, *lists))
+    return [check.message.format_map(dict(zip(keys, values))) for values in zip(*lists)]
+
+
+@lru_cache(maxsize=None)
+def _positional(template: str, keys: tuple) -> str | None:
+    """The template with its named fields numbered by ``keys`` (so a column formats with ``map``, no
+    dict per row), or None when a field is more than a plain name."""
+    import string
+
+    out = []
+    for text, name, spec, conv in string.Formatter().parse(template):
+        out.append(text.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        if name not in keys or "{" in (spec or ""):
+            return None
+        out.append("{" + str(keys.index(name)) + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}")
+    return "".join(out)
 
 
 def column_hits(layout: TypeLayout, columns, np, adapter=None):
