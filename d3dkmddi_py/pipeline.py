@@ -180,7 +180,7 @@ class Decoded:
 
     chunk: Chunk
     rows: list | None
-    hits: list  # per record: [(Check, key), ...]; records that break the same rules share one tuple
+    row_hits: list | None  # per record: [(Check, key), ...] (see ``hits``); None until asked for
     errors: int = 0
     warnings: int = 0
     messages: dict | None = None  # column-wise: check -> (row -> index, messages) for templated messages
@@ -189,6 +189,14 @@ class Decoded:
     columns: object = None  # column-wise: the chunk's columns (bulk.Columns)
     found: list | None = None  # column-wise: (check, rows, values) of every check some row breaks
     np: object = None  # column-wise: the NumPy module
+
+    @property
+    def hits(self) -> list:
+        """Per record its hits (check, key) in rule order; records that break the same rules share one
+        tuple.  Column-wise they are grouped when first asked for (the column sinks never ask)."""
+        if self.row_hits is None:
+            self.row_hits = _row_hits(self.np, self.found, self.chunk.count)
+        return self.row_hits
 
     def value(self, key, row: int) -> int:
         """The value a finding reports: its key itself (record by record) or read from its column."""
@@ -237,7 +245,8 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
         decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
     if findings:
         found = decoded.found = list(column_hits(layout, columns, np, adapter))
-        _group_hits(np, decoded, found, n)
+        _column_values(np, decoded, found, n)
+        decoded.row_hits = None
         decoded.messages = {}
         for check, where, _vals in found:
             if not check.static and (check.params is None or check.columnar):
@@ -247,27 +256,35 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
     return decoded
 
 
-def _group_hits(np, decoded: Decoded, found: list, n: int) -> None:
-    """Each record's hits from the column hits, without a Python step per hit: records are grouped by
-    the set of rules they break (a bit per check), and each group's hit tuple is built once."""
+def _column_values(np, decoded: Decoded, found: list, n: int) -> None:
+    """The tallies, and per check the value it reports in every record (``full``) and the value when
+    the same in every hit (``constant``)."""
     if not found:
         return
-    words = (len(found) + 62) // 63
-    signature = np.zeros((n, words), dtype=np.uint64)
     full, constant = [], []
-    for k, (check, where, vals) in enumerate(found):
-        signature[where, k // 63] |= np.uint64(1 << (k % 63))
+    for check, where, vals in found:
         column = np.zeros(n, dtype=np.uint64)
         column[where] = vals
         full.append(column)
         constant.append(int(vals[0]) if bool((vals == vals[0]).all()) else None)
         _tally_hits(decoded, check, len(where))
+    decoded.full, decoded.constant = full, constant
+
+
+def _row_hits(np, found: list, n: int) -> list:
+    """Each record's hits from the column hits, without a Python step per hit: records are grouped by
+    the set of rules they break (a bit per check), and each group's hit tuple is built once."""
+    if not found:
+        return [[] for _ in range(n)]
+    words = (len(found) + 62) // 63
+    signature = np.zeros((n, words), dtype=np.uint64)
+    for k, (_check, where, _vals) in enumerate(found):
+        signature[where, k // 63] |= np.uint64(1 << (k % 63))
     unique, inverse = np.unique(signature, axis=0, return_inverse=True)
     groups = []
     for sig in unique.tolist():  # checks come in rule order, so each group's hits do too
         groups.append(tuple((found[k][0], k) for k in range(len(found)) if sig[k // 63] >> (k % 63) & 1))
-    decoded.hits = [groups[g] for g in inverse.reshape(-1).tolist()]
-    decoded.full, decoded.constant = full, constant
+    return [groups[g] for g in inverse.reshape(-1).tolist()]
 
 
 def _tally_hits(decoded: Decoded, check, count: int) -> None:
@@ -660,6 +677,12 @@ class TextValidate:
         chunk, layout = decoded.chunk, decoded.chunk.layout
         size, lines, texts = layout.size, [], self.texts
         prefix = f"{layout.c_name}  {layout.label}  ["
+        found = self._column_lines(decoded, prefix) if decoded.found is not None else None
+        if found is not None:
+            if found:
+                found.append("")
+                self.out.write("\n".join(found))
+            return
         groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
         made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
         for row, hits in enumerate(decoded.hits):
@@ -688,6 +711,41 @@ class TextValidate:
             lines.append(where + tally + body)
         if lines:
             self.out.write("\n".join(lines) + "\n")
+
+    def _column_lines(self, decoded: Decoded, prefix: str) -> list | None:
+        """Every record's lines, built check by check from a column-decoded chunk (None when its
+        records repeat: then records that break the same rules share their text)."""
+        from .render import by_value
+
+        if _distinct(decoded) is not None:
+            return None
+        np, chunk, texts = decoded.np, decoded.chunk, self.texts
+        n, size = chunk.count, chunk.layout.size
+        errors, total, items = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [[] for _ in range(n)]
+        for k, (check, rows, _vals) in enumerate(decoded.found):
+            _rule, severity, ref = texts.rule(check)
+            if severity == "error":
+                errors[rows] += 1
+            total[rows] += 1
+            rows = rows.tolist()
+            if check.static:
+                text = texts.validate_lines(check, decoded, rows[0], {})
+                for row in rows:
+                    items[row].append(text)
+                continue
+            lead, tail = f"   {severity} {check.rule_id} {check.path}: ", f"\n      {ref}"
+            for row, message in zip(rows, _hit_messages(decoded, k, rows)):
+                items[row].append(lead + message + tail)
+        tallies = by_value(np, errors << 32 | total, lambda v: f": {_tally(v >> 32, (v & 0xFFFFFFFF) - (v >> 32))}\n"
+                           if v & 0xFFFFFFFF else ": no findings")
+        if chunk.address is None:
+            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}" for row in range(n)]
+        else:
+            from .render import format_number
+
+            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
+                      f"({format_number(chunk.address + row * size, 8, '*')[2:]})" for row in range(n)]
+        return [place + tally + body for place, tally, body in zip(places, tallies, map("\n".join, items))]
 
     def close(self, totals) -> None:
         records, errors, warnings = totals
@@ -829,6 +887,30 @@ class FindingRows:
         finding whose message is fixed is escaped once."""
         chunk, layout, texts = decoded.chunk, decoded.chunk.layout, self.texts
         tails, lines = self.tails, []
+        if decoded.found is not None and _distinct(decoded) is None:  # column-wise: check by check
+            items = [[] for _ in range(chunk.count)]
+            for k, (check, rows, _vals) in enumerate(decoded.found):
+                rows = rows.tolist()
+                tail = tails.get(check)
+                if tail is None and check.static:
+                    tail = tails[check] = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                                           f"{_csv_cell(check.message)}")
+                if tail is not None:
+                    for row in rows:
+                        items[row].append(tail)
+                    continue
+                head = f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                for row, message in zip(rows, _hit_messages(decoded, k, rows)):
+                    items[row].append(head + _csv_cell(message))
+            size, start, offset = layout.size, chunk.start, chunk.offset
+            for row, found in enumerate(items):
+                if found:
+                    lead = f"{start + row},{offset + row * size},"
+                    lines.append(lead + ("\n" + lead).join(found))
+            if lines:
+                lines.append("")
+                self.out.write("\n".join(lines))
+            return
         for row, hits in enumerate(decoded.hits):
             if not hits:
                 continue
@@ -885,7 +967,7 @@ class FindingRows:
 
 def _csv_cell(text: str) -> str:
     """A CSV cell as csv.writer's default dialect writes it (quoted when it holds , " or a line end)."""
-    if any(c in text for c in ',"\r\n'):
+    if "," in text or '"' in text or "\n" in text or "\r" in text:
         return '"' + text.replace('"', '""') + '"'
     return text
 

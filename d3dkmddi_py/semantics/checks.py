@@ -649,7 +649,9 @@ def column_messages(check: Check, columns, np, rows) -> list:
     params = check.params(acc) if check.params is not None else {}
     names = [n for n in _template_fields(check.message) if n not in params]
     keys = list(params) + names
-    lists = [np.asarray(params[k])[rows].tolist() for k in params] + [acc[n][rows].tolist() for n in names]
+    picked = rows.tolist()
+    lists = [[params[k][i] for i in picked] if isinstance(params[k], list) else np.asarray(params[k])[rows].tolist()
+             for k in params] + [acc[n][rows].tolist() for n in names]
     positional = _positional(check.message, tuple(keys))
     if positional is not None and lists:
         return list(map(positional.format, *lists))
