@@ -16,6 +16,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import DecodeError, InvalidArgument
 from .span import _short, check_offset_count, check_range
@@ -372,6 +373,18 @@ def _message(check, decoded: Decoded, row: int, views: dict) -> str:
     return check.text(view)
 
 
+EMIT_CHARS = 1 << 20  # text handed to the output at once: larger strings cost the kernel a page fault per page
+
+
+def _emit(out, items: list, sep: str = "\n", first: str = "") -> None:
+    """``out.write(first + sep.join(items) + "\n")``, in pieces of about EMIT_CHARS (a fresh 20 MB string
+    per chunk made writing a GB cost more in page faults than in copying)."""
+    step = max(1, EMIT_CHARS // (len(items[0]) + len(sep)))
+    for start in range(0, len(items), step):
+        out.write(first + sep.join(items[start:start + step]) + ("\n" if start + step >= len(items) else sep))
+        first = ""
+
+
 def _hit_messages(decoded: Decoded, k: int, rows: list) -> list:
     """The messages of check ``k`` of a column-decoded chunk for its hit rows (in their order)."""
     check = decoded.found[k][0]
@@ -413,7 +426,7 @@ class TextDecode:
         if bodies is not None:
             blocks = [f"{title}\n{body}" for title, body in zip(_titles(chunk), bodies)]
             if blocks:
-                self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
+                _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
                 self.first = False
             return
         blocks = []
@@ -445,7 +458,7 @@ class TextDecode:
             self.bodies[raw] = body
             blocks.append(title + "\n" + body)
         if blocks:
-            self.out.write(("" if self.first else "\n") + "\n\n".join(blocks) + "\n")
+            _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
             self.first = False
 
     def _column_bodies(self, decoded: Decoded, plan) -> list | None:
@@ -578,7 +591,7 @@ class JsonDecode:
                      f'{"null" if chunk.address is None else _json_str(hex_text(chunk.address + row * size))}, {tail}'
                      for row, (index, tail) in enumerate(zip(range(chunk.start, chunk.start + chunk.count), tails))]
             if lines:
-                self.out.write("\n".join(lines) + "\n")
+                _emit(self.out, lines)
             return
         lines, groups = [], {}
         for row in range(chunk.count):
@@ -607,7 +620,7 @@ class JsonDecode:
                 self.tails[raw] = tail
             lines.append(self.head + where + tail)
         if lines:
-            self.out.write("\n".join(lines) + "\n")
+            _emit(self.out, lines)
 
     def _column_tails(self, decoded: Decoded) -> list | None:
         """Every record's text after "address", built a key at a time from the chunk's columns (None
@@ -680,8 +693,7 @@ class TextValidate:
         found = self._column_lines(decoded, prefix) if decoded.found is not None else None
         if found is not None:
             if found:
-                found.append("")
-                self.out.write("\n".join(found))
+                _emit(self.out, found)
             return
         groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
         made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
@@ -710,7 +722,7 @@ class TextValidate:
                                   for part in parts)
             lines.append(where + tally + body)
         if lines:
-            self.out.write("\n".join(lines) + "\n")
+            _emit(self.out, lines)
 
     def _column_lines(self, decoded: Decoded, prefix: str) -> list | None:
         """Every record's lines, built check by check from a column-decoded chunk (None when its
@@ -846,7 +858,7 @@ class JsonValidate:
                      for row, (index, address, found) in enumerate(zip(range(chunk.start, chunk.start + chunk.count),
                                                                      addresses, self.findings.rows(layout, decoded)))]
             if lines:
-                self.out.write("\n".join(lines) + "\n")
+                _emit(self.out, lines)
             return
         lines, groups = [], {}
         for row in range(chunk.count):
@@ -856,7 +868,7 @@ class JsonValidate:
             lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
                          f'"findings": [{found}]}}')
         if lines:
-            self.out.write("\n".join(lines) + "\n")
+            _emit(self.out, lines)
 
     def close(self, totals) -> None:
         pass
@@ -908,8 +920,7 @@ class FindingRows:
                     lead = f"{start + row},{offset + row * size},"
                     lines.append(lead + ("\n" + lead).join(found))
             if lines:
-                lines.append("")
-                self.out.write("\n".join(lines))
+                _emit(self.out, lines)
             return
         for row, hits in enumerate(decoded.hits):
             if not hits:
@@ -924,7 +935,7 @@ class FindingRows:
                         tails[check] = tail
                 lines.append(lead + tail)
         if lines:
-            self.out.write("\n".join(lines) + "\n")
+            _emit(self.out, lines)
 
     def _rows(self, decoded: Decoded):
         chunk, layout = decoded.chunk, decoded.chunk.layout
@@ -1019,6 +1030,8 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     """Stream every chunk of ``records`` through decode, check and ``sink``; returns the totals."""
     summary = Summary(more=records.more)
     checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
+    if records.count > CHUNK_RECORDS_KEEP_HEAP:
+        _keep_heap()
     # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
     step = getattr(sink, "chunk_records", None)
     for chunk in records.chunks(step):
@@ -1033,6 +1046,26 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     if progress is not None:
         progress.close(summary.records)
     return summary
+
+
+CHUNK_RECORDS_KEEP_HEAP = 4096  # a run of more records than this keeps its freed heap (see _keep_heap)
+
+
+@lru_cache(maxsize=None)
+def _keep_heap() -> None:
+    """Let glibc keep up to 256 MiB of freed heap and serve blocks under 64 MiB from it.  By default it
+    hands freed memory back past 128 KiB and maps every large block afresh, so each chunk's text
+    (tens of MB) was page-faulted in again: decode and validate spent as long in the kernel as in
+    Python.  Elsewhere (no glibc mallopt) nothing changes."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):
+        return
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD
+    mallopt(-3, 64 << 20)  # M_MMAP_THRESHOLD
 
 
 def _severity(check) -> str:
