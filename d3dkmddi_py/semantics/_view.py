@@ -58,8 +58,7 @@ class View:
 
     def sub(self, name: str, type_name: str) -> "View":
         head = name + "."
-        leaves = {p[len(head):]: leaf for p, leaf in self.leaves.items() if p.startswith(head)}
-        return View(leaves, self.data, self.prefix + head, self.abi, self.version, type_name)
+        return View(_under(self.leaves, head), self.data, self.prefix + head, self.abi, self.version, type_name)
 
     def word(self) -> int:
         """The 32-bit ``Value`` of a flag union."""
