@@ -162,6 +162,7 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             w(f"   {j['severity']} {j['rule_id']}: {j['message']}\n")
         totals["segment_findings"] += len(a.adapter_findings)
         rules.update(f.rule_id for f in a.adapter_findings)
+        bodies: dict = {}  # the allocation's bytes -> its text: against one adapter's segments, the bytes decide
         for handle, e in a.allocations.items():
             ev = e.event
             flags = ev.fields["Flags"]
@@ -177,14 +178,19 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             w(f"   event Flags = 0x{int(flags):x} {shown}{note}\n")
             if ev.fields["hDxgSharedResource"]:
                 w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
-            value = alloc_cls.from_buffer_copy(e.data)
-            meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter)
-            w(render.render_text(value, findings=e.findings, meanings=meanings, nonzero=True,
-                                 title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n")
-            if any(e.usage):
-                w(render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
-                                     title=f"{USAGE_TYPE}  {tgt.label}  (UsageVersion, UsageFlags, Format...)")
-                  + "\n")
+            body = bodies.get((e.data, e.usage))
+            if body is None:
+                meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter)
+                body = render.render_text(alloc_cls.from_buffer_copy(e.data), findings=e.findings, meanings=meanings,
+                                          nonzero=True, title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n"
+                if any(e.usage):
+                    body += render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
+                                               title=f"{USAGE_TYPE}  {tgt.label}  (UsageVersion, UsageFlags, "
+                                                     f"Format...)") + "\n"
+                if len(bodies) >= 4096:
+                    bodies.clear()
+                bodies[(e.data, e.usage)] = body
+            w(body)
             totals["live"] += 1
             totals["clean"] += not e.findings
             totals["errors"] += render.count_severity(e.findings, "error")
