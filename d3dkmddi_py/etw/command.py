@@ -72,9 +72,11 @@ def _finding(f) -> dict:
     return {"rule": j["rule_id"], "severity": j["severity"], "field": j["field"], "message": j["message"]}
 
 
+_TYPES = {event: {**dict(fields), **EXTRA_FIELDS} for event, fields in FIELDS.items()}
+
+
 def event_json(event, type_name: str, findings, checked: bool) -> dict:
-    types = dict(FIELDS[event.event])
-    types.update(EXTRA_FIELDS)
+    types = _TYPES[event.event]
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
     names = {}
     if event.event == ADAPTER_ALLOCATION:

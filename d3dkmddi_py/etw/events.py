@@ -327,8 +327,13 @@ def from_records(records):
 
 def json_value(name: str, in_type: str, value):
     """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are."""
-    if in_type in (UINT64, POINTER) and isinstance(value, int):
+    if value.__class__ is int:  # the common case first
+        return f"0x{value:x}" if in_type in _HEX_TYPES else value
+    if in_type in _HEX_TYPES and isinstance(value, int):
         return f"0x{value:x}"
     if isinstance(value, bool) or isinstance(value, str):
         return value
     return int(value)
+
+
+_HEX_TYPES = (UINT64, POINTER)
