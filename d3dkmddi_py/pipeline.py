@@ -180,7 +180,7 @@ class Decoded:
     when not asked for) and its hits (check, key) in rule order, and the chunk's tallies."""
 
     chunk: Chunk
-    rows: list | None
+    value_rows: list | None  # per record its leaf values (see ``rows``)
     row_hits: list | None  # per record: [(Check, key), ...] (see ``hits``); None until asked for
     errors: int = 0
     warnings: int = 0
@@ -190,6 +190,15 @@ class Decoded:
     columns: object = None  # column-wise: the chunk's columns (bulk.Columns)
     found: list | None = None  # column-wise: (check, rows, values) of every check some row breaks
     np: object = None  # column-wise: the NumPy module
+    values: bool = False  # the leaf values were asked for
+
+    @property
+    def rows(self) -> list | None:
+        """Per record its leaf values (a tuple in leaf order), None when not asked for; column-wise they
+        are made when first asked for (the column sinks read the columns instead)."""
+        if self.value_rows is None and self.values and self.columns is not None:
+            self.value_rows = list(zip(*(self.columns[leaf.path].tolist() for leaf in self.chunk.layout.leaves)))
+        return self.value_rows
 
     @property
     def hits(self) -> list:
@@ -228,10 +237,10 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
     layout, n = chunk.layout, chunk.count
     np = _numpy() if layout.kind != "enum" and n >= NUMPY_FROM else None
     hits = [[] for _ in range(n)]
-    decoded = Decoded(chunk, None, hits)
+    decoded = Decoded(chunk, None, hits, values=values)
     if np is None:
         if values:
-            decoded.rows = [tuple(layout.values(chunk.record(i)).values()) for i in range(n)]
+            decoded.value_rows = [tuple(layout.values(chunk.record(i)).values()) for i in range(n)]
         if findings:
             for i in range(n):
                 hits[i] = record_hits(layout, decoded.view(i), adapter)
@@ -242,8 +251,6 @@ def decode_chunk(chunk: Chunk, *, adapter=None, values: bool = True, findings: b
         return decoded
     columns = _columns(np, layout, chunk)
     decoded.columns, decoded.np = columns, np
-    if values:
-        decoded.rows = list(zip(*(columns[leaf.path].tolist() for leaf in layout.leaves)))
     if findings:
         found = decoded.found = list(column_hits(layout, columns, np, adapter))
         _column_values(np, decoded, found, n)
@@ -469,7 +476,7 @@ class TextDecode:
         from .semantics.explain import column_meanings
 
         np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
-        if columns is None or decoded.rows is None or decoded.found is None or _distinct(decoded) is not None:
+        if columns is None or not decoded.values or decoded.found is None or _distinct(decoded) is not None:
             return None
         meanings = column_meanings(layout, columns, np, self.adapter)
         if meanings is None or not all(path in plan.leaf_paths for path in meanings):
@@ -584,12 +591,8 @@ class JsonDecode:
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         paths = [leaf.path for leaf in layout.leaves]
-        tails = self._column_tails(decoded) if layout.kind != "enum" else None
-        if tails is not None:
-            size, base = layout.size, chunk.offset
-            lines = [f'{self.head}{index}, "offset": {base + row * size}, "address": '
-                     f'{"null" if chunk.address is None else _json_str(hex_text(chunk.address + row * size))}, {tail}'
-                     for row, (index, tail) in enumerate(zip(range(chunk.start, chunk.start + chunk.count), tails))]
+        lines = self._column_lines(decoded) if layout.kind != "enum" else None
+        if lines is not None:
             if lines:
                 _emit(self.out, lines)
             return
@@ -622,30 +625,51 @@ class JsonDecode:
         if lines:
             _emit(self.out, lines)
 
-    def _column_tails(self, decoded: Decoded) -> list | None:
-        """Every record's text after "address", built a key at a time from the chunk's columns (None
-        when the chunk was decoded record by record, its records repeat, or its type's meanings are
-        not column-wise): the same bytes as ``record_json_of``."""
-        from .jsonvalue import json_hex
-        from .render import by_value, enum_name, joined_column, summary_column, target_json
+    def _column_lines(self, decoded: Decoded) -> list | None:
+        """Every record's line, built a key at a time from the chunk's columns (None when the chunk
+        was decoded record by record, its records repeat, or its type's meanings are not column-wise):
+        the same bytes as ``json.dumps(record_json_of(...))``."""
+        from .jsonvalue import hex_text, json_hex
+        from .render import _object_array, by_value, enum_name, joined_column, summary_column, target_json
         from .semantics.explain import column_meanings
         from .target import ENUM_CLASSES
 
-        np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
-        if columns is None or decoded.rows is None or decoded.found is None or _distinct(decoded) is not None:
+        np, columns, chunk = decoded.np, decoded.columns, decoded.chunk
+        layout = chunk.layout
+        if columns is None or not decoded.values or decoded.found is None or _distinct(decoded) is not None:
             return None
         meanings = column_meanings(layout, columns, np, self.adapter)
         if meanings is None:
             return None
         if self.head is None:
             self.head = f'{{"type": {_json_str(layout.c_name)}, "target": {json.dumps(target_json(layout))}, "index": '
-        n, size = decoded.chunk.count, layout.size
-        hexed = decoded.chunk.data.hex()
-        masks = [(1 << leaf.bit_width) - 1 if json_hex(leaf) else None for leaf in layout.leaves]
-        fields = "{" + ", ".join(_json_str(leaf.path).replace("%", "%%") + (': "0x%x"' if mask is not None else ": %d")
-                                 for leaf, mask in zip(layout.leaves, masks)) + "}"
-        rows = decoded.rows if not any(m is not None for m in masks) else \
-            [tuple(v if m is None else v & m for v, m in zip(row, masks)) for row in decoded.rows]
+        n, size = chunk.count, layout.size
+        fields, run = [], []  # the fields object's items: a table per eight one-bit leaves, the rest per row
+
+        def flush():
+            for start in range(0, len(run), 8):
+                group = run[start:start + 8]
+                index = np.zeros(n, dtype=np.intp)
+                for i, leaf in enumerate(group):
+                    index |= (columns[leaf.path] != 0).astype(np.intp) << i
+                table = [", ".join(f"{_json_str(leaf.path)}: {v >> i & 1}" for i, leaf in enumerate(group))
+                         for v in range(1 << len(group))]
+                fields.append(_object_array(np, table)[index].tolist())
+            run.clear()
+
+        for leaf in layout.leaves:
+            hexed = json_hex(leaf)
+            if leaf.bit_width == 1 and not leaf.signed and not hexed:
+                run.append(leaf)
+                continue
+            flush()
+            key, values = _json_str(leaf.path), columns[leaf.path].tolist()
+            if hexed:
+                mask = (1 << leaf.bit_width) - 1
+                fields.append([f'{key}: "0x{v & mask:x}"' for v in values])
+            else:
+                fields.append([f"{key}: {v}" for v in values])
+        flush()
         names = []  # (key, per row text): as names_of writes them
         for line in layout.lines:
             if line.leaf is None:
@@ -664,13 +688,23 @@ class JsonDecode:
             if type(col) is tuple:
                 entries.append((col[0], key + _json_str(str(col[1]))))
                 continue
-            memo = {text: None if text is None else key + _json_str(str(text)) for text in set(col)}
+            distinct = set(col)
+            if len(distinct) * 2 > n and None not in distinct:
+                entries.append((None, [key + _json_str(str(text)) for text in col]))
+                continue
+            memo = {text: None if text is None else key + _json_str(str(text)) for text in distinct}
             entries.append((None, list(map(memo.__getitem__, col))))
-        meaning_texts = [f"{{{text}}}" for text in joined_column(np, entries, ", ")] if entries else ["{}"] * n
-        findings = self.findings.rows(layout, decoded)
-        return [f'"size": {size}, "bytes": "{hexed[2 * size * row:2 * size * (row + 1)]}", "fields": {fields % values}, '
-                f'"names": {named}, "meanings": {meant}, "findings": [{found}]}}'
-                for row, (values, named, meant, found) in enumerate(zip(rows, name_texts, meaning_texts, findings))]
+        meaning_texts = joined_column(np, entries, ", ") if entries else [""] * n
+        hexed = chunk.data.hex(" ", size).split(" ")
+        addresses = (["null"] * n if chunk.address is None else
+                     [_json_str(hex_text(chunk.address + row * size)) for row in range(n)])
+        head, base, first = self.head, chunk.offset, chunk.start
+        return [f'{head}{first + row}, "offset": {base + row * size}, "address": {address}, "size": {size}, '
+                f'"bytes": "{data}", "fields": {{{", ".join(values)}}}, "names": {named}, "meanings": {{{meant}}}, '
+                f'"findings": [{found}]}}'
+                for row, (address, data, values, named, meant, found) in
+                enumerate(zip(addresses, hexed, zip(*fields), name_texts, meaning_texts,
+                              self.findings.rows(layout, decoded)))]
 
     def close(self, totals) -> None:
         pass

@@ -102,7 +102,7 @@ def joined_column(np, entries, sep: str) -> list:
             continue
         flush()
         if col is None:
-            texts = _object_array(np, piece)
+            texts = piece if isinstance(piece, np.ndarray) else _object_array(np, piece)
             has = texts.astype(bool)
             parts.append((np.where(has, texts, ""), None, has, None))
         else:
