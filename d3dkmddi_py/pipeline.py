@@ -408,7 +408,9 @@ def _distinct(decoded: Decoded):
     """(rows of the first occurrence of each distinct record, row -> its index among them) of a
     column-decoded chunk, or None when most records are distinct (nothing to share)."""
     np, chunk = decoded.np, decoded.chunk
-    records = np.frombuffer(chunk.data, dtype=np.dtype((np.void, chunk.layout.size)))
+    size = chunk.layout.size
+    kind = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(size, np.dtype((np.void, size)))
+    records = np.frombuffer(chunk.data, dtype=kind)  # words sort faster than opaque records
     _unique, first, inverse = np.unique(records, return_index=True, return_inverse=True)
     if len(first) * 2 > chunk.count:
         return None
@@ -492,7 +494,8 @@ class TextDecode:
             if type(how) is tuple and enum_cls is None and (meaning is None or type(meaning) is tuple) \
                     and not flags_of:  # a narrow bitfield: every line it can print is in a table
                 note = "" if meaning is None else f"  // {meaning[1]}"
-                table = _object_array(np, [head + text for text in how] + [(head + text + note).rstrip() for text in how])
+                table = _object_array(np, [head + text for text in how]
+                                      + [(head + text + note).rstrip() for text in how])
                 index = col.astype(np.intp) % len(how)
                 if meaning is not None:
                     index = index + meaning[0].astype(np.intp) * len(how)
@@ -679,9 +682,13 @@ class JsonDecode:
                 names.append((line.path, by_value(np, col, lambda v, t=line.leaf.c_type: enum_name(t, v))))
             elif line.flags_of:
                 names.append((line.path, summary_column(np, columns, line.flags_of)))
-        name_template = "{" + ", ".join(_json_str(path).replace("%", "%%") + ": %s" for path, _ in names) + "}"
-        name_texts = [name_template % tuple(map(_json_str, texts)) for texts in zip(*(col for _p, col in names))] \
-            if names else ["{}"] * n
+        if len(names) == 1:  # a flag word: its Value's set flags
+            key = _json_str(names[0][0])
+            name_texts = [f"{{{key}: {text}}}" for text in map(_json_str, names[0][1])]
+        else:
+            template = "{" + ", ".join(_json_str(path).replace("%", "%%") + ": %s" for path, _ in names) + "}"
+            name_texts = [template % tuple(map(_json_str, texts)) for texts in zip(*(col for _p, col in names))] \
+                if names else ["{}"] * n
         entries = []  # the meanings object's items: a table per eight flags, the rest per row
         for path, col in meanings.items():
             key = _json_str(str(path)) + ": "

@@ -333,8 +333,6 @@ def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
     return out
 
 
-
-
 def _segflags_columns(layout, columns, np) -> dict:
     from ..render import _object_array
 
