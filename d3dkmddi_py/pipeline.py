@@ -385,11 +385,18 @@ EMIT_CHARS = 1 << 20  # text handed to the output at once: larger strings cost t
 
 def _emit(out, items: list, sep: str = "\n", first: str = "") -> None:
     """``out.write(first + sep.join(items) + "\n")``, in pieces of about EMIT_CHARS (a fresh 20 MB string
-    per chunk made writing a GB cost more in page faults than in copying)."""
+    per chunk made writing a GB cost more in page faults than in copying), each text copied once."""
+    if first:
+        out.write(first)
     step = max(1, EMIT_CHARS // (len(items[0]) + len(sep)))
     for start in range(0, len(items), step):
-        out.write(first + sep.join(items[start:start + step]) + ("\n" if start + step >= len(items) else sep))
-        first = ""
+        piece = items[start:start + step]
+        last = start + step >= len(items)
+        if not last or sep == "\n":
+            piece.append("")  # the separator (or the final line end) after the last item
+        out.write(sep.join(piece))
+    if sep != "\n":
+        out.write("\n")
 
 
 def _hit_messages(decoded: Decoded, k: int, rows: list) -> list:

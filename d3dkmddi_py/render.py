@@ -83,9 +83,9 @@ def joined_column(np, entries, sep: str) -> list:
     ``entries`` are (column, piece) in order: a str piece for a one-bit flag (eight of them in a row
     become one 256-entry table, so a row costs a lookup, not eight tests), or a function of the
     column's value (called once per distinct non-zero value), or (None, the pieces of every row,
-    None or "" where there is none).  The parts are joined with NumPy object arrays, not row by row.
+    None or "" where there is none).
     """
-    parts, run = [], []  # (texts, texts after a separator, non-empty, row -> entry or None)
+    parts, run = [], []  # per part, its text in every row ("" or None where it has none)
 
     def flush():
         for start in range(0, len(run), 8):
@@ -93,7 +93,7 @@ def joined_column(np, entries, sep: str) -> list:
             index = np.zeros(len(group[0][0]), dtype=np.intp)
             for i, (col, _piece) in enumerate(group):
                 index |= (col != 0).astype(np.intp) << i
-            parts.append((*_bit_table(np, tuple(piece for _col, piece in group), sep), index))
+            parts.append(_bit_table(np, tuple(piece for _col, piece in group), sep)[index].tolist())
         run.clear()
 
     for col, piece in entries:
@@ -101,40 +101,19 @@ def joined_column(np, entries, sep: str) -> list:
             run.append((col, piece))
             continue
         flush()
-        if col is None:
-            texts = piece if isinstance(piece, np.ndarray) else _object_array(np, piece)
-            has = texts.astype(bool)
-            parts.append((np.where(has, texts, ""), None, has, None))
-        else:
-            unique, inverse = np.unique(col, return_inverse=True)
-            texts = _object_array(np, [piece(v) if v else "" for v in unique.tolist()])
-            parts.append((*_led(np, texts, sep), inverse.reshape(-1)))
+        parts.append(list(piece) if col is None else by_value(np, col, lambda v, piece=piece: piece(v) if v else ""))
     flush()
-    out = seen = None
-    for texts, led, has, index in parts:
-        if index is not None:
-            texts, led, has = texts[index], led[index], has[index]
-        if out is None:
-            out, seen = texts, has
-            continue
-        if led is None:
-            led = np.where(has, sep + texts, "")
-        out = out + np.where(seen, led, texts)
-        seen = seen | has
-    return out.tolist()
-
-
-def _led(np, texts, sep: str) -> tuple:
-    """(texts, each after a separator, which are non-empty) of an object array of texts."""
-    has = texts.astype(bool)
-    return texts, np.where(has, sep + texts, ""), has
+    if len(parts) == 1:
+        return [part or "" for part in parts[0]]
+    # each row's text is copied once (adding part by part copied a long text once per part)
+    return [sep.join([part for part in row if part]) for row in zip(*parts)]
 
 
 @lru_cache(maxsize=256)
-def _bit_table(np, pieces: tuple, sep: str) -> tuple:
-    """Entry v: ``sep.join`` of the pieces whose bit is set in v (object arrays, for take)."""
-    return _led(np, _object_array(np, [sep.join(piece for i, piece in enumerate(pieces) if v >> i & 1)
-                                       for v in range(1 << len(pieces))]), sep)
+def _bit_table(np, pieces: tuple, sep: str):
+    """Entry v: ``sep.join`` of the pieces whose bit is set in v (an object array, for take)."""
+    return _object_array(np, [sep.join(piece for i, piece in enumerate(pieces) if v >> i & 1)
+                              for v in range(1 << len(pieces))])
 
 
 def by_value(np, col, text) -> list:
