@@ -106,7 +106,7 @@ def joined_column(np, entries, sep: str) -> list:
     if len(parts) == 1:
         return [part or "" for part in parts[0]]
     # each row's text is copied once (adding part by part copied a long text once per part)
-    return [sep.join([part for part in row if part]) for row in zip(*parts)]
+    return [sep.join(filter(None, row)) for row in zip(*parts)]
 
 
 @lru_cache(maxsize=256)
