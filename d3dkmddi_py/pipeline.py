@@ -640,7 +640,7 @@ class JsonDecode:
         was decoded record by record, its records repeat, or its type's meanings are not column-wise):
         the same bytes as ``json.dumps(record_json_of(...))``."""
         from .jsonvalue import hex_text, json_hex
-        from .render import _object_array, by_value, enum_name, joined_column, summary_column, target_json
+        from .render import by_value, enum_name, joined_column, summary_column, target_json
         from .semantics.explain import column_meanings
         from .target import ENUM_CLASSES
 
@@ -662,9 +662,7 @@ class JsonDecode:
                 index = np.zeros(n, dtype=np.intp)
                 for i, leaf in enumerate(group):
                     index |= (columns[leaf.path] != 0).astype(np.intp) << i
-                table = [", ".join(f"{_json_str(leaf.path)}: {v >> i & 1}" for i, leaf in enumerate(group))
-                         for v in range(1 << len(group))]
-                fields.append(_object_array(np, table)[index].tolist())
+                fields.append(_field_table(np, tuple(leaf.path for leaf in group))[index].tolist())
             run.clear()
 
         for leaf in layout.leaves:
@@ -722,6 +720,15 @@ class JsonDecode:
 
     def close(self, totals) -> None:
         pass
+
+
+@lru_cache(maxsize=256)
+def _field_table(np, paths: tuple):
+    """Entry v: the JSON items of one-bit leaves ``paths`` whose values are the bits of v."""
+    from .render import _object_array
+
+    return _object_array(np, [", ".join(f"{_json_str(path)}: {v >> i & 1}" for i, path in enumerate(paths))
+                              for v in range(1 << len(paths))])
 
 
 class TextValidate:
@@ -826,7 +833,7 @@ class _JsonFindings:
     """Each check's finding as a JSON object, its fixed parts encoded once."""
 
     def __init__(self):
-        self.parts = {}
+        self.parts, self.values, self.values_of = {}, {}, None
 
     def _parts(self, check):
         got = self.parts.get(check)
@@ -835,6 +842,18 @@ class _JsonFindings:
             head = json.dumps({"rule_id": rule.rule_id, "severity": rule.severity.value, "field": check.path})[:-1]
             ref = json.dumps({"page": rule.page, "sentence": rule.sentence})
             got = self.parts[check] = (head, ref, json.dumps(check.message) if check.static else None)
+        return got
+
+    def _value_text(self, layout, path: str, value: int) -> str:
+        """A finding's value as JSON, worked out once per field and value (chunks repeat them)."""
+        from .render import finding_value
+
+        got = self.values.get((path, value)) if self.values_of is layout else None
+        if got is None:
+            if len(self.values) >= BODY_CACHE or self.values_of is not layout:
+                self.values.clear()
+                self.values_of = layout
+            got = self.values[(path, value)] = json.dumps(finding_value(layout, path, value))
         return got
 
     def one(self, layout, check, decoded: Decoded, key, row: int, views) -> str:
@@ -849,7 +868,7 @@ class _JsonFindings:
     def rows(self, layout, decoded: Decoded) -> list:
         """The findings array's items of every record of a column-decoded chunk, built check by
         check: a finding whose value and message are the same in every hit is encoded once."""
-        from .render import by_value, finding_value
+        from .render import by_value
 
         np = decoded.np
         items = [[] for _ in range(decoded.chunk.count)]
@@ -861,8 +880,7 @@ class _JsonFindings:
                 for row in rows:
                     items[row].append(piece)
                 continue
-            shown = by_value(np, decoded.full[k][where],
-                             lambda v, path=check.path: json.dumps(finding_value(layout, path, v)))
+            shown = by_value(np, decoded.full[k][where], lambda v, path=check.path: self._value_text(layout, path, v))
             messages = [message] * len(rows) if message is not None else \
                 [_json_str(text) for text in _hit_messages(decoded, k, rows)]
             for row, value, text in zip(rows, shown, messages):
