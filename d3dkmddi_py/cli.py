@@ -419,6 +419,7 @@ def _main(argv) -> int:
         sys.stderr.write(f"{PROG}: warning: {message}\n")
 
     warnings.showwarning = one_line  # NumpyMissingWarning and the like: one line, no source echo
+    pipeline.keep_heap()
     status = execute(argv, sys.stdout, sys.stderr)
     sys.stdout.flush()
     return status

@@ -1096,8 +1096,6 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     """Stream every chunk of ``records`` through decode, check and ``sink``; returns the totals."""
     summary = Summary(more=records.more)
     checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
-    if records.count > CHUNK_RECORDS_KEEP_HEAP:
-        _keep_heap()
     # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
     step = getattr(sink, "chunk_records", None)
     for chunk in records.chunks(step):
@@ -1114,15 +1112,13 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     return summary
 
 
-CHUNK_RECORDS_KEEP_HEAP = 4096  # a run of more records than this keeps its freed heap (see _keep_heap)
-
-
 @lru_cache(maxsize=None)
-def _keep_heap() -> None:
+def keep_heap() -> None:
     """Let glibc keep up to 256 MiB of freed heap and serve blocks under 64 MiB from it.  By default it
     hands freed memory back past 128 KiB and maps every large block afresh, so each chunk's text
     (tens of MB) was page-faulted in again: decode and validate spent as long in the kernel as in
-    Python.  Elsewhere (no glibc mallopt) nothing changes."""
+    Python.  Elsewhere (no glibc mallopt) nothing changes.  Called by the command's own process only:
+    a library call must not retune the allocator of the program that embeds it (a debugger)."""
     import ctypes
 
     try:
