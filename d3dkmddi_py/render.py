@@ -486,7 +486,8 @@ def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, o
         layout, raw = layout_and_bytes(value)
         return record_json_of(layout, raw, layout.values(raw), index=index, offset=offset, address=address,
                               findings=findings, meanings=meanings)
-    if not isinstance(value, enum.IntEnum) or type(value).__name__ not in ENUM_CLASSES:
+    known = isinstance(value, enum.IntEnum) and type(value).__name__ in ENUM_CLASSES
+    if not known and not (type(value) is int and c_name in ENUM_CLASSES):  # an int: a value no enumerator has
         raise NotAType(f"record_json takes a d3dkmddi_py instance or enum value, not {type(value).__name__}")
     raw = (int(value) & 0xFFFFFFFF).to_bytes(4, "little")  # an enum decoded on its own
     return {"type": c_name or type(value).__name__, "target": target_json(tgt), "index": index, "offset": offset,

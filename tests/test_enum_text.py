@@ -42,3 +42,17 @@ def test_an_enumerator_names_its_own_type():
     assert sem.check(ENUM_CLASSES["DXGK_PAGESIZE"](4)) == []
     with pytest.raises(kmd.InvalidFieldType, match="say which type it is"):
         sem.explain(5)
+
+
+@pytest.mark.parametrize("name", sorted(ENUM_CLASSES))
+def test_a_value_no_enumerator_has_decodes_as_json_too(name):
+    """decode --json of an enum word outside the enumeration: the number, no name (it used to exit 2)."""
+    import json
+
+    from d3dkmddi_py import cli
+
+    unused = max(int(m) for m in ENUM_CLASSES[name]) + 1
+    out, err, status = cli.run(["decode", name, str(unused), "--json"])
+    assert status == 0 and err == "", err
+    record = json.loads(out)
+    assert record["fields"] == {"": unused} and record["names"] == {}
