@@ -481,7 +481,8 @@ class TextDecode:
         """Every record's lines, built a line at a time from the chunk's columns (None when the chunk
         was decoded record by record, its records repeat, or its type's meanings are not
         column-wise): the same text as ``render_row``."""
-        from .render import _object_array, by_value, summary_column
+        from .coltext import by_value, object_array
+        from .render import summary_column
         from .semantics.explain import column_meanings
 
         np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
@@ -501,7 +502,7 @@ class TextDecode:
             if type(how) is tuple and enum_cls is None and (meaning is None or type(meaning) is tuple) \
                     and not flags_of:  # a narrow bitfield: every line it can print is in a table
                 note = "" if meaning is None else f"  // {meaning[1]}"
-                table = _object_array(np, [head + text for text in how]
+                table = object_array(np, [head + text for text in how]
                                       + [(head + text + note).rstrip() for text in how])
                 index = col.astype(np.intp) % len(how)
                 if meaning is not None:
@@ -518,7 +519,7 @@ class TextDecode:
             else:
                 shown = [f"0x{v:x} ({v})" if v >= 0 else f"0x{v & how:x} ({v})" for v in values]
             if type(meaning) is tuple:
-                meaning = _object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
+                meaning = object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
             if enum_cls is not None:
                 names = by_value(np, col, lambda v, c=enum_cls: _enum_text(c, v))
                 shown = [text + name for text, name in zip(shown, names)]
@@ -640,7 +641,8 @@ class JsonDecode:
         was decoded record by record, its records repeat, or its type's meanings are not column-wise):
         the same bytes as ``json.dumps(record_json_of(...))``."""
         from .jsonvalue import hex_text, json_hex
-        from .render import by_value, enum_name, joined_column, summary_column, target_json
+        from .coltext import by_value, joined_column
+        from .render import enum_name, summary_column, target_json
         from .semantics.explain import column_meanings
         from .target import ENUM_CLASSES
 
@@ -725,9 +727,9 @@ class JsonDecode:
 @lru_cache(maxsize=256)
 def _field_table(np, paths: tuple):
     """Entry v: the JSON items of one-bit leaves ``paths`` whose values are the bits of v."""
-    from .render import _object_array
+    from .coltext import object_array
 
-    return _object_array(np, [", ".join(f"{_json_str(path)}: {v >> i & 1}" for i, path in enumerate(paths))
+    return object_array(np, [", ".join(f"{_json_str(path)}: {v >> i & 1}" for i, path in enumerate(paths))
                               for v in range(1 << len(paths))])
 
 
@@ -782,7 +784,7 @@ class TextValidate:
     def _column_lines(self, decoded: Decoded, prefix: str) -> list | None:
         """Every record's lines, built check by check from a column-decoded chunk (None when its
         records repeat: then records that break the same rules share their text)."""
-        from .render import by_value
+        from .coltext import by_value
 
         if _distinct(decoded) is not None:
             return None
@@ -868,7 +870,7 @@ class _JsonFindings:
     def rows(self, layout, decoded: Decoded) -> list:
         """The findings array's items of every record of a column-decoded chunk, built check by
         check: a finding whose value and message are the same in every hit is encoded once."""
-        from .render import by_value
+        from .coltext import by_value
 
         np = decoded.np
         items = [[] for _ in range(decoded.chunk.count)]

@@ -137,7 +137,7 @@ def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str
     if getattr(word, "ndim", 0):
         import numpy as np
 
-        from ..render import joined_column
+        from ..coltext import joined_column
 
         entries = [((word & m) != 0, names[m]) for m in sorted(names)]
         if reserved:

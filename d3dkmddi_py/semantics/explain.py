@@ -319,7 +319,7 @@ def column_meanings(layout, columns, np, adapter=None) -> dict | None:
 
 def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
     """The column form of ``_flag_word`` on a record that is the flag union itself."""
-    from ..render import by_value
+    from ..coltext import by_value
 
     word = columns["Value"]
     names, reserved = _flag_table(layout.c_name, layout.abi, layout.version)
@@ -334,7 +334,7 @@ def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
 
 
 def _segflags_columns(layout, columns, np) -> dict:
-    from ..render import _object_array
+    from ..coltext import object_array
 
     def describe(word):
         standby, hibernate, partial = (int(SegmentFlag.PreservedDuringStandby),
@@ -344,7 +344,7 @@ def _segflags_columns(layout, columns, np) -> dict:
                   for i in range(8)]
         index = (((word & standby) != 0).astype(np.intp) << 2 | ((word & hibernate) != 0).astype(np.intp) << 1
                  | ((word & partial) != 0).astype(np.intp))
-        power = _object_array(np, [_power_text(w) for w in combos])[index].tolist()
+        power = object_array(np, [_power_text(w) for w in combos])[index].tolist()
         return [text + p for text, p in zip(describe_segment_flags(word, layout.abi, layout.version), power)]
 
     return _flag_word_columns(layout, columns, np, SEGMENT_FLAG_MEANINGS, describe)
@@ -352,7 +352,7 @@ def _segflags_columns(layout, columns, np) -> dict:
 
 def _allocflags_columns(layout, columns, np) -> dict:
     def describe(word):
-        from ..render import joined_column
+        from ..coltext import joined_column
 
         names = flag_names(layout.c_name, layout.abi, layout.version)
         return [text or "no flags" for text in
