@@ -1,6 +1,6 @@
 """Benchmarks: the bulk decoder, and the command line end to end (time and peak memory).
 
-    python tools/bench.py [--quick] [--only bulk|command]
+    python tools/bench.py [--quick] [--only bulk|command|etw]
 
 Command line (each command in a fresh process, output to a file; peak memory is the child's
 maximum resident set size): import time and a one-word decode against a bare interpreter;
@@ -10,6 +10,10 @@ as text and JSON lines, at 200,000 and 400,000 records (memory must not grow wit
 Two files: random words (the worst case: ~5 findings a record) and a realistic mix of the
 segment flag words drivers report.  Every figure is a ratio or a rate measured in this run; next to
 each validate figure, the time to write and fsync as many bytes alone (the floor no code removes).
+
+ETW: tools/bench_etw.py on a 100,000-event tracerpt trace: ``etw.read`` in events/s and as a ratio to
+bare streaming parses of the same file (expat with no handler, expat visiting every element, and
+ElementTree's iterparse), each reading the same events and decoding nothing.
 
 On the same random data (fixed seed) for N = 1,000,000 DXGK_SEGMENTFLAGS words and
 N = 200,000 x64 DXGK_ALLOCATIONINFO records it prints, per type:
@@ -261,8 +265,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
     parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
-    parser.add_argument("--only", choices=("bulk", "command"), help="run one part")
+    parser.add_argument("--only", choices=("bulk", "command", "etw"), help="run one part")
     args = parser.parse_args(argv)
+    if args.only in (None, "etw"):
+        import bench_etw  # tools/: the ETW reader against bare streaming parses of the same trace
+
+        events = 10_000 if args.quick else 100_000
+        print(f"The ETW XML reader (tools/bench_etw.py --events {events}):")
+        bench_etw.main(["--events", str(events)])
+        if args.only == "etw":
+            return 0
+        print()
     if args.only != "bulk":
         print("The command line, end to end (each command a fresh process; best of "
               f"{min(args.runs, 5)} for the short ones):")
