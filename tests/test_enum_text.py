@@ -56,3 +56,11 @@ def test_a_value_no_enumerator_has_decodes_as_json_too(name):
     assert status == 0 and err == "", err
     record = json.loads(out)
     assert record["fields"] == {"": unused} and record["names"] == {}
+
+
+def test_record_json_of_an_enum_value_without_a_target_names_the_default_one():
+    from d3dkmddi_py.render import record_json
+
+    value = ENUM_CLASSES["DXGK_SEGMENTTYPE"](1)
+    assert record_json(value)["target"]["label"] == kmd.target().label
+    assert record_json(7, c_name="DXGK_SEGMENTTYPE")["fields"] == {"": 7}
