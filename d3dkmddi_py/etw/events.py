@@ -134,18 +134,6 @@ def _names(text: str, bit_map, name: str, where: str) -> int:
     return value
 
 
-def _plan(event: str) -> tuple:
-    """(name, in-type, largest value, bit map, values seen) per field; booleans get -1, so the fast path
-    never takes them.  A trace repeats most values (0, the adapter, the flags): each field keeps the
-    values it parsed by their exact text, up to VALUES_KEPT, so a repeat is one dict lookup."""
-    return tuple((name, in_type, IN_TYPE_MAX.get(in_type, -1), BIT_MAPS.get((event, name)), {})
-                 for name, in_type in FIELDS[event])
-
-
-VALUES_KEPT = 512
-
-
-_PLANS = {event: _plan(event) for event in FIELDS}
 _FLAG_CACHE: dict = {}  # (bit map, value) -> member; IntFlag values are immutable
 
 
@@ -191,6 +179,20 @@ class _Converted(dict):
         return value
 
 
+VALUES_KEPT = 512
+
+
+def _plan(event: str) -> tuple:
+    """(name, in-type, bit map, values converted) per template field.  A trace repeats most values (0,
+    the adapter, the flags): each field keeps the values it converted by their exact text, up to
+    VALUES_KEPT, so a repeat is one dict lookup."""
+    rows = []
+    for name, in_type in FIELDS[event]:
+        bit_map = BIT_MAPS.get((event, name))
+        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map)))
+    return tuple(rows)
+
+
 class _Whole:
     """An event's template fields read in one pass: their texts by one itemgetter, each converted
     through its field's cache by one map."""
@@ -199,9 +201,10 @@ class _Whole:
         plan = _PLANS[event]
         self.names = tuple(row[0] for row in plan)
         self.texts = itemgetter(*self.names)
-        self.converted = tuple(_Converted(in_type, top, bit_map) for _name, in_type, top, bit_map, _seen in plan)
+        self.converted = tuple(row[3] for row in plan)
 
 
+_PLANS = {event: _plan(event) for event in FIELDS}
 _WHOLE = {event: _Whole(event) for event in FIELDS}
 _CONVERT = dict.__getitem__  # with a _Converted, a miss calls its __missing__
 
@@ -230,40 +233,22 @@ def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
 
 
 def _each(raw: dict, kind: EventKind, where: str) -> dict:
+    """Field by field: the field's cache for the common spellings, ``parse_value`` for any other text
+    (a flag's names, a Format by name, "0X") and for every error."""
     out = {}
-    get = raw.get
-    for name, in_type, top, bit_map, seen in _PLANS[kind.event]:
-        text = get(name)
-        if text.__class__ is str:
-            value = seen.get(text)
-            if value is not None:
-                out[name] = value
-                continue
-            s = text.strip()
-            if s.isdigit() and s.isascii():
-                value = int(s)
-            elif s[:2] == "0x" and s.isalnum() and s.isascii():
-                try:
-                    value = int(s[2:], 16)
-                except ValueError:
-                    value = -1
-            else:
-                value = -1
-            if 0 <= value <= top:
-                value = out[name] = value if bit_map is None else _flag(bit_map, value)
-                if len(seen) < VALUES_KEPT:
-                    seen[text] = value
-                continue
+    for name, in_type, bit_map, converted in _PLANS[kind.event]:
+        text = raw.get(name)
         if text is None:
-            present = sum(1 for row in _PLANS[kind.event] if get(row[0]) is not None)
+            present = sum(1 for row in _PLANS[kind.event] if raw.get(row[0]) is not None)
             missing = "is missing" if name not in raw else "is empty"
             raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
                                 f"{len(FIELDS[kind.event])} fields of {kind.template}); decode the trace with the "
                                 f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
                                 field=name)
-        value = out[name] = parse_value(text, in_type, name, where, bit_map)
-        if text.__class__ is str and len(seen) < VALUES_KEPT:
-            seen[text] = value
+        try:
+            out[name] = converted[text]
+        except (KeyError, TypeError):
+            out[name] = parse_value(text, in_type, name, where, bit_map)
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
     return out
