@@ -248,11 +248,16 @@ def files() -> dict[str, bytes]:
     }
 
 
-def write(directory: Path | None = None) -> list[Path]:
+def write_files(contents: dict, directory: Path | None = None) -> list[Path]:
+    """Write name -> bytes into ``directory`` (default: this package); the paths written."""
     directory = Path(directory or Path(__file__).parent)
     written = []
-    for name, content in files().items():
+    for name, content in contents.items():
         path = directory / name
         path.write_bytes(content)
         written.append(path)
     return written
+
+
+def write(directory: Path | None = None) -> list[Path]:
+    return write_files(files(), directory)

@@ -210,13 +210,7 @@ def files() -> dict:
 
 
 def write(directory: Path | None = None) -> list:
-    directory = Path(directory or Path(__file__).parent)
-    out = []
-    for name, content in files().items():
-        path = directory / name
-        path.write_bytes(content)
-        out.append(path)
-    return out
+    return build.write_files(files(), directory)
 
 
 if __name__ == "__main__":
