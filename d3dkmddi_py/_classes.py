@@ -184,8 +184,8 @@ def _checked_array(element, count, rule, target, path, rebuild):
 
     return type(f"{rule.c_type}_Array_{count}", (ctypes.Array,),
                 {"_type_": element, "_length_": count, "__setitem__": __setitem__, "_target_": target,
-                 "_rebuild_": staticmethod(rebuild), "_path_": path, "__reduce__": _Checked.__reduce__, "__copy__": _Checked.__copy__,
-                 "__deepcopy__": _Checked.__deepcopy__})
+                 "_rebuild_": staticmethod(rebuild), "_path_": path, "__reduce__": _Checked.__reduce__,
+                 "__copy__": _Checked.__copy__, "__deepcopy__": _Checked.__deepcopy__})
 
 
 class Builder:
@@ -217,8 +217,8 @@ class Builder:
                 lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if m.signed else (0, (1 << bits) - 1)
                 rule = FieldRule(c_name, m.name, m.ctype, lo, hi, bits, count=m.count)
                 ctype = (table[m.size] if m.count is None else
-                         _checked_array(table[m.size], m.count, rule, (self.abi, self.version), f"{class_name}.{m.name}",
-                                        self.rebuild))
+                         _checked_array(table[m.size], m.count, rule, (self.abi, self.version),
+                                        f"{class_name}.{m.name}", self.rebuild))
                 fields.append((m.name, ctype))
                 rules[m.name] = rule
             else:

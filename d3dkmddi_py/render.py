@@ -436,7 +436,8 @@ def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, o
         return record_json_of(layout, raw, layout.values(raw), index=index, offset=offset, address=address,
                               findings=findings, meanings=meanings)
     known = isinstance(value, enum.IntEnum) and type(value).__name__ in ENUM_CLASSES
-    if not known and not (type(value) is int and isinstance(c_name, str) and c_name in ENUM_CLASSES):  # no enumerator has it
+    unnamed = type(value) is int and isinstance(c_name, str) and c_name in ENUM_CLASSES  # no enumerator has it
+    if not known and not unnamed:
         raise NotAType(f"record_json takes a d3dkmddi_py instance or enum value, not {type(value).__name__}")
     raw = (int(value) & 0xFFFFFFFF).to_bytes(4, "little")  # an enum decoded on its own
     if tgt is None:  # an enum is the same on every target: name the default one

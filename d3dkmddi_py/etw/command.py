@@ -92,7 +92,6 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     """Allocation events are checked in batches (column-wise, like the --format path); a batch is
     written before a ReportSegment changes the segments, so each allocation is checked against the
     segments reported before it."""
-
     errors = 0
     pending = []
 
