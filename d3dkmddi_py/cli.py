@@ -16,7 +16,7 @@ import sys
 
 from . import pipeline, render
 from .errors import D3dkmddiError, DecodeError
-from .outfile import check_output, open_output, run_guarded, safe_name
+from .outfile import check_output, is_closed_stream, open_output, run_guarded, safe_name
 from .resolve import ABIS, NEWEST_VALUE, known_names, parse_abi_name, parse_version, resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
@@ -37,6 +37,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def _print_message(self, message, file=None):
+        # argparse drops write errors, so `--help > /dev/full` would exit 0 having printed nothing
+        if message:
+            (file or sys.stdout).write(message)
 
 
 def _version() -> str:
@@ -139,13 +144,9 @@ def _source(args) -> str:
 
 
 def _stdin_bytes(want: int | None = None) -> bytes:
-    if sys.stdin is None:
+    if sys.stdin is None or is_closed_stream(sys.stdin):
         raise UsageError("standard input is closed; give --file PATH")
-    stream = getattr(sys.stdin, "buffer", sys.stdin)
-    try:
-        return pipeline.read_unsized(stream, "standard input", want)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read standard input: {exc}") from None
+    return pipeline.read_unsized(getattr(sys.stdin, "buffer", sys.stdin), "standard input", want)
 
 
 def _windbg_text(path: str) -> Memory:
@@ -237,8 +238,9 @@ def _output_format(args) -> str:
 
 
 def _inputs(args) -> list:
+    """Every input the options name; "-" stands for standard input (outfile compares its descriptor)."""
     return [p for p in (getattr(args, "file", None), getattr(args, "windbg", None), getattr(args, "segments", None))
-            if p and p != "-"]
+            if p]
 
 
 def _stream(args, stdout, stderr, *, validate: bool) -> int:

@@ -103,12 +103,49 @@ def _link_chain(name: str) -> list:
     return hops
 
 
-def _same_file(a: str, b: str) -> bool:
+def _fd_identity(fd: int):
     try:
-        sa, sb = os.stat(a), os.stat(b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
-    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+        info = os.fstat(fd)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _path_identity(path: str):
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _same_identity(a, b) -> bool:
+    return a is not None and a == b
+
+
+def _input_files(inputs):
+    """(shown name, (st_dev, st_ino) or None) of every input that is a file; ``"-"`` is standard input,
+    compared by its descriptor, so `--file - < a.bin -o a.bin` is caught like `--file a.bin`."""
+    for item in inputs:
+        if not isinstance(item, (str, os.PathLike)):  # bytes here are data, never a file name
+            continue
+        other = _as_name(item, "input")
+        if other == "":
+            continue
+        if other == "-":
+            yield "standard input", _fd_identity(0)
+        else:
+            yield safe_name(other), _path_identity(other)
+
+
+def _package_folder() -> str:
+    """The installed package's folder: its samples and headers are inputs, never outputs."""
+    return os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _inside(path: str, folder: str) -> bool:
+    path = os.path.realpath(path)
+    return path == folder or path.startswith(folder + os.sep)
 
 
 def check_output(path, *, inputs=(), binary: bool = False) -> str:
@@ -124,6 +161,10 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         if binary and _isatty(sys.stdout):
             raise OutputError(name, "refusing to write binary output to a terminal; "
                                     "give an output path or redirect standard output")
+        for item, other in _input_files(inputs):  # `>> a.bin` while a.bin is read
+            if _same_identity(_fd_identity(1), other):
+                raise OutputError(name, f"cannot write standard output: it is the input {item} (the same file); "
+                                        "redirect standard output to another path")
         return name
     shown = safe_name(name)
 
@@ -147,14 +188,13 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         root = _special_root(hop)
         if root:
             refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
-    for item in inputs:
-        if not isinstance(item, (str, os.PathLike)):  # bytes here are data, never a file name
-            continue
-        other = _as_name(item, "input")
-        if other in ("", "-"):
-            continue
-        if _same_file(name, other):
-            refuse(f"it is the input {safe_name(other)} (the same file)", "write the output to another path")
+    mine = _path_identity(final)
+    for item, other in _input_files(inputs):
+        if _same_identity(mine, other):
+            refuse(f"it is the input {item} (the same file)", "write the output to another path")
+    package = _package_folder()
+    if any(_inside(hop, package) for hop in (*_link_chain(name), final)):
+        refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
     folder = os.path.dirname(final) or os.curdir
     if not os.path.isdir(folder):
         refuse(f"directory {safe_name(folder)} does not exist", "create it first or write elsewhere")
@@ -322,6 +362,11 @@ class _ClosedStream:
         self._fail()
 
 
+def is_closed_stream(stream) -> bool:
+    """Whether ``stream`` stands for a standard stream that was closed when the command started."""
+    return isinstance(stream, _ClosedStream)
+
+
 def _fill_closed_descriptors() -> dict:
     """Put /dev/null on a closed fd 0, 1 or 2, so no file opened later lands there and
     receives stray output; a closed stream's sys.stdin/stdout/stderr stays unusable."""
@@ -338,9 +383,11 @@ def _fill_closed_descriptors() -> dict:
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-        if closed and attr != "stderr":  # errors about a closed stderr have nowhere to go anyway
+        if closed:
             replaced[attr] = getattr(sys, attr)
-            setattr(sys, attr, _ClosedStream(what))
+            # errors about a closed stderr have nowhere to go: it takes them (into /dev/null) and the
+            # exit status still says what happened (2 bad input, 1 findings)
+            setattr(sys, attr, os.fdopen(fd, "w", closefd=False) if attr == "stderr" else _ClosedStream(what))
     return replaced
 
 
@@ -422,9 +469,13 @@ def run_guarded(fn) -> int:
                     for stream in (sys.stdout, sys.stderr):
                         _quiet_if_failing(stream)
                     return status if status is not None else 0
-                if not _closed_stream(exc):
+                if _closed_stream(exc):
+                    reason = _closed_reason(exc)
+                elif isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+                    # files go through open_output (an OutputError): a raw write error is standard output's
+                    reason = f"cannot write standard output: {exc.strerror}"  # > /dev/full, a full disk
+                else:
                     raise
-                reason = _closed_reason(exc)
                 _quiet_if_failing(sys.stdout)
                 _say(f"error: {reason}")
                 return EXIT_USAGE

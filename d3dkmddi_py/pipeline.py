@@ -149,6 +149,11 @@ def looks_like_text_dump(head: bytes) -> bool:
 def read_unsized(f, origin: str, want: int | None = None) -> bytes:
     """A pipe or device, in chunks: all of it, or its first ``want`` bytes (all the records asked for
     need), refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero with --count all)."""
+    if want is not None and want > MAX_UNSIZED_BYTES:
+        raise DecodeError(f"{origin} has no size, and the records asked for end at byte {want:,}, past the "
+                          f"{MAX_UNSIZED_BYTES >> 20} MiB that pipes, devices and standard input are read to; "
+                          f"save it to a file (files are read in chunks with no limit) or give a smaller "
+                          f"--offset or --count")
     parts, total = [], 0
     while want is None or total < want:
         try:
@@ -163,7 +168,7 @@ def read_unsized(f, origin: str, want: int | None = None) -> bytes:
         if total > MAX_UNSIZED_BYTES:
             raise DecodeError(f"{origin} has no size and gave more than {MAX_UNSIZED_BYTES >> 20} MiB, the "
                               f"limit for pipes, devices and standard input; save it to a file (files are read "
-                              f"in chunks with no limit) or give a smaller --count")
+                              f"in chunks with no limit) or give a --count")
     return b"".join(parts)
 
 
@@ -1100,18 +1105,35 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
     # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
     step = getattr(sink, "chunk_records", None)
-    for chunk in records.chunks(step):
-        decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
-        summary.errors += decoded.errors
-        summary.warnings += decoded.warnings
-        summary.records += chunk.count
-        sink.write(decoded)
-        if progress is not None:
-            progress.update(summary.records)
+    try:
+        for chunk in records.chunks(step):
+            decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
+            summary.errors += decoded.errors
+            summary.warnings += decoded.warnings
+            summary.records += chunk.count
+            sink.write(decoded)
+            if progress is not None:
+                progress.update(summary.records)
+    except BaseException:
+        _abandon_writer(sink)
+        raise
     sink.close((summary.records, summary.errors, summary.warnings))
     if progress is not None:
         progress.close(summary.records)
     return summary
+
+
+def _abandon_writer(sink) -> None:
+    """Close a sink's Parquet writer after a failure (Ctrl-C, SIGTERM, a full disk), ignoring what that
+    raises: left open, its destructor runs after the file is gone and prints "Exception ignored"."""
+    writer = getattr(sink, "writer", None)
+    if writer is None:
+        return
+    sink.writer = None
+    try:
+        writer.close()
+    except BaseException:  # noqa: BLE001 - the failure that brought us here is the one to report
+        pass
 
 
 @lru_cache(maxsize=None)

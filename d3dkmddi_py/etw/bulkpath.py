@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
+import sys
 
 from .. import bulk
 from ..errors import EtwInputError
@@ -63,13 +64,21 @@ class ColumnWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        try:
-            if exc_type is None:
+        if exc_type is None:
+            try:
                 self.flush()
                 if self._parquet is not None:
                     self._parquet.close()
-        finally:
-            return self._stack.__exit__(exc_type, exc, tb)
+            except BaseException:
+                if not self._stack.__exit__(*sys.exc_info()):  # open_output discards its temporary file
+                    raise
+                return False
+        elif self._parquet is not None:  # closed now, so its destructor has nothing left to report
+            try:
+                self._parquet.close()
+            except BaseException:  # noqa: BLE001 - the first failure is the one that propagates
+                pass
+        return self._stack.__exit__(exc_type, exc, tb)
 
     def add(self, event) -> None:
         if event.event != ADAPTER_ALLOCATION:

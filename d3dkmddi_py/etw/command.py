@@ -40,13 +40,13 @@ def add_arguments(parser) -> None:
 
 
 def _source(args):
-    """(source for read(), display name, input path or None)."""
+    """(source for read(), display name, the input as outfile compares it: a path, or "-" for standard input)."""
     if args.file == SAMPLE_WORD:
         from ..samples import DIRECTORY, etw_build
 
-        return DIRECTORY / etw_build.FILE, f"<samples>/{etw_build.FILE}", None
+        return DIRECTORY / etw_build.FILE, f"<samples>/{etw_build.FILE}", DIRECTORY / etw_build.FILE
     if args.file == "-":
-        return sys.stdin.buffer, "standard input", None
+        return sys.stdin.buffer, "standard input", "-"
     return args.file, args.file, args.file
 
 
@@ -229,7 +229,7 @@ def _columns(args, reader, tracker: Tracker, stdout, input_path) -> int:
     """Rows of AdapterAllocation events, findings from bulk.column_findings per chunk and adapter."""
     from .bulkpath import ColumnWriter
 
-    writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path] if input_path else [])
+    writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path])
     with writer:
         for event in reader:
             writer.add(event)

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import os
-import resource
 import signal
 import stat
 import subprocess
@@ -21,64 +20,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLES = REPO / "d3dkmddi_py" / "samples"
-ALLOCATIONS = SAMPLES / "allocations.bin"  # 35 DXGK_ALLOCATIONINFO at x64 WDDM3_0, 88 bytes each
-SEGMENTS = SAMPLES / "segments.bin"
-DQ_DUMP = SAMPLES / "allocations.dq.txt"  # the same 35 records as `dq`, first address ffffb80c`4e2f1000
-WDDM3_0 = ["--ddi", "WDDM3_0"]
-GB = 1 << 30
-
-
-def _env() -> dict:
-    return dict(os.environ, PYTHONPATH=str(REPO))
-
-
-def _limits(address_space: int | None, umask: int | None):
-    def apply():
-        if address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-        if umask is not None:
-            os.umask(umask)
-    return apply
-
-
-def cli(*args, stdin=None, cwd=None, timeout: float = 60, address_space: int | None = None,
-        umask: int | None = None, **kw) -> subprocess.CompletedProcess:
-    """One command line as a user types it; stdout and stderr captured as bytes."""
-    argv = [sys.executable, "-m", "d3dkmddi_py", *map(str, args)]
-    if isinstance(stdin, (bytes, type(None))):
-        kw.setdefault("input", stdin)
-    else:
-        kw["stdin"] = stdin
-    if "stdout" not in kw and "stderr" not in kw:
-        kw["capture_output"] = True
-    return subprocess.run(argv, env=_env(), cwd=cwd or REPO, timeout=timeout,
-                          preexec_fn=_limits(address_space, umask), **kw)
-
-
-def shell(command: str, cwd, timeout: float = 60) -> subprocess.CompletedProcess:
-    """A bash command line (pipes, closed descriptors); ``D`` is the command."""
-    env = dict(_env(), D=f"{sys.executable} -m d3dkmddi_py")
-    return subprocess.run(["bash", "-c", "set -o pipefail; " + command], capture_output=True, env=env,
-                          cwd=cwd, timeout=timeout)
-
-
-def one_line(p: subprocess.CompletedProcess, status: int = 2) -> str:
-    """The single stderr line of a refused run (status 2 unless told), with no traceback."""
-    err = p.stderr.decode(errors="replace")
-    assert p.returncode == status, (p.returncode, err[-2000:])
-    assert "Traceback" not in err, err[-2000:]
-    assert err.endswith("\n") and err.count("\n") == 1, err[-2000:]
-    return err
-
-
-def good(p: subprocess.CompletedProcess, status: int = 0) -> str:
-    err = p.stderr.decode(errors="replace")
-    assert p.returncode == status, (p.returncode, err[-2000:])
-    assert "Traceback" not in err, err[-2000:]
-    return p.stdout.decode()
-
+from .commandline import ALLOCATIONS, DQ_DUMP, GB, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
 
 def csv_rows(text: str) -> list:
     return list(csv.DictReader(io.StringIO(text)))
@@ -282,7 +224,7 @@ def test_ctrl_c_while_writing_exits_130_and_keeps_the_old_file(tmp_path):
     old.write_text("the old content\n")
     argv = [sys.executable, "-m", "d3dkmddi_py", "decode", "DXGK_SEGMENTFLAGS", "--file", "big.bin",
             "--count", "all", "--format", "csv", "--output", "out.csv"]
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path)
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and child.poll() is None:
@@ -433,7 +375,7 @@ def _measured(args, cwd) -> tuple:
     argv = [sys.executable, "-c", _PEAK, str(peak_file), sys.executable, "-m", "d3dkmddi_py", *args]
     lines = titles = 0
     tail = last = b"\n"  # a title at the very start counts like one after a newline
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=cwd) as child:
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=cwd) as child:
         try:
             while True:
                 part = child.stdout.read(1 << 20)
@@ -494,7 +436,7 @@ def test_a_million_records_stream_in_bounded_memory(million, command, source, fm
 # ------------------------------------------------------------------ under -X dev -W error
 def _dev(*args, cwd) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-X", "dev", "-W", "error", "-m", "d3dkmddi_py", *args]
-    return subprocess.run(argv, capture_output=True, env=_env(), cwd=cwd, timeout=60)
+    return subprocess.run(argv, capture_output=True, env=env(), cwd=cwd, timeout=60)
 
 
 def test_a_good_run_is_clean_under_dev_mode(tmp_path):
