@@ -21,7 +21,8 @@ _EXPORTS = {
     ".errors": ("D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget"),
     ".introspect": ("layout_table", "leaves"),
     ".layout": ("Leaf",),
-    ".target": ("ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version"),
+    ".names": ("ABIS", "NEWEST", "InterfaceVersion", "parse_abi", "parse_interface_version"),
+    ".target": ("Target", "target"),
     ".semantics": (
         "RULES", "Adapter", "BankDirection", "Finding", "PowerBehaviour", "PriorityBand", "Reference",
         "SegmentDirection", "SegmentFlag", "Severity", "ValidationError", "build_bank_preference",

@@ -573,7 +573,7 @@ def _titles(chunk: Chunk) -> list:
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
     from .render import _render_enum
-    from .resolve import class_of
+    from .target import class_of
 
     return _render_enum(_enum_value(class_of(layout), raw), (), title)
 
@@ -598,7 +598,7 @@ class JsonDecode:
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
         from .render import record_json, record_json_of
-        from .resolve import class_of
+        from .target import class_of
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         paths = [leaf.path for leaf in layout.leaves]

@@ -58,7 +58,7 @@ class Columns(Mapping):
     @property
     def cls(self):
         """The ctypes class of the records, for users who want instances (built on first use)."""
-        from ..resolve import class_of
+        from ..target import class_of
 
         return class_of(self.layout)
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from ..errors import EtwInputError
 from ..semantics import flags_member
-from ..target import InterfaceVersion, target as make_target
+from ..names import InterfaceVersion
+from ..target import target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
 ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from .. import bulk
 from ..semantics import Adapter, check
-from ..target import NEWEST, target as make_target
+from ..names import NEWEST
+from ..target import target as make_target
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .schema import REPORT_SEGMENT
 

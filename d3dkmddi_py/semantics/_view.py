@@ -11,7 +11,8 @@ from functools import lru_cache
 
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
-from ..target import InterfaceVersion, Target, as_target
+from ..names import InterfaceVersion
+from ..target import Target, as_target
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 
@@ -170,7 +171,8 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
     No ctypes class is built: an int or bytes is checked against the layout alone.
     """
-    from ..resolve import parse_target, resolve_layout
+    from ..names import parse_target
+    from ..resolve import resolve_layout
 
     if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
         own = type(value)
@@ -212,7 +214,7 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
 def coerce(value, type_name: str | None, tgt=None):
     """(class, bytes, target) for callers that hand a ctypes instance back to the user."""
-    from ..resolve import class_of
+    from ..target import class_of
 
     layout, data = coerce_layout(value, type_name, tgt)
     return class_of(layout), data, as_target(layout.target)

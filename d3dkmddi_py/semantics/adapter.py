@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import InvalidFieldType, UnsupportedTarget
-from ..target import NEWEST, InterfaceVersion, Target, parse_abi, parse_interface_version, target as make_target
+from ..names import NEWEST, InterfaceVersion, parse_abi, parse_interface_version
+from ..target import Target, target as make_target
 from ..layout import type_layout
 from ._rules import finding
 from .checks import DESCRIPTOR_TYPES, check_record

@@ -18,7 +18,7 @@ from typing import Callable
 from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
-from ..target import InterfaceVersion
+from ..names import InterfaceVersion
 from ._rules import RULES, Finding
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 

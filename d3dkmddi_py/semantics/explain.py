@@ -4,7 +4,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..layout import Leaf, record_leaves, typedef_layout
-from ..target import ENUM_CLASSES, InterfaceVersion
+from ..names import InterfaceVersion
+from ..target import ENUM_CLASSES
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter

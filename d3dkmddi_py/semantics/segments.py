@@ -8,7 +8,7 @@ from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from ..errors import InvalidFieldType, InvalidFieldValue
-from ..target import InterfaceVersion
+from ..names import InterfaceVersion
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
