@@ -156,6 +156,46 @@ def run_case(name: str, n: int, subset: int, runs: int, rng) -> list:
     return lines
 
 
+# ---------------------------------------------------------------- small calls, side by side in one process
+GOAL_ONE_RECORD_US = {"DXGK_SEGMENTFLAGS": 30, "DXGK_ALLOCATIONINFO": 60}
+GOAL_FASTER_FROM = 10  # records: decode_array beats the plain ctypes loop from here on
+SMALL_COUNTS = (1, 2, 5, 10, 20, 50, 100, 1000)
+
+
+def small_call_cases(runs: int, rng) -> list:
+    """decode_array against the plain ctypes loop (from_buffer_copy, every leaf read; its getters built
+    once, outside the timing) on the same few records, each timed as the best of ``runs`` batches."""
+    lines = []
+    for name, goal_us in GOAL_ONE_RECORD_US.items():
+        cls = kmd.target("x64").types[name]
+        size = cls._layout_.size
+        getters = [getter(leaf.path) for leaf in kmd.leaves(cls)]
+
+        def peer(raw, n):
+            columns = [[] for _ in getters]
+            for record in (cls * n).from_buffer_copy(raw):
+                for column, get in zip(columns, getters):
+                    column.append(get(record))
+            return columns
+
+        lines.append(f"{name} [{cls._target_label_}], {len(getters)} columns: decode_array vs the plain ctypes loop")
+        slower_from = []
+        for n in SMALL_COUNTS:
+            raw = rng.integers(0, 256, n * size, dtype=np.uint8).tobytes()
+            calls = max(1, 20_000 // (n * len(getters)) + 1)
+            ours = min(best_of(1, lambda: [decode_array(cls, raw) for _ in range(calls)]) for _ in range(runs)) / calls
+            theirs = min(best_of(1, lambda: [peer(raw, n) for _ in range(calls)]) for _ in range(runs)) / calls
+            if ours >= theirs:
+                slower_from.append(n)
+            goal = (f"goal <= {goal_us} us: {verdict(ours * 1e6 <= goal_us)}" if n == 1 else
+                    f"goal faster from {GOAL_FASTER_FROM}: {verdict(ours < theirs)}" if n >= GOAL_FASTER_FROM else "")
+            lines.append(f"  {n:>5,} records: {ours * 1e6:8.1f} us, ctypes {theirs * 1e6:8.1f} us = "
+                         f"{ours / theirs:5.2f} x  {goal}")
+        met = not [n for n in slower_from if n >= GOAL_FASTER_FROM]
+        lines.append(f"  faster than ctypes from {GOAL_FASTER_FROM} records on: {verdict(met)}")
+    return lines
+
+
 # ---------------------------------------------------------------- the command line, end to end
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # Runs a command and prints its wall time and the peak resident memory of its process tree.
@@ -265,7 +305,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
     parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
-    parser.add_argument("--only", choices=("bulk", "command", "etw"), help="run one part")
+    parser.add_argument("--only", choices=("bulk", "small", "command", "etw"), help="run one part")
     args = parser.parse_args(argv)
     if args.only in (None, "etw"):
         import bench_etw  # tools/: the ETW reader against bare streaming parses of the same trace
@@ -276,7 +316,7 @@ def main(argv=None) -> int:
         if args.only == "etw":
             return 0
         print()
-    if args.only != "bulk":
+    if args.only not in ("bulk", "small"):
         print("The command line, end to end (each command a fresh process; best of "
               f"{min(args.runs, 5)} for the short ones):")
         for line in command_cases(args.quick, min(args.runs, 5)):
@@ -285,6 +325,13 @@ def main(argv=None) -> int:
             return 0
         print()
     rng = np.random.default_rng(SEED)
+    print("Small calls, side by side in one process (best of "
+          f"{args.runs} batches; the plan is built before the timing, once per type and target):")
+    for line in small_call_cases(args.runs, rng):
+        print(line)
+    if args.only == "small":
+        return 0
+    print()
     print(f"d3dkmddi_py bulk benchmark: seed {SEED}, best of {args.runs} runs, Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {os.cpu_count()} CPUs, {platform.machine()}")
     print("(b) fresh: decode_array(type, data); it allocates its columns, so the kernel's page faults count. "

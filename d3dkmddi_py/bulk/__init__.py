@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 
-from ._engine import Buffers, decode_numpy, decode_pure
+from ._engine import SMALL_CELLS, SMALL_RECORDS, Buffers, decode_numpy, decode_pure, decode_small
 from ._plan import plan_for
 from ._source import BulkInputError, InvalidArgument, Source, check_span, struct_layout
 from .columns import Columns
@@ -81,8 +81,11 @@ def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> 
     plan = plan_for(layout)
     if np is None:
         return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset)
-    buffers = out._buffers if isinstance(out, Columns) and isinstance(out._buffers, Buffers) else None
-    arrays, buffers = decode_numpy(np, plan, raw, count, buffers)
+    buffers = out._buffers if isinstance(out, Columns) else None
+    if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
+        arrays, buffers = decode_small(np, plan, raw, count, buffers)
+    else:
+        arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
     return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers)
 
 

@@ -106,8 +106,6 @@ class Source:
     def _read_into(self, view, start: int) -> None:
         """Fill ``view`` from the file at ``start``.  A read, not a mapping: a file that shrinks while
         it is read gives an error here, where a mapping would kill the process with SIGBUS."""
-        from ..errors import DecodeError
-
         try:
             with open(self.path, "rb") as f:
                 f.seek(start)

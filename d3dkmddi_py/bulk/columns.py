@@ -34,7 +34,7 @@ class Columns(Mapping):
         self.layout = layout  # the TypeLayout of the records (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset = start, offset
-        self._names = tuple(c.path for c in plan.columns)
+        self._names = plan.names
         self._arrays = dict(zip(self._names, arrays))
         self._buffers = buffers
 
