@@ -12,8 +12,8 @@ import enum
 import os
 import pathlib
 import stat
-from dataclasses import dataclass
 
+from ._records import dataclass
 from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401 (re-exported)
 from .layout import TypeLayout
 from .outfile import safe_name

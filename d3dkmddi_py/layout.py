@@ -5,9 +5,9 @@ classes are then built to match it and checked against it (see types.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from ._records import dataclass, field, replace
 from . import _spec
 from ._spec.base import POINTER_SIZE, SCALARS
 from ._spec.model import Bits, If, Record

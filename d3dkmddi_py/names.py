@@ -6,7 +6,6 @@ suggestions everywhere, and a name missing at the chosen target names the target
 """
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 
@@ -51,6 +50,8 @@ def _squashed(text: str) -> str:
 
 def _close_versions(text: str) -> list:
     """The version names a misspelling most likely meant, best first."""
+    import difflib  # only for a name that is wrong: not at start-up
+
     key = _squashed(text)
     same = [name for name in INTERFACE_VERSIONS if key and _squashed(name) == key]
     if same:
@@ -184,6 +185,8 @@ def type_name(name: str, abi: str, version: int) -> str:
     note = absent_type(name, abi, version)
     if note is not None:
         raise UnknownType(note)
+    import difflib  # only for a name that is wrong: not at start-up
+
     public = [n for n in names if not n.startswith("_")]
     close = difflib.get_close_matches(name.upper()[:200], [n.upper() for n in public], n=3, cutoff=0.6)
     close = [by_upper[c] for c in close] or [n for n in public if name.upper() in n.upper()][:3]

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ._records import dataclass
 from .errors import DecodeError, InvalidArgument
 from .span import _short, check_offset_count, check_range
 from .layout import TypeLayout

@@ -10,9 +10,9 @@ The JSON form is one object per record with the same keys every time.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ._records import dataclass
 from ._enums import enum_text
 from .errors import NotAType
 from .coltext import joined_column

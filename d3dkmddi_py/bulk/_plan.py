@@ -11,8 +11,9 @@ straddles a byte boundary (a 5-bit id across two bytes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .._records import dataclass
 
 
 def narrowest(width: int) -> int:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..errors import BulkInputError, DecodeError, InvalidArgument  # noqa: F401  (re-exported)
 from ..outfile import safe_name
 from ..resolve import resolve_layout

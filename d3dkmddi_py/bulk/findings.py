@@ -7,8 +7,7 @@ few array operations per rule.  Without NumPy they run record by record.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from ..layout import write_leaf
 from ..semantics._rules import RULES
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits

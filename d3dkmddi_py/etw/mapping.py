@@ -8,9 +8,9 @@ reads those bytes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from .._records import dataclass
 from ..errors import EtwInputError
 from ..semantics import flags_member
 from ..names import InterfaceVersion

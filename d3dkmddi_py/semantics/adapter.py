@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..errors import InvalidFieldType, UnsupportedTarget
 from ..names import NEWEST, InterfaceVersion, parse_abi, parse_interface_version
 from ..target import Target, target as make_target

@@ -7,8 +7,7 @@ SupportedWriteSegmentSet alone; before, a preference may name a segment of eithe
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._spec.base import PAGE_SIZE
 from ..names import InterfaceVersion
 from ._view import View, coerce_layout

@@ -11,10 +11,10 @@ one target and adapter (version gates and adapter facts become constants) and ca
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable  # not typing's: importing typing costs 3 ms of start-up
 from functools import lru_cache
-from typing import Callable
 
+from .._records import dataclass, replace
 from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout

@@ -2,8 +2,7 @@
 and segment sets (the UINT masks of DXGK_ALLOCATIONINFO and DXGKARGCB_CREATECONTEXTALLOCATION)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
