@@ -13,6 +13,7 @@ import io
 import json
 import os
 import sys
+import warnings
 
 from . import pipeline, render
 from .errors import D3dkmddiError, DecodeError
@@ -412,8 +413,6 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    import warnings
-
     def one_line(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"{PROG}: warning: {message}\n")
 

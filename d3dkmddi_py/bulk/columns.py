@@ -7,6 +7,7 @@ import io
 import json
 import os
 from collections.abc import Mapping
+from ..jsonvalue import json_hex
 
 from ..outfile import check_output, open_output
 
@@ -153,8 +154,6 @@ def csv_lines(columns: Columns):
 def jsonl_lines(columns: Columns):
     """JSON lines of the rows, built from one template.  Pointers, handles, pointer-sized and 64-bit
     leaves are ``"0x..."`` strings of their bit pattern (``jsonvalue``), the rest JSON numbers."""
-    from ..jsonvalue import json_hex
-
     leaves = columns.layout.by_path
     hex_paths = {path for path in columns if json_hex(leaves[path])}
     template = "{" + ",".join(json.dumps(k).replace("%", "%%") + (':"0x%x"' if k in hex_paths else ":%d")

@@ -15,7 +15,9 @@ from pathlib import Path
 from .. import render
 from ..errors import EtwInputError
 from ..names import ABIS, NEWEST, parse_abi, parse_version
+from ..semantics import field_meanings
 from ..target import target as make_target
+from .bulkpath import ColumnWriter
 from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE
 from .model import Tracker
@@ -223,16 +225,12 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
 
 
 def _meanings(data: bytes, type_name: str, tgt, adapter) -> dict:
-    from ..semantics import field_meanings
-
     return dict(field_meanings(data, type_name, target=tgt, adapter=adapter))
 
 
 # ------------------------------------------------------------------ columns
 def _columns(args, reader, tracker: Tracker, stdout, input_path) -> int:
     """Rows of AdapterAllocation events, findings from bulk.column_findings per chunk and adapter."""
-    from .bulkpath import ColumnWriter
-
     writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path] if input_path else [])
     with writer:
         for event in reader:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .._records import dataclass
 from ..errors import EtwInputError
-from ..semantics import flags_member
+from ..semantics import RULES, flags_member
 from ..names import InterfaceVersion
 from ..target import target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
@@ -122,8 +122,6 @@ _NOT = {
 
 
 def _applicability() -> dict:
-    from ..semantics import RULES
-
     return {rule_id: (rule_id not in _NOT, _NOT.get(rule_id, "carried")) for rule_id in RULES}
 
 

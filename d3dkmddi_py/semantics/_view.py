@@ -9,10 +9,12 @@ import ctypes
 import re
 from functools import lru_cache
 
+from ..coltext import joined_column
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
-from ..names import InterfaceVersion
-from ..target import Target, as_target
+from ..names import InterfaceVersion, parse_target
+from ..resolve import resolve_layout
+from ..target import ENUM_CLASSES, Target, as_target, class_of
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 
@@ -138,7 +140,6 @@ def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str
     if getattr(word, "ndim", 0):
         import numpy as np
 
-        from ..coltext import joined_column
 
         entries = [((word & m) != 0, names[m]) for m in sorted(names)]
         if reserved:
@@ -161,8 +162,6 @@ def class_for(tgt: Target, type_name: str):
 
 
 def _spec_enums() -> dict:
-    from ..target import ENUM_CLASSES
-
     return ENUM_CLASSES
 
 
@@ -171,9 +170,6 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
     No ctypes class is built: an int or bytes is checked against the layout alone.
     """
-    from ..names import parse_target
-    from ..resolve import resolve_layout
-
     if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
         own = type(value)
         where = own._target_ if tgt is None else parse_target(tgt)
@@ -214,8 +210,6 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
 def coerce(value, type_name: str | None, tgt=None):
     """(class, bytes, target) for callers that hand a ctypes instance back to the user."""
-    from ..target import class_of
-
     layout, data = coerce_layout(value, type_name, tgt)
     return class_of(layout), data, as_target(layout.target)
 
