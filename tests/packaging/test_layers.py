@@ -2,10 +2,7 @@
 level or inside a function; and the modules that read names and layouts stay free of ctypes."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.packaging.import_graph import PACKAGE, Edge, edges, modules
+from tests.packaging.import_graph import PACKAGE, Edge, edges, fresh_interpreter, modules
 
 # Lowest first.  A module belongs to the layer of the longest prefix that names it; a module that
 # no prefix names fails the test, so a new module is placed on purpose.
@@ -65,6 +62,4 @@ def test_names_layouts_and_the_resolver_load_no_ctypes():
              "kmd.InterfaceVersion, kmd.parse_abi('amd64'), kmd.parse_interface_version('WDDM2_0')\n"
              "d3dkmddi_py.resolve.resolve_layout('DXGK_SEGMENTFLAGS', ('amd64', 'WDDM2_0'))\n"
              "print('ctypes' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip() == "False"
+    assert fresh_interpreter(probe).strip() == "False"

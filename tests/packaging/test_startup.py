@@ -6,8 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +13,7 @@ import d3dkmddi_py as kmd
 from d3dkmddi_py import _records
 from d3dkmddi_py.layout import Leaf
 from d3dkmddi_py.semantics import Finding
+from tests.packaging.import_graph import fresh_interpreter
 
 # Each costs milliseconds at start-up and a one-word decode has no use for it.
 NOT_AT_START_UP = ("dataclasses", "inspect", "typing", "difflib", "numpy")
@@ -24,9 +23,7 @@ def test_a_one_word_decode_loads_no_costly_module_it_does_not_use():
     probe = ("import sys, json\nfrom d3dkmddi_py import cli\n"
              "out, err, status = cli.run(['decode', 'DXGK_SEGMENTFLAGS', '0x485'])\n"
              f"print(json.dumps([status, [m for m in {NOT_AT_START_UP!r} if m in sys.modules]]))\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert json.loads(out.stdout) == [0, []]
+    assert json.loads(fresh_interpreter(probe)) == [0, []]
 
 
 def test_a_wrong_name_still_gets_its_suggestions_without_difflib_at_start_up():
