@@ -39,7 +39,7 @@ _EXPORTS = {
 }
 _SUBPACKAGES = ("semantics", "bulk")  # exported as modules
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
-_HIDDEN = {"ENUM_CLASSES": ".target"}  # importable as before, not in __all__
+_HIDDEN = {"ENUM_CLASSES": ".names"}  # importable as before, not in __all__
 _HOME.update(_HIDDEN)
 
 

@@ -21,13 +21,13 @@ from .layout import (
 )
 from .names import (
     ABIS as ABIS,
+    ENUM_CLASSES as ENUM_CLASSES,
     InterfaceVersion as InterfaceVersion,
     NEWEST as NEWEST,
     parse_abi as parse_abi,
     parse_interface_version as parse_interface_version,
 )
 from .target import (
-    ENUM_CLASSES as ENUM_CLASSES,
     Target as Target,
     target as target,
 )

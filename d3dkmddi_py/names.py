@@ -133,6 +133,12 @@ def fix_for(holds, abi: str, version: int) -> str:
 
 
 # ---------------------------------------------------------------- type names
+# The C enums as Python enums (no ctypes needed), as module attributes so pickle finds each by name.
+ENUM_CLASSES = {e.name: NamedIntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
+                for e in _spec.ENUMS.values()}
+globals().update(ENUM_CLASSES)
+
+
 @lru_cache(maxsize=None)
 def known_names(abi: str, version: int) -> dict:
     """Every C name (typedef, tag, pointer-free alias, enum) that exists at a target -> its typedef name."""

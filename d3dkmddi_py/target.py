@@ -5,18 +5,15 @@ import copyreg
 import ctypes
 import threading
 
-from ._enums import NamedIntEnum
 from . import _spec
 from ._classes import Builder, CheckedStructure, CheckedUnion
 from .errors import MissingMember, UnsupportedTarget, shown
 from .introspect import layout_table
 from .layout import TypeLayout, typedef_layout
-from .names import (ABIS, NEWEST, InterfaceVersion, absent_members, absent_type, parse_abi,  # noqa: F401 (as before)
-                    parse_interface_version, parse_target, parse_version)
+from .names import (ABIS, ENUM_CLASSES, NEWEST, InterfaceVersion, absent_members, absent_type,  # noqa: F401
+                    parse_abi, parse_interface_version, parse_target, parse_version)
 
-ENUM_CLASSES = {e.name: NamedIntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
-                for e in _spec.ENUMS.values()}
-globals().update(ENUM_CLASSES)  # module attributes, so pickle finds each enum by module and name
+globals().update(ENUM_CLASSES)  # pickles written when the enums lived here name this module
 
 
 class Target:

@@ -163,3 +163,16 @@ def test_interface_version_pickles_by_its_new_home_and_loads_old_pickles():
     assert pickle.loads(pickle.dumps(v)) is v
     old = pickle.dumps(v, protocol=0).replace(b"d3dkmddi_py.names", b"d3dkmddi_py.target")  # as an earlier release wrote it
     assert pickle.loads(old) is v
+
+
+def test_header_enums_live_with_the_names_and_old_pickles_still_load():
+    """The C enums need no ctypes, so they moved from target.py to names.py; pickles naming
+    d3dkmddi_py.target load as the same class."""
+    import pickle
+
+    kind = kmd.ENUM_CLASSES["DXGK_SEGMENTTYPE"]
+    assert kind is names.ENUM_CLASSES["DXGK_SEGMENTTYPE"] is target_module.ENUM_CLASSES["DXGK_SEGMENTTYPE"]
+    value = kind(1)
+    assert pickle.loads(pickle.dumps(value)) is value
+    old = pickle.dumps(value, protocol=0).replace(b"d3dkmddi_py.names", b"d3dkmddi_py.target")
+    assert pickle.loads(old) is value

@@ -5,8 +5,7 @@ from functools import lru_cache
 from ..coltext import by_value, joined_column, object_array
 
 from ..layout import Leaf, record_leaves, typedef_layout
-from ..names import InterfaceVersion
-from ..target import ENUM_CLASSES
+from ..names import ENUM_CLASSES, InterfaceVersion
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
