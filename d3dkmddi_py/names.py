@@ -73,6 +73,8 @@ def parse_version(value) -> InterfaceVersion:
         if name in InterfaceVersion.__members__:
             return InterfaceVersion[name]
         try:
+            if not text.isascii():  # int() would read other scripts' digits: a number here is ASCII
+                raise ValueError
             value = int(text.replace("`", ""), 0)
         except ValueError:
             close = _close_versions(text)
@@ -86,6 +88,9 @@ def parse_version(value) -> InterfaceVersion:
         return InterfaceVersion(value)
     except ValueError:
         hint = " (0x5022 is WDDM2_0 in the 10240 kit only; every later kit says 0x5023)" if value == 0x5022 else ""
+        as_hex = int(str(value), 16) if 0 < value < 1 << 64 else None
+        if as_hex in INTERFACE_VERSIONS.values():  # "5023" typed for 0x5023
+            hint = f"; did you mean 0x{as_hex:X} ({InterfaceVersion(as_hex).name})? a number without 0x is decimal"
         number = f"0x{value:X}" if 0 <= value < 1 << 64 else shown(value)
         raise UnsupportedTarget(f"{number} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
                                 f"valid: {_version_list()}") from None

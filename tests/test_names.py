@@ -176,3 +176,17 @@ def test_header_enums_live_with_the_names_and_old_pickles_still_load():
     assert pickle.loads(pickle.dumps(value)) is value
     old = pickle.dumps(value, protocol=0).replace(b"d3dkmddi_py.names", b"d3dkmddi_py.target")
     assert pickle.loads(old) is value
+
+
+def test_version_typed_as_decimal_digits_of_its_hex_suggests_the_hex():
+    value = INTERFACE_VERSIONS["WDDM2_0"]
+    with pytest.raises(UnsupportedTarget, match=rf"did you mean 0x{value:X} \(WDDM2_0\)\?"):
+        names.parse_version(f"{value:X}")
+
+
+@pytest.mark.parametrize("text", ["２０５１５", "٢٠٥١٥"])
+def test_version_number_in_other_scripts_digits_is_refused(text):
+    """int() reads these as 20515 (WDDM2_0); a number is ASCII here, never read another way."""
+    assert int(text) == INTERFACE_VERSIONS["WDDM2_0"]
+    with pytest.raises(UnsupportedTarget, match="unknown interface version"):
+        names.parse_version(text)
