@@ -84,8 +84,8 @@ def _small_plan(np, plan: Plan) -> tuple:
     """What ``decode_small`` needs, worked out once per plan: the columns grouped by dtype (a group is
     ``(dtype, unsigned dtype, column indices)``); in group order, every column's (shift, mask) in a
     record read as one int; and the NumPy form of each column's 8-byte window of its record (byte
-    indices, shifts, masks), or None when a field fits no window (a 64-bit unit's bitfield wider
-    than 57 bits that does not start on a byte)."""
+    indices, or None when the record is one 8-byte word; shifts; masks), or None when a field fits
+    no window (a 64-bit unit's bitfield wider than 57 bits that does not start on a byte)."""
     by_dtype = {}
     for i, c in enumerate(plan.columns):
         by_dtype.setdefault(c.dtype, []).append(i)
@@ -96,10 +96,12 @@ def _small_plan(np, plan: Plan) -> tuple:
         order += columns
     reads = tuple((bits[i][0], (1 << bits[i][1]) - 1) for i in order)
     windows = None
-    if all(bit % 8 + width <= 64 for bit, width in bits.values()):
+    masks = np.array([(1 << bits[i][1]) - 1 for i in order], dtype=np.uint64)
+    if plan.record_size <= 8:  # the whole record is one window: no gather
+        windows = (None, np.array([bits[i][0] for i in order], dtype=np.uint64), masks)
+    elif all(bit % 8 + width <= 64 for bit, width in bits.values()):
         windows = (np.array([bits[i][0] // 8 + k for i in order for k in range(8)], dtype=np.intp),
-                   np.array([bits[i][0] % 8 for i in order], dtype=np.uint64),
-                   np.array([(1 << bits[i][1]) - 1 for i in order], dtype=np.uint64))
+                   np.array([bits[i][0] % 8 for i in order], dtype=np.uint64), masks)
     return tuple(groups), reads, windows
 
 
@@ -145,9 +147,11 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
                                          for (_dtype, unsigned, columns), at in zip(groups, offsets)])
     else:  # each value from an 8-byte window of its record: ~15 NumPy calls in all
         index, shifts, masks = windows
-        padded = np.zeros((count, size + 8), dtype=np.uint8)  # a window may run past the record's end
+        # zeros after each record: a window may run past the record's end
+        padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
         padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
-        values = ((np.take(padded, index, axis=1).view("<u8") >> shifts) & masks).T
+        words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
+        values = ((words >> shifts) & masks).T
         row, fresh = 0, buffers is None or not buffers.fits(plan, count)
         matrices = [] if fresh else buffers.matrices
         for i, (_dtype, unsigned, columns) in enumerate(groups):
