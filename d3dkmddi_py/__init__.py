@@ -21,7 +21,8 @@ _EXPORTS = {
     ".errors": ("D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget"),
     ".introspect": ("layout_table", "leaves"),
     ".layout": ("Leaf",),
-    ".target": ("ABIS", "NEWEST", "InterfaceVersion", "Target", "target", "parse_abi", "parse_interface_version"),
+    ".names": ("ABIS", "NEWEST", "InterfaceVersion", "parse_abi", "parse_interface_version"),
+    ".target": ("Target", "target"),
     ".semantics": (
         "RULES", "Adapter", "BankDirection", "Finding", "PowerBehaviour", "PriorityBand", "Reference",
         "SegmentDirection", "SegmentFlag", "Severity", "ValidationError", "build_bank_preference",
@@ -38,7 +39,7 @@ _EXPORTS = {
 }
 _SUBPACKAGES = ("semantics", "bulk")  # exported as modules
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
-_HIDDEN = {"ENUM_CLASSES": ".target"}  # importable as before, not in __all__
+_HIDDEN = {"ENUM_CLASSES": ".names"}  # importable as before, not in __all__
 _HOME.update(_HIDDEN)
 
 

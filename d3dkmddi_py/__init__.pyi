@@ -19,14 +19,16 @@ from .introspect import (
 from .layout import (
     Leaf as Leaf,
 )
-from .target import (
+from .names import (
     ABIS as ABIS,
     ENUM_CLASSES as ENUM_CLASSES,
     InterfaceVersion as InterfaceVersion,
     NEWEST as NEWEST,
-    Target as Target,
     parse_abi as parse_abi,
     parse_interface_version as parse_interface_version,
+)
+from .target import (
+    Target as Target,
     target as target,
 )
 from .semantics import (
@@ -563,10 +565,10 @@ __all__ = [
     'ABIS',
     'NEWEST',
     'InterfaceVersion',
-    'Target',
-    'target',
     'parse_abi',
     'parse_interface_version',
+    'Target',
+    'target',
     'RULES',
     'Adapter',
     'BankDirection',

@@ -5,6 +5,8 @@ writes them and a test checks that the checked-in copies are fresh.
 """
 from __future__ import annotations
 
+import d3dkmddi_py as pkg
+
 from . import _spec
 from ._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 from ._spec.model import AllOf, Alias, Bits, Const, EnumDef, Field, If, Record, TypeDef, Verbatim
@@ -195,10 +197,6 @@ def render_stub() -> str:
 
     The package resolves its names lazily (PEP 562), which hides them from static tools; this stub
     names them.  Classes are the default target's, with their fields as attributes."""
-    import d3dkmddi_py as pkg
-
-    from ._spec.versions import INTERFACE_VERSIONS
-
     default = pkg._default_target()
     label = default.label
     out = [STUB_BANNER.rstrip("\n"),

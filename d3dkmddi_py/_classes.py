@@ -12,6 +12,7 @@ import operator
 import sys
 
 from .errors import InvalidFieldType, InvalidFieldValue, MissingMember
+from .introspect import leaves
 from .layout import BitField, RecordLayout, Scalar, record_leaves
 
 _UNSIGNED = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32, 8: ctypes.c_uint64}
@@ -145,8 +146,6 @@ class _Checked:
         return type(self).from_buffer_copy(self)
 
     def __repr__(self):
-        from .introspect import leaves
-
         values = ((leaf.path, _read(self, leaf.path)) for leaf in leaves(type(self)))
         shown = ", ".join(f"{path}={value:#x}" for path, value in values if value)
         return f"{type(self).__name__}[{type(self)._target_label_}]({shown})"

@@ -13,11 +13,13 @@ import io
 import json
 import os
 import sys
+import warnings
 
 from . import pipeline, render
 from .errors import D3dkmddiError, DecodeError
 from .outfile import check_output, is_closed_stream, open_output, run_guarded, safe_name
-from .resolve import ABIS, NEWEST_VALUE, known_names, parse_abi_name, parse_version, resolve_layout
+from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
+from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
 from .windbg import Memory, parse_hex, parse_int, parse_windbg
@@ -25,7 +27,7 @@ from .windbg import Memory, parse_hex, parse_int, parse_windbg
 PROG = "d3dkmddi"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 BULK_FORMATS = ("csv", "jsonl", "parquet")
-NEWEST_NAME = next(name for name, value in INTERFACE_VERSIONS.items() if value == NEWEST_VALUE)
+NEWEST_NAME = NEWEST.name
 
 
 class UsageError(D3dkmddiError):
@@ -130,7 +132,7 @@ def _parser(argv=()) -> argparse.ArgumentParser:
 
 
 def _target(args) -> tuple:
-    return parse_abi_name(args.abi), parse_version(args.ddi)
+    return parse_abi(args.abi), int(parse_version(args.ddi))
 
 
 # ------------------------------------------------------------------ inputs
@@ -207,7 +209,7 @@ def _adapter(args, tgt):
 
         return sample_adapter()
     if args.segments:
-        from .resolve import class_of
+        from .target import class_of
         from .semantics import Adapter
 
         seg_layout = resolve_layout(args.segment_type or "DXGK_SEGMENTDESCRIPTOR", tgt)
@@ -305,7 +307,7 @@ def cmd_validate(args, stdout, stderr) -> int:
 def cmd_layout(args, stdout, stderr) -> int:
     layout = resolve_layout(args.type, _target(args))
     if layout.kind == "enum":
-        from .resolve import class_of
+        from .target import class_of
 
         cls = class_of(layout)
         if args.json:
@@ -324,8 +326,6 @@ def cmd_layout(args, stdout, stderr) -> int:
 
 def cmd_types(args, stdout, stderr) -> int:
     """What exists at a target, and where the rest exists: from the table, without building any class."""
-    from .resolve import _absent_note
-
     abi, version = _target(args)
     names = known_names(abi, version)
     present = sorted(n for n in names if not n.startswith("_"))
@@ -333,7 +333,7 @@ def cmd_types(args, stdout, stderr) -> int:
     absent = sorted(n for n in everywhere if not n.startswith("_") and n not in names)
     label = resolve_layout(present[0], (abi, version)).label
     rows = [_type_row(n, names, abi, version) for n in present]
-    notes = {n: _absent_note(n, abi, version).split(" exists ", 1)[1].split(";")[0].strip() for n in absent}
+    notes = {n: f"only where {type_guard(n).describe()}" for n in absent}
     if args.json:
         stdout.write(json.dumps({"target": render.target_json(resolve_layout(present[0], (abi, version))),
                                  "types": rows, "not_at_this_target": notes}, indent=2) + "\n")
@@ -415,8 +415,6 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    import warnings
-
     def one_line(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"{PROG}: warning: {message}\n")
 

@@ -12,12 +12,14 @@ import enum
 import os
 import pathlib
 import stat
-from dataclasses import dataclass
 
+from ._records import dataclass
 from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401 (re-exported)
 from .layout import TypeLayout
 from .outfile import safe_name
-from .target import Target, as_target
+from .resolve import resolve_layout
+from .span import check_range, word_bytes
+from .target import Target, as_target, class_of
 
 
 # ------------------------------------------------------------------ data and records
@@ -42,11 +44,9 @@ def type_names(tgt: Target) -> list[str]:
     return sorted(tgt.types)
 
 
-def resolve_type(type_, target=None):
+def resolve_class(type_, target=None):
     """(class, Target) for a class or a C name at a target: ``resolve.resolve_layout`` (the one
     resolver), then the user-facing class of that layout."""
-    from .resolve import class_of, resolve_layout
-
     layout = resolve_layout(type_, target)
     return class_of(layout), as_target(layout.target)
 
@@ -72,9 +72,6 @@ def _is_enum(cls) -> bool:
 def int_to_bytes(value: int, cls) -> bytes:
     """A word from a register or an ETW event as the type's bytes (little-endian); ``cls`` is a class,
     an enum or a TypeLayout (``span.word_bytes``)."""
-    from .resolve import resolve_layout
-    from .span import word_bytes
-
     return word_bytes(value, cls if isinstance(cls, TypeLayout) else resolve_layout(cls))
 
 
@@ -160,27 +157,10 @@ def _hexish(text: str) -> bool:
 
 
 # ------------------------------------------------------------------ decoding
-def check_offset_count(offset, count) -> tuple:
-    """(offset, count or None for "all") after checking their kinds and signs; nothing else."""
-    from .span import check_offset_count as check
-
-    return check(offset, count)
-
-
-def check_range(cls, tgt: Target, total: int, origin: str, offset: int = 0, count=1) -> tuple[int, int]:
-    """(offset, record count) after checking them against ``total`` bytes; nothing is read
-    (``pipeline.check_range``, the one span check, for a class or layout)."""
-    from .resolve import resolve_layout
-    from .span import check_range as check_span
-
-    return check_span(resolve_layout(cls, None if isinstance(cls, type) else tgt), total, origin, offset, count)
-
-
-def plan(cls, tgt: Target, memory: Memory, offset: int = 0, count=1) -> list[int]:
+def plan(layout: TypeLayout, memory: Memory, offset: int = 0, count=1) -> list[int]:
     """The byte offset of every record to read; raises before anything is read."""
-    first, n = check_range(cls, tgt, len(memory.data), memory.origin, offset, count)
-    size = type_size(cls)
-    return [first + i * size for i in range(n)]
+    first, n = check_range(layout, len(memory.data), memory.origin, offset, count)
+    return [first + i * layout.size for i in range(n)]
 
 
 def file_size(path, origin: str | None = None) -> int:
@@ -223,14 +203,15 @@ def _from_bytes(cls, data: bytes, at: int):
 def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "auto",
                    origin: str | None = None) -> tuple[list[Record], object, Target, Memory]:
     """Records with their offsets (and debuggee addresses); the command line's entry point."""
-    cls, tgt = resolve_type(type_, target)
+    layout = resolve_layout(type_, target)
+    cls, tgt = class_of(layout), as_target(layout.target)
     path = _file_path(data, kind)
     if path is not None:
-        decoded = _decode_file(cls, tgt, path, offset, count, kind, origin or safe_name(path))
+        decoded = _decode_file(layout, cls, tgt, path, offset, count, kind, origin or safe_name(path))
         if decoded is not None:
             return decoded
-    memory = memory_of(data, cls, kind=kind, origin=origin)
-    offsets = plan(cls, tgt, memory, offset, count)
+    memory = memory_of(data, layout, kind=kind, origin=origin)
+    offsets = plan(layout, memory, offset, count)
     records = [Record(_from_bytes(cls, memory.data, at), i, at,
                       None if memory.address is None else memory.address + at)
                for i, at in enumerate(offsets)]
@@ -263,7 +244,7 @@ def _file_path(data, kind: str):
     return data
 
 
-def _decode_file(cls, tgt: Target, path, offset, count, kind: str, shown: str):
+def _decode_file(layout: TypeLayout, cls, tgt: Target, path, offset, count, kind: str, shown: str):
     """Records read straight from a regular file: the range is checked against the file's size,
     then only the requested bytes are read.  None when the file must be read whole instead
     (WinDbg text under kind "auto", or a pipe or device whose size is not known)."""
@@ -278,8 +259,8 @@ def _decode_file(cls, tgt: Target, path, offset, count, kind: str, shown: str):
                 if kind == "file":
                     raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
                 return None
-            first, n = check_range(cls, tgt, info.st_size, shown, offset, count)
-            size = type_size(cls)
+            first, n = check_range(layout, info.st_size, shown, offset, count)
+            size = layout.size
             f.seek(first)
             data = f.read(n * size)
         except OSError as exc:
@@ -322,7 +303,7 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1):  # no
 
 __all__ = [
     "DecodeError", "UnknownType", "TruncatedData", "WinDbgTextError", "Memory", "Record",
-    "decode", "decode_records", "resolve_type", "resolve_target", "read_input", "parse_hex",
-    "parse_int", "parse_windbg", "int_to_bytes", "plan", "check_range", "file_size", "read_file", "type_names", "type_size", "c_name",
+    "decode", "decode_records", "resolve_class", "resolve_target", "read_input", "parse_hex",
+    "parse_int", "parse_windbg", "int_to_bytes", "plan", "file_size", "read_file", "type_names", "type_size", "c_name",
     "looks_like_windbg",
 ]

@@ -5,12 +5,13 @@ classes are then built to match it and checked against it (see types.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from ._records import dataclass, field, replace
 from . import _spec
 from ._spec.base import POINTER_SIZE, SCALARS
 from ._spec.model import Bits, If, Record
+from .names import target_label  # noqa: F401 (re-exported: layouts carry their label)
 
 
 @dataclass(frozen=True)
@@ -292,13 +293,6 @@ class TypeLayout:
 @lru_cache(maxsize=None)
 def _by_path(layout: TypeLayout) -> dict:
     return {leaf.path: leaf for leaf in layout.leaves}
-
-
-def target_label(abi: str, version: int) -> str:
-    return f"{abi} {_VERSION_NAMES[version]} (0x{version:X})"
-
-
-_VERSION_NAMES = {v: k for k, v in _spec.d3dukmdt.INTERFACE_VERSIONS.items()}
 
 
 @lru_cache(maxsize=None)

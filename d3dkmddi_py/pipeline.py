@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ._records import dataclass
 from .errors import DecodeError, InvalidArgument
 from .span import _short, check_offset_count, check_range
 from .layout import TypeLayout
@@ -578,7 +578,7 @@ def _titles(chunk: Chunk) -> list:
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
     from .render import _render_enum
-    from .resolve import class_of
+    from .target import class_of
 
     return _render_enum(_enum_value(class_of(layout), raw), (), title)
 
@@ -603,7 +603,7 @@ class JsonDecode:
     def write(self, decoded: Decoded) -> None:
         from .jsonvalue import hex_text
         from .render import record_json, record_json_of
-        from .resolve import class_of
+        from .target import class_of
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
         paths = [leaf.path for leaf in layout.leaves]

@@ -10,15 +10,15 @@ The JSON form is one object per record with the same keys every time.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ._records import dataclass
 from ._enums import enum_text
 from .errors import NotAType
 from .coltext import joined_column
 from .jsonvalue import hex_text, json_value
 from .layout import Line, TypeLayout, read_leaf, type_layout
-from .target import ENUM_CLASSES, target as default_target
+from .names import ENUM_CLASSES, parse_target
 
 _POINTER_TYPES = ("HANDLE", "PMDL")
 
@@ -440,8 +440,9 @@ def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, o
     if not known and not unnamed:
         raise NotAType(f"record_json takes a d3dkmddi_py instance or enum value, not {type(value).__name__}")
     raw = (int(value) & 0xFFFFFFFF).to_bytes(4, "little")  # an enum decoded on its own
-    if tgt is None:  # an enum is the same on every target: name the default one
-        tgt = default_target()
+    if tgt is None:  # an enum is the same on every target: name the default one (no class is built)
+        name = c_name if isinstance(c_name, str) and c_name in ENUM_CLASSES else type(value).__name__
+        tgt = type_layout(name, *parse_target(None))
     return {"type": c_name or type(value).__name__, "target": target_json(tgt), "index": index, "offset": offset,
             "address": None if address is None else hex_text(address), "size": 4, "bytes": raw.hex(),
             "fields": {"": int(value)}, "names": {"": value.name} if isinstance(value, enum.Enum) else {},

@@ -5,8 +5,10 @@ partial last record gets the same answer everywhere.
 """
 from __future__ import annotations
 
+from ._spec.base import POINTER_SIZE
 from .errors import BulkInputError, DecodeError, InvalidArgument
-from .layout import TypeLayout
+from .layout import TypeLayout, type_layout
+from .names import known_names
 
 
 def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, count="all", *,
@@ -30,8 +32,6 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
     def x86_hint() -> str:
         """Why the data looks like a 32-bit target's, and the fix, or "": a wrong abi is the likelier
         mistake than a wrong count when x86 reads the bytes exactly."""
-        from ._spec.base import POINTER_SIZE
-
         pointer = POINTER_SIZE.get(layout.abi)
         if layout.kind == "enum" or address_bytes == pointer:
             return ""
@@ -43,9 +43,6 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
             return f"the dump has 8-digit addresses, so it is from a 32-bit target: {fix}"
         if pointer != 8:
             return ""
-        from .layout import type_layout
-        from .resolve import known_names
-
         if name not in known_names("x86", layout.version):
             return ""
         small = type_layout(name, "x86", layout.version).size

@@ -5,83 +5,15 @@ import copyreg
 import ctypes
 import threading
 
-from ._enums import NamedIntEnum
 from . import _spec
 from ._classes import Builder, CheckedStructure, CheckedUnion
-from ._spec.d3dukmdt import INTERFACE_VERSIONS, NEWEST_VERSION
-from ._spec.model import Bits, Field, If, Not, Record
 from .errors import MissingMember, UnsupportedTarget, shown
-from .layout import typedef_layout
+from .introspect import layout_table
+from .layout import TypeLayout, typedef_layout
+from .names import (ABIS, ENUM_CLASSES, NEWEST, InterfaceVersion, absent_members, absent_type,  # noqa: F401
+                    parse_abi, parse_interface_version, parse_target, parse_version)
 
-ABIS = ("x86", "x64", "arm64")
-
-InterfaceVersion = NamedIntEnum("InterfaceVersion", list(INTERFACE_VERSIONS.items()), module=__name__,
-                                qualname="InterfaceVersion")
-InterfaceVersion.__doc__ = "The official DXGKDDI_INTERFACE_VERSION values (d3dukmdt.h)."
-NEWEST = InterfaceVersion[NEWEST_VERSION]
-
-ENUM_CLASSES = {e.name: NamedIntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
-                for e in _spec.ENUMS.values()}
-globals().update(ENUM_CLASSES)  # module attributes, so pickle finds each enum by module and name
-
-
-def _version_list() -> str:
-    return ", ".join(f"{v.name} (0x{v.value:X})" for v in InterfaceVersion)
-
-
-def parse_interface_version(value) -> InterfaceVersion:
-    """An official interface version from its value, its name, or its macro name."""
-    if isinstance(value, str):
-        text = value.strip()
-        name = text.upper().removeprefix("DXGKDDI_INTERFACE_VERSION_")
-        if name in InterfaceVersion.__members__:
-            return InterfaceVersion[name]
-        try:
-            value = int(text, 0)
-        except ValueError:
-            raise UnsupportedTarget(f"unknown interface version {shown(text)}; valid: {_version_list()}") from None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UnsupportedTarget(f"interface version must be an int or a name, not {type(value).__name__}; "
-                                f"valid: {_version_list()}")
-    try:
-        return InterfaceVersion(value)
-    except ValueError:
-        hint = " (0x5022 is WDDM2_0 in the 10240 kit only; every later kit says 0x5023)" if value == 0x5022 else ""
-        number = f"0x{value:X}" if 0 <= value < 1 << 64 else shown(value)
-        raise UnsupportedTarget(f"{number} is not an official DXGKDDI_INTERFACE_VERSION{hint}; "
-                                f"valid: {_version_list()}") from None
-
-
-def parse_abi(value) -> str:
-    if isinstance(value, str) and value.strip().lower() in ABIS:
-        return value.strip().lower()
-    raise UnsupportedTarget(f"unknown abi {shown(value)}; valid: {', '.join(ABIS)}")
-
-
-def _member_conditions(members, conds=()):
-    """(name, [conditions]) for every member name a typedef's class exposes directly."""
-    for m in members:
-        if isinstance(m, If):
-            yield from _member_conditions(m.then, conds + (m.cond,))
-            yield from _member_conditions(m.otherwise, conds + (Not(m.cond),))
-        elif isinstance(m, Record) and m.name is None:
-            yield from _member_conditions(m.members, conds)
-        elif isinstance(m, (Field, Bits, Record)):
-            yield m.name, conds
-
-
-def _absent_members(abi: str, version: int) -> dict:
-    """c_name -> {member: note} for members this target lacks but others have."""
-    out = {}
-    for td in _spec.TYPEDEFS.values():
-        present, notes = set(), {}
-        for name, conds in _member_conditions(td.members):
-            if all(c.holds(abi, version) for c in conds):
-                present.add(name)
-            else:
-                notes.setdefault(name, []).append(" and ".join(c.describe() for c in conds))
-        out[td.name] = {n: "it exists only where " + " or ".join(w) for n, w in notes.items() if n not in present}
-    return out
+globals().update(ENUM_CLASSES)  # pickles written when the enums lived here name this module
 
 
 class Target:
@@ -92,7 +24,7 @@ class Target:
         self.interface_version = version
         self.force_padding = force_padding
         self.label = f"{abi} {version.name} (0x{version.value:X})"
-        builder = Builder(abi, int(version), self.label, _absent_members(abi, int(version)), force_padding,
+        builder = Builder(abi, int(version), self.label, absent_members(abi, int(version)), force_padding,
                           rebuild=instance_at)
         self._types = {}
         for td in _spec.TYPEDEFS.values():
@@ -122,7 +54,9 @@ class Target:
             return types[name]
         if name in self.__dict__.get("constants", {}):
             return self.constants[name]
-        raise MissingMember(_missing_type_message(name, self.__dict__.get("label", "?")))
+        if "label" not in self.__dict__:  # half-built (unpickling, or a failed __init__)
+            raise MissingMember(f"no type {shown(name)} in d3dkmddi_py")
+        raise MissingMember(_missing_type_message(name, self.label, self.abi, int(self.interface_version)))
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._types) | set(self.constants))
@@ -136,21 +70,11 @@ class Target:
         return target, (self.abi, self.interface_version)
 
 
-def _missing_type_message(name: str, label: str) -> str:
-    original = _spec.ALIASES.get(name, name)
-    td = _spec.TYPEDEFS.get(original) or _spec.ENUMS.get(original)
-    if td is None:
-        for t in _spec.TYPEDEFS.values():
-            if t.tag == name:
-                td = t
-    if td is None or td.guard is None:
-        return f"no type {shown(name)} in d3dkmddi_py (target {label})"
-    return f"{name} exists only where {td.guard.describe()}; this target is {label}"
+def _missing_type_message(name: str, label: str, abi: str, version: int) -> str:
+    return absent_type(name, abi, version) or f"no type {shown(name)} in d3dkmddi_py (target {label})"
 
 
 def _class_doc(td, cls, label: str) -> str:
-    from .introspect import layout_table
-
     return f"{td.name} ({td.header}) target={label}\n{td.doc or ''}\n\n{layout_table(cls)}"
 
 
@@ -176,7 +100,7 @@ def target(abi: str = "x64", interface_version=NEWEST) -> Target:
     ``interface_version`` is an official value (0x5023), a name ("WDDM2_0") or a macro
     name ("DXGKDDI_INTERFACE_VERSION_WDDM2_0").  Results are cached.
     """
-    return _cached(parse_abi(abi), parse_interface_version(interface_version))
+    return _cached(parse_abi(abi), parse_version(interface_version))
 
 
 def as_target(value=None, *, instance=None) -> Target:
@@ -190,12 +114,14 @@ def as_target(value=None, *, instance=None) -> Target:
     if value is None:
         own = getattr(type(instance), "_target_", None) if instance is not None else None
         return target(*own) if isinstance(own, tuple) else target("x64", NEWEST)
-    if isinstance(value, str):
-        return target(value)
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        return target(*value)
-    raise UnsupportedTarget(f"target must be a Target, an abi name or an (abi, interface version) pair, "
-                            f"not {shown(value)}")
+    return target(*parse_target(value))
+
+
+def class_of(layout: TypeLayout):
+    """The user-facing ctypes class (or enum) of a layout, built on first use."""
+    if layout.kind == "enum":
+        return ENUM_CLASSES[layout.c_name]
+    return target(layout.abi, layout.version).types[layout.c_name]
 
 
 # ---- pickle and copy: instances and classes travel as (abi, version, class path), built again on arrival

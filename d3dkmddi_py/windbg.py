@@ -6,8 +6,8 @@ first byte).  Errors are ``DecodeError`` / ``WinDbgTextError`` with a one-line m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ._records import dataclass
 from .errors import DecodeError, WinDbgTextError
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py.decoding import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, decode_records,
-                                parse_hex, parse_int, parse_windbg, read_input, resolve_type)
+                                parse_hex, parse_int, parse_windbg, read_input, resolve_class)
 
 FLAGS_BYTES = bytes([0x85, 0x04, 0x00, 0x00])  # Aperture, CpuVisible, PreservedDuringStandby, DirectFlip
 
@@ -143,12 +143,12 @@ def test_value_too_wide_or_negative(value, message):
 
 def test_unknown_type_suggests_close_names():
     with pytest.raises(UnknownType, match="did you mean DXGK_ALLOCATIONINFO"):
-        resolve_type("DXGK_ALOCATIONINFO")
+        resolve_class("DXGK_ALOCATIONINFO")
 
 
 def test_type_from_a_later_version_says_where_it_exists():
     with pytest.raises(UnknownType, match="exists only where interface version >= WDDM3_2"):
-        resolve_type("DXGK_SEGMENTDESCRIPTOR5", ("x64", "WDDM2_0"))
+        resolve_class("DXGK_SEGMENTDESCRIPTOR5", ("x64", "WDDM2_0"))
 
 
 def test_unknown_target_lists_valid_values():

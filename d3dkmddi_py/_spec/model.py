@@ -6,18 +6,65 @@ them and a target (abi, interface version) can evaluate them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Union
-
 from .versions import INTERFACE_VERSIONS
 
 
+class _Node:
+    """A frozen record with value equality: ``_fields`` in order, ``_defaults`` for the trailing ones.
+
+    Plain slotted classes, not dataclasses: every command loads this table, and dataclasses costs
+    its import (with ``inspect``) plus ~0.5 ms a class to compile its methods, a tenth of a one-word
+    decode's start-up."""
+
+    __slots__ = ()
+    _fields: tuple = ()
+    _defaults: tuple = ()
+
+    def __init__(self, *args, **kwargs):
+        fields, setter = self._fields, object.__setattr__
+        if len(args) == len(fields) and not kwargs:  # the table's usual spelling
+            for name, value in zip(fields, args):
+                setter(self, name, value)
+            return
+        values = dict(zip(fields[len(fields) - len(self._defaults):], self._defaults))
+        values.update(zip(fields, args))
+        wrong = [n for n in kwargs if n not in fields or fields.index(n) < len(args)]
+        values.update(kwargs)
+        missing = [n for n in fields if n not in values]
+        if len(args) > len(fields) or wrong or missing:
+            raise TypeError(f"{type(self).__name__}{fields}: {len(args)} positional argument(s); "
+                            f"unexpected or repeated: {wrong}; missing: {missing}")
+        for name in fields:
+            setter(self, name, values[name])
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self):
+        return hash((self.__class__.__name__, self._values()))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
+
+    __delattr__ = __setattr__
+
+    def __reduce__(self):
+        return type(self), self._values()
+
+
 # ---------------------------------------------------------------- conditions
-@dataclass(frozen=True)
-class Since:
+class Since(_Node):
     """``DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_<version>``."""
 
-    version: str
+    __slots__ = _fields = ("version",)
 
     def holds(self, abi: str, version: int) -> bool:
         return version >= INTERFACE_VERSIONS[self.version]
@@ -29,9 +76,10 @@ class Since:
         return f"interface version >= {self.version}"
 
 
-@dataclass(frozen=True)
-class Arch64:
+class Arch64(_Node):
     """``defined(_AMD64_) || defined(_ARM64_)``: 64-bit targets only."""
+
+    __slots__ = ()
 
     def holds(self, abi: str, version: int) -> bool:
         return abi in ("x64", "arm64")
@@ -43,9 +91,8 @@ class Arch64:
         return "a 64-bit target (x64 or arm64)"
 
 
-@dataclass(frozen=True)
-class AllOf:
-    terms: tuple
+class AllOf(_Node):
+    __slots__ = _fields = ("terms",)
 
     def holds(self, abi: str, version: int) -> bool:
         return all(t.holds(abi, version) for t in self.terms)
@@ -57,9 +104,8 @@ class AllOf:
         return " and ".join(t.describe() for t in self.terms)
 
 
-@dataclass(frozen=True)
-class Not:
-    term: object
+class Not(_Node):
+    __slots__ = _fields = ("term",)
 
     def holds(self, abi: str, version: int) -> bool:
         return not self.term.holds(abi, version)
@@ -73,109 +119,87 @@ class Not:
         return f"not {self.term.describe()}"
 
 
-Condition = Union[Since, Arch64, AllOf, Not]
+Condition = (Since, Arch64, AllOf, Not)  # the kinds of condition (isinstance accepts the tuple)
 
 
 # ---------------------------------------------------------------- members
-@dataclass(frozen=True)
-class Field:
+class Field(_Node):
     """A plain member: ``ctype name[count];``.  ``ctype`` is a C type spelling
-    (``UINT``, ``SIZE_T``, ``VOID*``, ``DXGK_SEGMENTFLAGS``)."""
+    (``UINT``, ``SIZE_T``, ``VOID*``, ``DXGK_SEGMENTFLAGS``); ``c_spelling`` is the token in the
+    header when a macro renames it."""
 
-    name: str
-    ctype: str
-    count: int | None = None
-    c_spelling: str | None = None  # the token in the header when a macro renames it
+    __slots__ = _fields = ("name", "ctype", "count", "c_spelling")
+    _defaults = (None, None)
 
 
-@dataclass(frozen=True)
-class Bits:
+class Bits(_Node):
     """A bitfield ``ctype name : width;``."""
 
-    name: str
-    ctype: str
-    width: int
-    c_spelling: str | None = None
+    __slots__ = _fields = ("name", "ctype", "width", "c_spelling")
+    _defaults = (None,)
 
 
-@dataclass(frozen=True)
-class Record:
-    """An inline struct or union; ``name`` is None when anonymous."""
+class Record(_Node):
+    """An inline struct or union (``kind`` "struct" or "union"); ``name`` is None when anonymous."""
 
-    kind: str  # "struct" | "union"
-    members: tuple
-    name: str | None = None
+    __slots__ = _fields = ("kind", "members", "name")
+    _defaults = (None,)
 
 
-@dataclass(frozen=True)
-class If:
-    cond: Condition
-    then: tuple
-    otherwise: tuple = ()
+class If(_Node):
+    """Members under the header's ``#if cond`` (``then``) and its ``#else`` (``otherwise``)."""
+
+    __slots__ = _fields = ("cond", "then", "otherwise")
+    _defaults = ((),)
 
 
-Member = Union[Field, Bits, Record, If]
+Member = (Field, Bits, Record, If)  # the kinds of member
 
 
 # ---------------------------------------------------------------- top level
-@dataclass(frozen=True)
-class TypeDef:
-    """``typedef struct|union tag { members } name, *pointer_names;``"""
+class TypeDef(_Node):
+    """``typedef struct|union tag { members } name, *pointer_names;``; ``aliases`` are further
+    typedef names for the same type (DXGK_SEGMENTPREFERENCE)."""
 
-    name: str
-    kind: str
-    members: tuple
-    header: str
-    tag: str | None = None
-    guard: Condition | None = None
-    pointers: tuple = ()
-    doc: str | None = None
-    aliases: tuple = ()  # further typedef names for the same type (DXGK_SEGMENTPREFERENCE)
+    __slots__ = _fields = ("name", "kind", "members", "header", "tag", "guard", "pointers", "doc", "aliases")
+    _defaults = (None, None, (), None, ())
 
 
-@dataclass(frozen=True)
-class EnumDef:
-    name: str
-    values: tuple  # ((enumerator, value), ...)
-    header: str
-    tag: str | None = None
-    guard: Condition | None = None
-    doc: str | None = None
+class EnumDef(_Node):
+    """An enum: ``values`` are ((enumerator, value), ...)."""
+
+    __slots__ = _fields = ("name", "values", "header", "tag", "guard", "doc")
+    _defaults = (None, None, None)
 
 
-@dataclass(frozen=True)
-class Const:
-    name: str
-    value: int
-    header: str
-    guard: Condition | None = None
-    c_text: str | None = None  # the literal as the header spells it
+class Const(_Node):
+    """A ``#define`` constant; ``c_text`` is the literal as the header spells it."""
+
+    __slots__ = _fields = ("name", "value", "header", "guard", "c_text")
+    _defaults = (None, None)
 
 
-@dataclass(frozen=True)
-class Alias:
+class Alias(_Node):
     """``typedef existing name;`` at file level (DXGK_SEGMENTPREFERENCE)."""
 
-    name: str
-    target: str
-    header: str
-    pointers: tuple = ()
+    __slots__ = _fields = ("name", "target", "header", "pointers")
+    _defaults = ((),)
 
 
-@dataclass(frozen=True)
-class Verbatim:
+class Verbatim(_Node):
     """Lines the C mirror prints as they are (the DXGK_ALLOC_RESERVEDn macro block)."""
 
-    text: str
-    header: str
+    __slots__ = _fields = ("text", "header")
 
 
-@dataclass
 class Header:
     """One header's items in declaration order."""
 
-    name: str
-    items: list = field(default_factory=list)
+    def __init__(self, name: str, items: list | None = None):
+        self.name, self.items = name, [] if items is None else items
+
+    def __repr__(self):
+        return f"Header(name={self.name!r}, items=<{len(self.items)}>)"
 
     def add(self, item):
         self.items.append(item)

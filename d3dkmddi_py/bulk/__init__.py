@@ -11,9 +11,9 @@ import os
 import sys
 import warnings
 
-from ._engine import Buffers, decode_numpy, decode_pure
+from ._engine import SMALL_CELLS, SMALL_RECORDS, Buffers, decode_numpy, decode_pure, decode_small
 from ._plan import plan_for
-from ._source import BulkInputError, InvalidArgument, Source, check_span, resolve_type
+from ._source import BulkInputError, InvalidArgument, Source, check_span, struct_layout
 from .columns import Columns
 from ..outfile import check_output
 from .write import FORMATS, Progress, _check_format, write_columns
@@ -63,7 +63,7 @@ def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> 
     unsigned dtype that holds the field; plain signed members (LONG, enums) are signed.
     Errors (bad range, missing file) are raised before anything is decoded.
     """
-    layout = resolve_type(type, target)
+    layout = struct_layout(type, target)
     source = Source(data)
     span = check_span(layout, source.size, offset, count)
     return _decode(layout, source, span.offset, span.count, start=0, out=out)
@@ -81,8 +81,11 @@ def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> 
     plan = plan_for(layout)
     if np is None:
         return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset)
-    buffers = out._buffers if isinstance(out, Columns) and isinstance(out._buffers, Buffers) else None
-    arrays, buffers = decode_numpy(np, plan, raw, count, buffers)
+    buffers = out._buffers if isinstance(out, Columns) else None
+    if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
+        arrays, buffers = decode_small(np, plan, raw, count, buffers)
+    else:
+        arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
     return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers)
 
 
@@ -96,7 +99,7 @@ def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) ->
 
 def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:
     """Records per chunk so that one chunk's input and columns take about ``chunk_bytes``."""
-    plan = plan_for(resolve_type(type, target))
+    plan = plan_for(struct_layout(type, target))
     return max(1, chunk_bytes // (plan.record_size + plan.column_bytes))
 
 
@@ -108,7 +111,7 @@ def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=
     of the previous one (fastest; use each chunk before asking for the next).  The whole
     range is checked before the first chunk is decoded.
     """
-    layout = resolve_type(type, target)
+    layout = struct_layout(type, target)
     source = Source(data)
     span = check_span(layout, source.size, offset, count)
     return _chunks(layout, source, span, _step(layout, chunk_records), reuse)
@@ -145,7 +148,7 @@ def validate_array(type, data, *, target=None, offset=0, count=None, adapter=Non
 
 def column_dtypes(type, *, target=None) -> dict:
     """Leaf path -> NumPy dtype string ("u1", "u4", "i4"...) of the columns ``decode_array`` returns."""
-    return {c.path: c.dtype for c in plan_for(resolve_type(type, target)).columns}
+    return {c.path: c.dtype for c in plan_for(struct_layout(type, target)).columns}
 
 
 def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=None, progress=True,
@@ -166,7 +169,7 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
     if isinstance(out, (str, bytes, os.PathLike)):
         check_output(out, inputs=inputs, binary=fmt == "parquet")
-    layout = resolve_type(type, target)
+    layout = struct_layout(type, target)
     source = Source(data)
     span = check_span(layout, source.size, offset, count)
     step = _step(layout, chunk_records)

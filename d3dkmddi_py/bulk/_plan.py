@@ -11,8 +11,9 @@ straddles a byte boundary (a 5-bit id across two bytes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .._records import dataclass
 
 
 def narrowest(width: int) -> int:
@@ -97,7 +98,7 @@ class Narrow:
     mask: int  # 0: no mask needed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one plan per layout (cached): compared and hashed by identity, in O(1)
 class Plan:
     type_name: str
     label: str
@@ -108,6 +109,7 @@ class Plan:
     gathers: tuple
     swars: tuple
     narrows: tuple
+    names: tuple = ()  # the columns' paths, in order (the keys of every Columns of this plan)
 
     @property
     def column_bytes(self) -> int:
@@ -204,4 +206,4 @@ def plan_for(layout) -> Plan:
                 needs_mask = shift + leaf.bit_width < 8 * width and leaf.bit_width < 8 * lane
                 narrows.append(Narrow(column, source, shift, (1 << leaf.bit_width) - 1 if needs_mask else 0))
     return Plan(layout.c_name, layout.label, layout.size, tuple(columns), unit_list, tuple(windows),
-                tuple(gathers), tuple(swars), tuple(narrows))
+                tuple(gathers), tuple(swars), tuple(narrows), tuple(c.path for c in columns))

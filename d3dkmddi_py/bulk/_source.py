@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..errors import BulkInputError, DecodeError, InvalidArgument  # noqa: F401  (re-exported)
 from ..outfile import safe_name
+from ..resolve import resolve_layout
+from ..span import check_range
 
 
-def resolve_type(type_, target=None):
+def struct_layout(type_, target=None):
     """The TypeLayout of the struct or union to decode: a d3dkmddi_py class (which keeps its own
-    target), or a C name looked up in ``target``, as ``decode`` looks it up."""
-    from ..resolve import resolve_layout
-
+    target), or a C name looked up in ``target``, as ``decode`` looks it up; an enum is refused."""
     layout = resolve_layout(type_, target)
     if layout.kind == "enum":
         raise InvalidArgument(f"{layout.c_name} is an enum, not a struct or union; decode the struct that holds "
@@ -41,8 +41,6 @@ class Span:
 def check_span(layout, available: int, offset, count) -> Span:
     """The records ``offset``/``count`` select from ``available`` bytes (pipeline.check_range, where an
     empty input is zero records), or a BulkInputError."""
-    from ..span import check_range
-
     first, n = check_range(layout, available, "the data", offset, count, empty_ok=True)
     return Span(first, n, layout.size)
 
@@ -108,8 +106,6 @@ class Source:
     def _read_into(self, view, start: int) -> None:
         """Fill ``view`` from the file at ``start``.  A read, not a mapping: a file that shrinks while
         it is read gives an error here, where a mapping would kill the process with SIGBUS."""
-        from ..errors import DecodeError
-
         try:
             with open(self.path, "rb") as f:
                 f.seek(start)

@@ -7,6 +7,7 @@ import io
 import json
 import os
 from collections.abc import Mapping
+from ..jsonvalue import json_hex
 
 from ..outfile import check_output, open_output
 
@@ -34,7 +35,7 @@ class Columns(Mapping):
         self.layout = layout  # the TypeLayout of the records (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset = start, offset
-        self._names = tuple(c.path for c in plan.columns)
+        self._names = plan.names
         self._arrays = dict(zip(self._names, arrays))
         self._buffers = buffers
 
@@ -58,7 +59,7 @@ class Columns(Mapping):
     @property
     def cls(self):
         """The ctypes class of the records, for users who want instances (built on first use)."""
-        from ..resolve import class_of
+        from ..target import class_of
 
         return class_of(self.layout)
 
@@ -153,8 +154,6 @@ def csv_lines(columns: Columns):
 def jsonl_lines(columns: Columns):
     """JSON lines of the rows, built from one template.  Pointers, handles, pointer-sized and 64-bit
     leaves are ``"0x..."`` strings of their bit pattern (``jsonvalue``), the rest JSON numbers."""
-    from ..jsonvalue import json_hex
-
     leaves = columns.layout.by_path
     hex_paths = {path for path in columns if json_hex(leaves[path])}
     template = "{" + ",".join(json.dumps(k).replace("%", "%%") + (':"0x%x"' if k in hex_paths else ":%d")

@@ -6,9 +6,10 @@ The rules are the ones ``semantics.checks`` defines once; here they run on NumPy
 few array operations per rule.  Without NumPy they run record by record.
 """
 from __future__ import annotations
+import sys
 
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..layout import write_leaf
 from ..semantics._rules import RULES
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits
@@ -80,8 +81,6 @@ def columns_layout(columns: Columns):
 
 
 def _numpy_if_columns_use_it(columns: Columns):
-    import sys
-
     np = sys.modules.get("numpy")
     first = next(iter(columns.values()), None)
     return np if np is not None and isinstance(first, np.ndarray) else None

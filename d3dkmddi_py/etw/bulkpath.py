@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import importlib.util
 import json
 import sys
 
 from .. import bulk
 from ..errors import EtwInputError
+from ..outfile import open_output
 from .events import json_value
 from .mapping import ALLOCATION_TYPE
 from .model import Tracker
@@ -43,8 +45,6 @@ class ColumnWriter:
 
     def __enter__(self):
         if self.fmt == "parquet":
-            import importlib.util
-
             if importlib.util.find_spec("pyarrow") is None:
                 raise EtwInputError("--format parquet needs pyarrow, which is not installed; pip install pyarrow "
                                     "(or use --format csv or jsonl)")
@@ -58,8 +58,6 @@ class ColumnWriter:
                 sink = getattr(sink, "buffer", sink)
             self._sink = sink
         else:
-            from ..outfile import open_output
-
             self._sink = self._stack.enter_context(open_output(self.output, binary=binary, inputs=self.inputs))
         return self
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from .. import render
 from ..errors import EtwInputError
-from ..target import ABIS, NEWEST, parse_abi, parse_interface_version, target as make_target
+from ..names import ABIS, NEWEST, parse_abi, parse_version
+from ..semantics import field_meanings
+from ..target import target as make_target
+from .bulkpath import ColumnWriter
 from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE
 from .model import Tracker
@@ -21,6 +25,10 @@ from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, Allo
 from .xmlreader import read
 
 FORMATS = ("csv", "jsonl", "parquet")
+# The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
+# so samples import etw and etw only names the file.
+SAMPLE_FILE = "etw_trace.xml"
+SAMPLE_PATH = Path(__file__).resolve().parent.parent / "samples" / SAMPLE_FILE
 SAMPLE_WORD = "sample"
 CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
 
@@ -42,16 +50,14 @@ def add_arguments(parser) -> None:
 def _source(args):
     """(source for read(), display name, the input as outfile compares it: a path, or "-" for standard input)."""
     if args.file == SAMPLE_WORD:
-        from ..samples import DIRECTORY, etw_build
-
-        return DIRECTORY / etw_build.FILE, f"<samples>/{etw_build.FILE}", DIRECTORY / etw_build.FILE
+        return SAMPLE_PATH, f"<samples>/{SAMPLE_FILE}", SAMPLE_PATH
     if args.file == "-":
         return sys.stdin.buffer, "standard input", "-"
     return args.file, args.file, args.file
 
 
 def run(args, stdout) -> int:
-    tgt = make_target(parse_abi(args.abi), parse_interface_version(args.ddi))
+    tgt = make_target(parse_abi(args.abi), parse_version(args.ddi))
     if args.json and args.format:
         raise EtwInputError(f"give --json or --format {args.format}, not both")
     if args.output is not None and not args.format:
@@ -219,16 +225,12 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
 
 
 def _meanings(data: bytes, type_name: str, tgt, adapter) -> dict:
-    from ..semantics import field_meanings
-
     return dict(field_meanings(data, type_name, target=tgt, adapter=adapter))
 
 
 # ------------------------------------------------------------------ columns
 def _columns(args, reader, tracker: Tracker, stdout, input_path) -> int:
     """Rows of AdapterAllocation events, findings from bulk.column_findings per chunk and adapter."""
-    from .bulkpath import ColumnWriter
-
     writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path])
     with writer:
         for event in reader:

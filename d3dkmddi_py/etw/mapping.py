@@ -8,12 +8,13 @@ reads those bytes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from .._records import dataclass
 from ..errors import EtwInputError
-from ..semantics import flags_member
-from ..target import InterfaceVersion, target as make_target
+from ..semantics import RULES, flags_member
+from ..names import InterfaceVersion
+from ..target import target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
 ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"
@@ -121,8 +122,6 @@ _NOT = {
 
 
 def _applicability() -> dict:
-    from ..semantics import RULES
-
     return {rule_id: (rule_id not in _NOT, _NOT.get(rule_id, "carried")) for rule_id in RULES}
 
 

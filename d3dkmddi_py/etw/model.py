@@ -1,12 +1,11 @@
 """Per adapter: the segments it reported and its live allocations, checked against those segments."""
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
+from .._records import dataclass, field, replace
 from .. import bulk
 from ..semantics import Adapter, check
-from ..target import NEWEST, target as make_target
+from ..names import NEWEST
+from ..target import target as make_target
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .schema import REPORT_SEGMENT
 
@@ -119,7 +118,7 @@ class Tracker:
         for f in keep(check(adapter)):
             head, _, rest = f.field.partition(".")
             if head.startswith("segments[") and rest and f.rule_id.startswith(("SEGFLAGS.", "DESC.")):
-                per[int(head[9:-1]) + 1].append(dataclasses.replace(f, field=rest))
+                per[int(head[9:-1]) + 1].append(replace(f, field=rest))
             else:
                 wide.append(f)
         return per, wide

@@ -11,8 +11,7 @@ non-WDDM2_0 view (the manifest uses their names), bits 20-31 are the kernel's ow
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._enums import NamedIntFlag
 from ..introspect import leaves
 from ..target import target as make_target

@@ -22,7 +22,7 @@ import os
 from glob import glob
 
 from ..bulk import decode_array
-from ..bulk._source import Source, check_span, resolve_type
+from ..bulk._source import Source, check_span, struct_layout
 from ..bulk.columns import _need
 from ..bulk.findings import findings
 
@@ -78,7 +78,7 @@ def file_findings(path: str, type, *, target=None, offset: int = 0, adapter=None
 
 
 def _checked(folder, type, target, pattern, offset):
-    cls = resolve_type(type, target)
+    cls = struct_layout(type, target)
     files = blob_files(folder, pattern)
     for path in files:  # the same checks decode_array makes, for every file, before any task exists
         check_span(cls, Source(path).size, offset, None)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import build
+from ..decoding import decode_records
+from ..semantics import Adapter
+from ..target import target
 
 DIRECTORY = Path(__file__).resolve().parent
 SEGMENTS_PATH = DIRECTORY / build.SEGMENTS_FILE
@@ -20,15 +23,11 @@ WINDBG_PATH = DIRECTORY / build.WINDBG_FILE
 
 def sample_target():
     """The sample's target: x64 at DXGKDDI_INTERFACE_VERSION_WDDM3_0."""
-    from ..target import target
-
     return target(build.ABI, build.INTERFACE_VERSION)
 
 
 def segments():
     """The adapter's segment descriptors as decode Records (segment id = index + 1)."""
-    from ..decoding import decode_records
-
     records, *_ = decode_records(build.SEGMENT_TYPE, SEGMENTS_PATH, target=sample_target(),
                                  count=len(build.SEGMENTS), kind="file")
     return records
@@ -36,8 +35,6 @@ def segments():
 
 def allocations():
     """The allocation infos as decode Records, in the order of build.ALLOCATIONS."""
-    from ..decoding import decode_records
-
     records, *_ = decode_records(build.ALLOCATION_TYPE, ALLOCATIONS_PATH, target=sample_target(),
                                  count=len(build.ALLOCATIONS), kind="file")
     return records
@@ -45,8 +42,6 @@ def allocations():
 
 def sample_adapter():
     """The sample adapter as d3dkmddi_py.semantics sees one: its descriptors and its target."""
-    from ..semantics import Adapter
-
     tgt = sample_target()
     return Adapter.from_descriptors([r.value for r in segments()], abi=tgt.abi,
                                     interface_version=tgt.interface_version)

@@ -11,7 +11,6 @@ checked in; tests/cli/test_samples.py fails when they differ from what this modu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 ABI = "x64"
@@ -26,7 +25,9 @@ WINDBG_RECORDS = 2
 
 MB = 1 << 20
 KB = 1 << 10
+from .._records import dataclass, field
 from ..semantics.priority import LEVELS as PRIORITY  # noqa: E402 - D3DDDI_ALLOCATIONPRIORITY_* from the table
+from ..target import target
 
 
 @dataclass(frozen=True)
@@ -172,8 +173,6 @@ ALLOCATIONS = (
 
 
 def _target():
-    from ..target import target
-
     return target(ABI, INTERFACE_VERSION)
 
 

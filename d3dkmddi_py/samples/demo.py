@@ -9,19 +9,16 @@ import ctypes
 import json
 
 from .. import render
+from ..semantics import check, field_meanings
 from . import ALLOCATIONS_PATH, DIRECTORY, SEGMENTS_PATH, WINDBG_PATH, allocations, build, sample_adapter, \
     sample_target, segments
 
 
 def _semantic_view(records, cls_name, tgt, adapter):
-    from ..semantics import check, field_meanings
-
     return [(r, check(r.value, adapter=adapter), field_meanings(r.value, adapter=adapter)) for r in records]
 
 
 def _report(tgt):
-    from ..semantics import check
-
     adapter = sample_adapter()
     segs = _semantic_view(segments(), build.SEGMENT_TYPE, tgt, adapter)
     allocs = _semantic_view(allocations(), build.ALLOCATION_TYPE, tgt, adapter)

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import build
+from ..etw.command import SAMPLE_FILE as FILE
+from ..etw.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
+from ..etw.schema import FIELDS, KIND_BY_NAME, OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
+from ..semantics import flags_member
+from . import build, sample_target
 
-FILE = "etw_trace.xml"
 ADAPTER = 0xFFFFB80C4D2E5000
 PROCESS = 0x1F40  # dwm.exe in the imagined session
 DEVICE = 0xFFFFB80C4E1C2000
@@ -80,8 +83,6 @@ def _event(clock, *, provider, guid, event_id, version, task, opcode, keywords, 
 
 
 def _dxg(clock, kind, fields: dict) -> str:
-    from ..etw.schema import FIELDS, OPCODES, PROVIDER, PROVIDER_GUID
-
     data = [(n, _number(t, fields[n])) for n, t in FIELDS[kind.event]]
     return _event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
                   task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040", data=data,
@@ -102,9 +103,6 @@ def _mirror_fields(kind_name: str, cls, data: bytes, mapping) -> dict:
 
 def segment_events():
     """(ReportSegment fields) per segment report, in trace order."""
-    from ..etw.mapping import MAPPING, SEGMENT
-    from . import sample_target
-
     seg_map = [m for m in MAPPING if m.mirror_type == SEGMENT]
     cls = getattr(sample_target(), build.SEGMENT_TYPE)
     data = build.segment_bytes()
@@ -122,11 +120,6 @@ def segment_events():
 
 def allocation_events():
     """(opcode, note, fields) per AdapterAllocation event, in trace order."""
-    from ..etw.mapping import ALLOCATION_TYPE, MAPPING
-    from ..etw.schema import AllocationFlag
-    from ..semantics import flags_member
-    from . import sample_target
-
     tgt = sample_target()
     cls = getattr(tgt, ALLOCATION_TYPE)
     member, _ = flags_member(tgt.interface_version)
@@ -167,8 +160,6 @@ def allocation_events():
 
 
 def events_text() -> str:
-    from ..etw.schema import KIND_BY_NAME
-
     clock = _Clock()
     parts = ["<Events>" + EOL]
     parts.append(_event(clock, provider=None, guid=EVENT_TRACE_GUID, event_id=0, version=2, task=0, opcode=0,
@@ -179,7 +170,6 @@ def events_text() -> str:
                         data=[("ProcessID", _number("UInt32", PROCESS)), ("ImageName", r"\Device\HarddiskVolume3"
                                                                                      r"\Windows\System32\dwm.exe")]))
     # The adapter itself (DxgKrnl AdapterDCStart, EventID 26): another DxgKrnl event, skipped and counted.
-    from ..etw.schema import PROVIDER, PROVIDER_GUID
     parts.append(_event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=26, version=0, task=4, opcode=3,
                         keywords="0x40", data=[("pDxgAdapter", f"0x{ADAPTER:X}"), ("NbSegments", _number("UInt32", 3)),
                                                ("NodeCount", _number("UInt32", 2))]))

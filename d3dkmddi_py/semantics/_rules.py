@@ -6,8 +6,8 @@ Each rule's ``summary`` states its predicate exactly, so a column-wise re-implem
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..errors import D3dkmddiError
 
 LEARN = "https://learn.microsoft.com/windows-hardware/drivers/ddi/"

@@ -5,13 +5,15 @@ from an ETW event, a blob, or a ctypes instance, and nested records are just a p
 """
 from __future__ import annotations
 
-import ctypes
 import re
+import sys
 from functools import lru_cache
 
+from ..coltext import joined_column
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
-from ..target import InterfaceVersion, Target, as_target
+from ..names import ENUM_CLASSES, InterfaceVersion, parse_target
+from ..resolve import resolve_layout
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 
@@ -137,7 +139,6 @@ def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str
     if getattr(word, "ndim", 0):
         import numpy as np
 
-        from ..coltext import joined_column
 
         entries = [((word & m) != 0, names[m]) for m in sorted(names)]
         if reserved:
@@ -149,20 +150,27 @@ def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str
     return " | ".join(shown) if shown else empty
 
 
-def resolve_target(tgt=None, instance=None) -> Target:
+def resolve_target(tgt=None, instance=None):
     """A Target from None (the instance's own, else x64 newest), a Target, or (abi, version)."""
+    from ..target import as_target  # ctypes: only for callers that want classes, not for a word's meaning
+
     return as_target(tgt, instance=instance)
 
 
-def class_for(tgt: Target, type_name: str):
-    """The class of a C name at a target; raises MissingMember (an AttributeError) with the reason."""
+def class_for(tgt, type_name: str):
+    """The class of a C name at a Target; raises MissingMember (an AttributeError) with the reason."""
     return getattr(tgt, type_name)
 
 
 def _spec_enums() -> dict:
-    from ..target import ENUM_CLASSES
-
     return ENUM_CLASSES
+
+
+def _instance(value) -> bool:
+    """Whether ``value`` is an instance of a package class (ctypes is loaded when one exists)."""
+    ctypes = sys.modules.get("ctypes")
+    return (ctypes is not None and isinstance(value, (ctypes.Structure, ctypes.Union))
+            and hasattr(type(value), "_c_name_"))
 
 
 def coerce_layout(value, type_name: str | None, tgt=None):
@@ -170,9 +178,7 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
     No ctypes class is built: an int or bytes is checked against the layout alone.
     """
-    from ..resolve import parse_target, resolve_layout
-
-    if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
+    if _instance(value):
         own = type(value)
         where = own._target_ if tgt is None else parse_target(tgt)
         layout = resolve_layout(own._c_name_, where)
@@ -212,7 +218,7 @@ def coerce_layout(value, type_name: str | None, tgt=None):
 
 def coerce(value, type_name: str | None, tgt=None):
     """(class, bytes, target) for callers that hand a ctypes instance back to the user."""
-    from ..resolve import class_of
+    from ..target import as_target, class_of  # ctypes, for an instance handed back
 
     layout, data = coerce_layout(value, type_name, tgt)
     return class_of(layout), data, as_target(layout.target)
@@ -220,7 +226,7 @@ def coerce(value, type_name: str | None, tgt=None):
 
 def word_of(value, type_names: tuple[str, ...]) -> int:
     """The 32-bit word of a flag union given as an int or as an instance of one of ``type_names``."""
-    if isinstance(value, (ctypes.Structure, ctypes.Union)) and hasattr(type(value), "_c_name_"):
+    if _instance(value):
         if type(value)._c_name_ not in type_names:
             raise InvalidFieldType(type_names[0], "(value)", value, f"an int or a {' / '.join(type_names)}",
                                    f"is a {type(value)._c_name_}")

@@ -1,12 +1,11 @@
 """Adapter: the segment descriptors a driver reported, so allocation infos can be checked against them."""
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from .._records import dataclass
 from ..errors import InvalidFieldType, UnsupportedTarget
-from ..target import NEWEST, InterfaceVersion, Target, parse_abi, parse_interface_version, target as make_target
+from ..names import NEWEST, InterfaceVersion, parse_abi, parse_interface_version
 from ..layout import type_layout
 from ._rules import finding
 from .checks import DESCRIPTOR_TYPES, check_record
@@ -29,6 +28,12 @@ class Adapter:
     interface_version: InterfaceVersion = NEWEST
 
     def __post_init__(self):
+        # ctypes and the classes only here and below, where descriptors are at hand: the meaning of a
+        # flag word needs neither
+        import ctypes
+
+        from ..target import target as make_target
+
         abi = parse_abi(self.abi)
         version = parse_interface_version(self.interface_version)
         copies = []
@@ -75,6 +80,8 @@ class Adapter:
         DXGK_SEGMENTDESCRIPTOR3 from WIN8 and DXGK_SEGMENTDESCRIPTOR before; Size defaults to 256 MB
         and CommitLimit to Size.
         """
+        from ..target import target as make_target
+
         t = make_target(abi, interface_version)
         if descriptor is None:
             descriptor = ("DXGK_SEGMENTDESCRIPTOR3" if t.interface_version >= InterfaceVersion.WIN8
@@ -99,7 +106,10 @@ class Adapter:
     # ---- queries
 
     @property
-    def target(self) -> Target:
+    def target(self):
+        """The Target of the adapter's ABI and interface version."""
+        from ..target import target as make_target
+
         return make_target(self.abi, self.interface_version)
 
     @property
@@ -152,6 +162,8 @@ class Adapter:
 def _assign(d, name: str, value):
     """Set one descriptor member; Flags and addresses accept ints, an address also as the unsigned
     bit pattern C code writes (0xFFFFFFFE00000000 stores -0x200000000 in PHYSICAL_ADDRESS.QuadPart)."""
+    import ctypes  # loaded already: a descriptor is a ctypes instance
+
     attr = getattr(d, name)  # raises MissingMember with the valid names
     if isinstance(attr, (ctypes.Structure, ctypes.Union)) and not isinstance(value, (ctypes.Structure, ctypes.Union)):
         if hasattr(type(attr), "_c_name_") and type(attr)._c_name_ == SEGFLAGS_TYPE:

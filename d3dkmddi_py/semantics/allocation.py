@@ -7,10 +7,9 @@ SupportedWriteSegmentSet alone; before, a preference may name a segment of eithe
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._spec.base import PAGE_SIZE
-from ..target import InterfaceVersion
+from ..names import InterfaceVersion
 from ._view import View, coerce_layout
 from .checks import flags_member  # noqa: F401 (re-exported)
 from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet

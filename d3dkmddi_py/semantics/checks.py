@@ -11,16 +11,19 @@ one target and adapter (version gates and adapter facts become constants) and ca
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import string
+from collections.abc import Callable  # not typing's: importing typing costs 3 ms of start-up
 from functools import lru_cache
-from typing import Callable
 
+from .._records import dataclass, replace
 from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
+from ..errors import UnsupportedTarget
 from ..layout import TypeLayout, record_leaves, typedef_layout
-from ..target import InterfaceVersion
+from ..names import InterfaceVersion
 from ._rules import RULES, Finding
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
+from .segments import SegmentFlag, describe_segment_set, segment_set
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
 SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
@@ -85,8 +88,6 @@ class Check:
 
 @lru_cache(maxsize=None)
 def _template_fields(template: str) -> tuple:
-    import string
-
     return tuple({name for _text, name, _spec, _conv in string.Formatter().parse(template) if name})
 
 
@@ -382,8 +383,6 @@ class AdapterFacts:
 
 
 def adapter_facts(adapter) -> AdapterFacts:
-    from .segments import SegmentFlag
-
     ids = range(1, adapter.segment_count + 1)
     top = min(adapter.segment_count, 32)
     banking = tuple(0 < i <= top and adapter.has_flag(i, SegmentFlag.UseBanking) for i in range(32))
@@ -463,8 +462,6 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
 
 
 def _set_text(mask: int, wddm2: bool) -> str:
-    from .segments import describe_segment_set, segment_set
-
     return describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
 
 
@@ -588,8 +585,6 @@ def checks_for(layout: TypeLayout, adapter=None) -> tuple:
 
 
 def _same_target(adapter, layout: TypeLayout) -> None:
-    from ..errors import UnsupportedTarget
-
     if adapter.abi != layout.abi or int(adapter.interface_version) != layout.version:
         raise UnsupportedTarget(f"the adapter is {adapter.abi} {adapter.interface_version.name} but the "
                                 f"{layout.c_name} is {layout.label}; check them at the same target")
@@ -662,8 +657,6 @@ def column_messages(check: Check, columns, np, rows) -> list:
 def _positional(template: str, keys: tuple) -> str | None:
     """The template with its named fields numbered by ``keys`` (so a column formats with ``map``, no
     dict per row), or None when a field is more than a plain name."""
-    import string
-
     out = []
     for text, name, spec, conv in string.Formatter().parse(template):
         out.append(text.replace("{", "{{").replace("}", "}}"))

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from ..coltext import by_value, joined_column, object_array
 
 from ..layout import Leaf, record_leaves, typedef_layout
-from ..target import ENUM_CLASSES, InterfaceVersion
+from ..names import ENUM_CLASSES, InterfaceVersion
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
@@ -319,8 +320,6 @@ def column_meanings(layout, columns, np, adapter=None) -> dict | None:
 
 def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
     """The column form of ``_flag_word`` on a record that is the flag union itself."""
-    from ..coltext import by_value
-
     word = columns["Value"]
     names, reserved = _flag_table(layout.c_name, layout.abi, layout.version)
     out = {}
@@ -334,8 +333,6 @@ def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
 
 
 def _segflags_columns(layout, columns, np) -> dict:
-    from ..coltext import object_array
-
     def describe(word):
         standby, hibernate, partial = (int(SegmentFlag.PreservedDuringStandby),
                                        int(SegmentFlag.PreservedDuringHibernate),
@@ -352,8 +349,6 @@ def _segflags_columns(layout, columns, np) -> dict:
 
 def _allocflags_columns(layout, columns, np) -> dict:
     def describe(word):
-        from ..coltext import joined_column
-
         names = flag_names(layout.c_name, layout.abi, layout.version)
         return [text or "no flags" for text in
                 joined_column(np, [((word & mask) != 0, names[mask]) for mask in sorted(names)], " | ")]

@@ -6,8 +6,7 @@ dropped silently); ``build_*`` packs a list and refuses anything the word cannot
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._enums import NamedIntEnum
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ._view import word_of

@@ -5,8 +5,7 @@ slightly above normal"), so a value belongs to the highest named level that does
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._enums import NamedIntEnum
 from .._spec import CONSTS
 from ._view import word_of

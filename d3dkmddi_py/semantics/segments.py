@@ -2,13 +2,14 @@
 and segment sets (the UINT masks of DXGK_ALLOCATIONINFO and DXGKARGCB_CREATECONTEXTALLOCATION)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._records import dataclass
 from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
+from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 from ..errors import InvalidFieldType, InvalidFieldValue
-from ..target import InterfaceVersion
+from ..layout import type_layout
+from ..names import InterfaceVersion
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
@@ -19,9 +20,6 @@ DXGK_SEGMENT_SET_SYSTEMMEMORY = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value
 
 def _one_bit_flags(c_name: str) -> dict:
     """{flag name: mask} of every one-bit flag the newest kit names (none was ever removed)."""
-    from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
-    from ..layout import type_layout
-
     return {leaf.path: leaf.mask for leaf in type_layout(c_name, "x64", INTERFACE_VERSIONS[NEWEST_VERSION]).leaves
             if leaf.is_bitfield and leaf.bit_width == 1}
 

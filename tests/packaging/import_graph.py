@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import subprocess
+import sys
 from dataclasses import dataclass
 
 PACKAGE = "d3dkmddi_py"
@@ -107,3 +109,10 @@ def cycles(graph_edges) -> list:
         if v not in index:
             visit(v)
     return sorted(found)
+
+
+def fresh_interpreter(code: str) -> str:
+    """The standard output of ``code`` run in a new interpreter (what it imports starts from nothing)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout

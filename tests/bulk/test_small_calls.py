@@ -1,0 +1,95 @@
+"""Small calls (issue 16): a few records take their own paths (one record as one int; up to
+``SMALL_RECORDS`` as one 8-byte window per column), with the plan worked out once per layout.
+They must give what the large path and the ctypes classes give, byte for byte and dtype for dtype."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from d3dkmddi_py.bulk import _engine, _plan, decode_array
+from d3dkmddi_py.resolve import resolve_layout
+from tests.bulk.helpers import DISTINCT_CLASSES, as_lists, class_id, per_record
+
+COUNTS = (1, 2, 3, 7, 10)
+
+
+def _blob(size: int, count: int, seed: int) -> bytes:
+    return np.random.default_rng(seed).integers(0, 256, size * count, dtype=np.uint8).tobytes()
+
+
+def _large_path(layout, data: bytes, count: int) -> list:
+    """The columns of the NumPy plan path, whatever the count."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    return _engine.decode_numpy(np, _plan.plan_for(layout), raw, count)[0]
+
+
+@pytest.mark.parametrize("cls", DISTINCT_CLASSES, ids=class_id)
+def test_small_calls_give_the_large_paths_columns(cls):
+    layout = resolve_layout(cls)
+    for count in COUNTS:
+        data = _blob(layout.size, count, count)
+        small = decode_array(cls, data)
+        large = _large_path(layout, data, count)
+        assert list(small) == list(_plan.plan_for(layout).names)
+        for (path, got), want in zip(small.items(), large):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (path, count)
+            assert got.flags.c_contiguous and got.shape == (count,)
+        assert as_lists(small) == per_record(cls, data, 0, count)
+
+
+def test_the_one_field_no_window_holds_takes_the_exact_path():
+    """A 64-bit unit's bitfield wider than 57 bits that does not start on a byte fits no 8-byte
+    window; such a plan has no windows and small counts go through the NumPy plan instead."""
+    layout = resolve_layout("DXGK_SEGMENTFLAGS")
+    assert _engine._small_plan(np, _plan.plan_for(layout))[2] is not None  # today's types all fit
+
+
+@pytest.mark.parametrize("name", ["DXGK_SEGMENTFLAGS", "DXGK_ALLOCATIONINFO"])
+def test_small_calls_from_16_threads_agree(name):
+    layout = resolve_layout(name)
+    _engine._small_plan.cache_clear()
+    _engine._one_record.cache_clear()
+    data = {count: _blob(layout.size, count, 100 + count) for count in COUNTS}
+    want = {count: as_lists(decode_array(name, blob)) for count, blob in data.items()}
+    _engine._small_plan.cache_clear()
+    _engine._one_record.cache_clear()
+    failures, start = [], threading.Barrier(16)
+
+    def work(i):
+        start.wait()
+        for _ in range(20):
+            for count, blob in data.items():
+                if as_lists(decode_array(name, blob)) != want[count]:
+                    failures.append((i, count))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_the_plan_is_built_once_per_layout():
+    layout = resolve_layout("DXGK_ALLOCATIONINFO", ("x64", "WDDM2_0"))
+    data = _blob(layout.size, 3, 1)
+    decode_array(layout, data)
+    before = (_plan.plan_for.cache_info().misses, _engine._small_plan.cache_info().misses)
+    for _ in range(5):
+        decode_array(layout, data)
+        decode_array(layout, data[:layout.size])
+    assert (_plan.plan_for.cache_info().misses, _engine._small_plan.cache_info().misses) == before
+
+
+def test_out_reuses_a_small_calls_memory_with_the_same_values():
+    layout = resolve_layout("DXGK_ALLOCATIONINFO")
+    first = decode_array(layout, _blob(layout.size, 10, 1))
+    for count in (10, 3, 1):
+        blob = _blob(layout.size, count, 50 + count)
+        again = decode_array(layout, blob, out=first)
+        assert np.shares_memory(first["Size"], again["Size"])
+        assert as_lists(again) == as_lists(decode_array(layout, blob)), count
+    bigger = decode_array(layout, _blob(layout.size, 11, 2), out=first)  # more than it holds: new memory
+    assert not np.shares_memory(first["Size"], bigger["Size"]) and bigger.count == 11
