@@ -22,7 +22,7 @@ from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_gua
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
-from .windbg import Memory, parse_hex, parse_int, parse_windbg
+from .windbg import Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
 
 PROG = "d3dkmddi"
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -91,8 +91,9 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input)")
         src.add_argument("--windbg", metavar="PATH", help="text of WinDbg db/dd/dq/dp/dps output ('-' for standard input)")
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
-        q.add_argument("--offset", default="0",
-                       help="byte offset of the first record (default 0); with --windbg also an address in the dump")
+        q.add_argument("--offset", default="0", help="byte offset of the first record in the input (default 0)")
+        q.add_argument("--address", metavar="ADDRESS",
+                       help="with --windbg: the dump's memory address of the first record (fffff801`2a3b4058)")
         q.add_argument("--count", default="1", help="number of records, or 'all' (default 1)")
         q.add_argument("--adapter", metavar="NAME", choices=("sample",),
                        help="check allocations against an adapter's segments: 'sample' is the bundled adapter")
@@ -159,10 +160,9 @@ def _windbg_text(path: str) -> Memory:
         origin = safe_name(path)
         with pipeline.open_input(path, origin) as f:
             raw = pipeline.read_unsized(f, origin)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{origin} is not text (byte {exc.start} is not UTF-8); for raw bytes use --file") from None
+    text = text_of_bytes(raw) if raw else ""
+    if text is None:
+        raise UsageError(f"{origin} is not text (UTF-8, or UTF-16 with a byte-order mark); for raw bytes use --file")
     return parse_windbg(text, origin)
 
 
@@ -175,8 +175,14 @@ def _records(args, tgt) -> pipeline.Records:
     layout = resolve_layout(args.type, tgt)
     count = _count(args.count)
     source = _source(args)
-    if source != "windbg":  # in a WinDbg dump --offset may also be an address (Memory.offset_at)
-        offset = parse_int(args.offset, "--offset")
+    offset = parse_int(args.offset, "--offset")
+    if args.address is not None:
+        if offset:
+            raise UsageError("give --offset (a byte offset into the input) or --address (a memory address of a "
+                             "WinDbg dump), not both")
+        if source != "windbg":
+            raise UsageError(f"--address {_clip(args.address)} is a memory address, and only WinDbg text "
+                             f"(--windbg) has addresses; give a byte offset with --offset")
     if source == "file" and args.file != "-":
         return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count)
     if source == "value":
@@ -191,7 +197,8 @@ def _records(args, tgt) -> pipeline.Records:
         memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, offset, count)), None, "standard input")
     elif source == "windbg":
         memory = _windbg_text(args.windbg)
-        offset = memory.offset_at(args.offset)
+        if args.address is not None:
+            offset = memory.offset_of(args.address, "--address")
     else:
         memory = Memory(parse_hex(args.hex), None, "hex")
     return pipeline.Records.from_memory(layout, memory, offset, count)

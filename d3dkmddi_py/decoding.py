@@ -78,7 +78,7 @@ def int_to_bytes(value: int, cls) -> bytes:
 # ------------------------------------------------------------------ WinDbg memory dumps
 # Parsed in windbg.py; these names stay importable from here.
 from .windbg import (_HEX_SEPARATORS, Memory, _clip, _windbg_address, is_word_text,  # noqa: E402,F401
-                     looks_like_windbg, parse_hex, parse_int, parse_windbg)
+                     looks_like_windbg, parse_hex, parse_int, parse_windbg, text_of_bytes)
 
 
 # ------------------------------------------------------------------ input forms
@@ -89,21 +89,6 @@ def read_file(path, origin: str | None = None) -> bytes:
             return f.read()
         except OSError as exc:
             raise DecodeError(f"cannot read {origin or safe_name(path)}: {exc.strerror or exc}") from None
-
-
-def _text_of(data: bytes):
-    """The bytes as text when they are plain UTF-8 text (a cut last character allowed), else None."""
-    if not data or b"\x00" in data[:4096]:
-        return None
-    for cut in range(4):
-        try:
-            text = data[:len(data) - cut].decode("utf-8")
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
-        return None
-    return text if all(c.isprintable() or c in "\r\n\t" for c in text[:4096]) else None
 
 
 def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory:
@@ -119,7 +104,7 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
     if kind == "file":
         raw = read_file(data, origin)
         shown = origin or safe_name(data)
-        text = _text_of(raw)
+        text = text_of_bytes(raw)
         if text is not None and looks_like_windbg(text):
             raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
         return Memory(raw, None, shown)
@@ -128,16 +113,17 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
     if isinstance(data, os.PathLike):
         raw = read_file(data, origin)
         shown = origin or safe_name(data)
-        text = _text_of(raw)
+        text = text_of_bytes(raw)
         if text is not None and looks_like_windbg(text):
             return parse_windbg(text, shown)
         return Memory(raw, None, shown)
     if isinstance(data, str):  # always data: a string never names a file (that is a Path or path=)
+        data = data.lstrip("\ufeff")  # a byte-order mark copied with the text
         stripped = data.strip()
         if looks_like_windbg(data):
             return parse_windbg(data, origin or "WinDbg text")
         if _hexish(stripped):
-            return Memory(parse_hex(stripped), None, origin or "hex")
+            return Memory(_hex_bytes_only(data, stripped), None, origin or "hex")
         if not stripped:
             raise DecodeError("empty text: give hex bytes ('85 04 00 00'), a 0x integer or WinDbg memory output; "
                               "to read a file pass pathlib.Path(name) or path=")
@@ -145,6 +131,26 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
                           f"output; to read a file pass pathlib.Path({_clip(stripped)}) or path=")
     raise DecodeError(f"data must be bytes, bytearray, memoryview, a path, hex text, WinDbg text or an int, "
                       f"not {type(data).__name__}")
+
+
+def _hex_bytes_only(text: str, stripped: str) -> bytes:
+    """Hex text read as bytes only when that is its one reading: every group two digits.  A text that is
+    also a WinDbg dump (an address column, then words) or that has longer groups (words? one number?)
+    is refused with both readings and the keyword that chooses, never split into bytes silently."""
+    try:
+        dump = parse_windbg(text, "the text")
+    except DecodeError:
+        dump = None
+    if dump is not None:
+        raise DecodeError(f"{_clip(stripped)} has two readings: WinDbg memory text (address "
+                          f"{_windbg_address(dump.address)}, then {len(dump.data)} bytes) or hex bytes in memory "
+                          f"order; choose with kind='windbg' or kind='hex' (on the command line --windbg or --hex)")
+    long = next((g for g in _HEX_SEPARATORS.split(stripped) if len(g) > 2), None)
+    if long is not None:
+        raise DecodeError(f"{_clip(stripped)}: the group {_clip(long)} has {len(long)} hex digits, which may be "
+                          f"bytes in memory order or a word; choose with kind='hex' for bytes (on the command "
+                          f"line --hex), or give a word as one number (0x{long})")
+    return parse_hex(stripped)
 
 
 def _hexish(text: str) -> bool:
@@ -201,21 +207,36 @@ def _from_bytes(cls, data: bytes, at: int):
 
 
 def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "auto",
-                   origin: str | None = None) -> tuple[list[Record], object, Target, Memory]:
+                   origin: str | None = None, address=None) -> tuple[list[Record], object, Target, Memory]:
     """Records with their offsets (and debuggee addresses); the command line's entry point."""
     layout = resolve_layout(type_, target)
     cls, tgt = class_of(layout), as_target(layout.target)
     path = _file_path(data, kind)
-    if path is not None:
+    if path is not None and address is None:
         decoded = _decode_file(layout, cls, tgt, path, offset, count, kind, origin or safe_name(path))
         if decoded is not None:
             return decoded
     memory = memory_of(data, layout, kind=kind, origin=origin)
+    offset = start_offset(memory, offset, address)
     offsets = plan(layout, memory, offset, count)
     records = [Record(_from_bytes(cls, memory.data, at), i, at,
                       None if memory.address is None else memory.address + at)
                for i, at in enumerate(offsets)]
     return records, cls, tgt, memory
+
+
+TEXT_KINDS = ("auto", "hex", "windbg")  # what decode(kind=) and report(kind=) accept
+
+
+def start_offset(memory: Memory, offset=0, address=None) -> int:
+    """The byte offset of the first record: ``offset`` bytes into the input, or the dump's memory ``address``
+    (only WinDbg text has addresses).  One meaning each, in Python and on the command line."""
+    if address is None:
+        return offset
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset:
+        raise DecodeError("give offset= (a byte offset into the input) or address= (a memory address of a "
+                          "WinDbg dump), not both")
+    return memory.offset_of(address, "address=")
 
 
 def memory_of(data, type_, *, kind: str = "auto", origin: str | None = None) -> Memory:
@@ -254,7 +275,7 @@ def _decode_file(layout: TypeLayout, cls, tgt: Target, path, offset, count, kind
             if not stat.S_ISREG(info.st_mode):
                 return None
             head = f.read(4096)
-            text = _text_of(head)
+            text = text_of_bytes(head)
             if text is not None and looks_like_windbg(text):
                 if kind == "file":
                     raise DecodeError(f"{shown} is WinDbg text, not raw bytes; read it with --windbg {shown}")
@@ -272,8 +293,10 @@ def _decode_file(layout: TypeLayout, cls, tgt: Target, path, offset, count, kind
     return records, cls, tgt, Memory(data, None, shown)
 
 
-def decode(type, data=None, *, path=None, target=None, offset=0, count=1):  # noqa: A002 - the issue's spelling
-    """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``.
+def decode(type, data=None, *, path=None, target=None, offset=0, count=1, address=None,  # noqa: A002
+           kind: str = "auto"):
+    """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``, or at the memory
+    ``address`` of a WinDbg dump (``"fffff801`2a3b4058"``; other inputs have no addresses).
 
     ``type`` is a class (it keeps its own target) or a C name looked up at ``target``
     (a Target or an (abi, interface version) pair; default x64 at the newest version).
@@ -282,6 +305,9 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1):  # no
     (a word from a register or an ETW event, little-endian), or text copied from WinDbg
     ``db``/``dd``/``dq``/``dp``/``dps``.  A str is always data, never a file name: give a file as
     ``pathlib.Path(name)`` or ``path=name``.
+
+    A text with two readings (a one-space WinDbg line, hex groups longer than a byte) is refused unless
+    ``kind`` says which: "hex" (bytes in memory order) or "windbg"; "auto" (the default) reads the rest.
 
     Returns one struct when ``count`` is 1, else a list; ``count="all"`` reads every
     whole record from ``offset`` on and always returns a list.
@@ -295,7 +321,10 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1):  # no
         data = path if isinstance(path, os.PathLike) else pathlib.Path(path)
     elif data is None:
         raise DecodeError("no data: give bytes, hex or WinDbg text, or a file as pathlib.Path(...) or path=")
-    records, *_ = decode_records(type, data, target=target, offset=offset, count=count)
+    if kind not in TEXT_KINDS:
+        raise DecodeError(f"kind must be one of {', '.join(map(repr, TEXT_KINDS))}, not {_clip(str(kind))}")
+    records, *_ = decode_records(type, data, target=target, offset=offset, count=count, address=address,
+                                 kind=kind)
     if count == 1:
         return records[0].value
     return [r.value for r in records]

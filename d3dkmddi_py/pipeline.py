@@ -140,10 +140,19 @@ def open_input(path, origin: str):
 
 def looks_like_text_dump(head: bytes) -> bool:
     """Whether the first bytes of a file are WinDbg text rather than raw records."""
-    from .decoding import _text_of, looks_like_windbg
+    from .decoding import looks_like_windbg, text_of_bytes
 
-    text = _text_of(head)
+    text = text_of_bytes(head)
     return text is not None and looks_like_windbg(text)
+
+
+def _text_dump_file(path) -> bool:
+    """Whether a regular file holds WinDbg text (read whole, as decode(path=) reads it), not raw records."""
+    with open_input(path, str(os.fspath(path))) as f:
+        try:
+            return stat.S_ISREG(os.fstat(f.fileno()).st_mode) and looks_like_text_dump(f.read(4096))
+        except OSError:
+            return False  # Records reports the read error with its own words
 
 
 def read_unsized(f, origin: str, want: int | None = None) -> bytes:
@@ -1159,11 +1168,14 @@ def _severity(check) -> str:
 
 
 def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapter=None,  # noqa: A002
-           validate: bool = False, fmt: str = "text", nonzero: bool = False, out=None):
+           validate: bool = False, fmt: str = "text", nonzero: bool = False, out=None, address=None,
+           kind: str = "auto"):
     """What ``d3dkmddi decode`` (or ``validate`` with ``validate=True``) prints, from Python.
 
     ``data`` is bytes, hex text, an int word or WinDbg text (a str is always data); a file is
-    ``path=``.  ``fmt`` is "text" or "json" (JSON lines).  Returns the text, or writes it to
+    ``path=``.  ``offset`` is a byte offset into the input, ``address`` a memory address of a WinDbg dump
+    (as the command's --offset and --address).  ``kind`` chooses the reading of a text with two, as
+    ``decode(kind=)`` does: "hex" or "windbg".  ``fmt`` is "text" or "json" (JSON lines).  Returns the text, or writes it to
     ``out`` (an open text file) as it goes and returns the summary of the run (records, errors,
     warnings) for inputs too large to hold.
     """
@@ -1174,14 +1186,20 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
     layout = resolve_layout(type, target)
     if fmt not in ("text", "json"):
         raise InvalidArgument(f"fmt must be 'text' or 'json', not {_short(fmt)}")
-    if path is not None:
-        if data is not None:
-            raise InvalidArgument("give data or path=, not both")
+    if path is not None and data is not None:
+        raise InvalidArgument("give data or path=, not both")
+    if path is not None and address is None and not _text_dump_file(path):
         records = Records(layout, path=os.fspath(path), origin=str(os.fspath(path)), offset=offset, count=count)
     else:
-        from .decoding import memory_of
+        import pathlib  # only here: a one-word decode does not pay for it at start-up
 
-        records = Records.from_memory(layout, memory_of(data, layout), offset, count)
+        from .decoding import TEXT_KINDS, memory_of, start_offset
+
+        if kind not in TEXT_KINDS:
+            raise InvalidArgument(f"kind must be one of {', '.join(map(repr, TEXT_KINDS))}, not {_short(kind)}")
+        memory = memory_of(data if path is None else pathlib.Path(os.fspath(path)), layout,
+                           kind=kind if path is None else "auto")
+        records = Records.from_memory(layout, memory, start_offset(memory, offset, address), count)
     if adapter is not None:
         checks_for(layout, adapter)
     buffer = io.StringIO() if out is None else out

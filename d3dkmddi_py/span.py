@@ -119,6 +119,10 @@ def word_bytes(value: int, layout: TypeLayout) -> bytes:
     size, name = layout.size, layout.c_name
     if isinstance(value, bool) or not isinstance(value, int):
         raise DecodeError(f"{name}: value must be an integer, not {type(value).__name__}")
+    if layout.kind != "enum" and size > 8:  # no register or ETW word is that wide: zero-filling would invent bytes
+        raise DecodeError(f"value {_hex(value)} is a number, but {name} is {size} bytes; a number is accepted only "
+                          f"for types of at most 8 bytes: give the record's bytes (--hex, --file, --windbg; from "
+                          f"Python: bytes, hex text, WinDbg text or a pathlib.Path)")
     if layout.kind == "enum":
         if not -(1 << 31) <= value < (1 << 32):
             raise DecodeError(f"value {_hex(value)} is too wide for {name} (an enum is a 4-byte int; "

@@ -30,33 +30,14 @@ class Memory:
         """The byte offset of a debuggee ``address`` (an int or text such as ``fffff801`2a3b4010``)."""
         address = parse_int(address, what)
         if self.address is None:
-            raise DecodeError(f"{what} {_hex_or_int(address)}: {self.origin} has no addresses (only WinDbg "
-                              f"dumps do); give a byte offset from its first byte instead")
+            raise DecodeError(f"{what} {_hex_or_int(address)} is a memory address: {self.origin} has none (only "
+                              f"WinDbg dumps do); give a byte offset from its first byte instead (offset=, --offset)")
         end = self.address + len(self.data)
         if not self.address <= address < end:
             raise DecodeError(f"{what} {_windbg_address(address)} is outside {self.origin}, which holds "
                               f"{_windbg_address(self.address)}..{_windbg_address(end - 1)}; give an address "
                               f"in that range or a byte offset 0..0x{max(len(self.data) - 1, 0):X}")
         return address - self.address
-
-    def offset_at(self, value, what: str = "--offset") -> int:
-        """A byte offset from ``value`` given as an offset or, in a WinDbg dump, as an address inside it.
-
-        A value at or above the dump's first address is an address (offset = address - first address);
-        a smaller one is an offset.  Range checks against the record size are the caller's.
-        """
-        value = parse_int(value, what)
-        if value < 0:
-            raise DecodeError(f"{what} {_hex_or_int(value)} is negative; give a byte offset from the first byte "
-                              f"(0) or an address inside {self.origin}")
-        if self.address is None or value < self.address:
-            if self.address is not None and value >= len(self.data):
-                raise DecodeError(f"{what} {_hex_or_int(value)} is neither a byte offset in {self.origin} "
-                                  f"(0..0x{max(len(self.data) - 1, 0):X}) nor an address in it "
-                                  f"({_windbg_address(self.address)}.."
-                                  f"{_windbg_address(self.address + len(self.data) - 1)})")
-            return value
-        return self.offset_of(value, what)
 
 
 # ------------------------------------------------------------------ numbers and hex
@@ -165,6 +146,31 @@ _DT_HINT = ("decode needs the raw bytes: run `db <address> L<size>` (or dd/dq/dp
             "`d3dkmddi layout <type>` prints the layout dt shows")
 
 
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def text_of_bytes(raw: bytes):
+    """The text of a file's bytes when they are text: UTF-8 (a byte-order mark allowed, a cut last character
+    allowed), or UTF-16 with its byte-order mark (WinDbg's `.logopen /u`); else None (raw bytes)."""
+    encoding, body = "utf-8", raw
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            encoding, body = name, raw[len(bom):]
+            break
+    if not body or (encoding == "utf-8" and b"\x00" in body[:4096]):
+        return None
+    step = 2 if encoding != "utf-8" else 1
+    for cut in range(0, 4 * step, step):
+        try:
+            text = body[:len(body) - cut].decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        return None
+    return text if all(c.isprintable() or c in "\r\n\t" for c in text[:4096]) else None
+
+
 def looks_like_windbg(text) -> bool:
     """True when text has the shape of WinDbg output (a memory line, a prompt, or dt/dx fields)."""
     if not isinstance(text, str):
@@ -204,7 +210,7 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
                                   f"dump; " + _DT_HINT, number, line)
     out = bytearray()
     start = expected = address_bytes = None
-    unit = unit_line = previous = None
+    unit = unit_line = previous = width = width_line = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or _PROMPT.match(line):
             continue
@@ -217,7 +223,8 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
         if not rest.strip():
             raise WinDbgTextError(f"{origin} line {number}: address {m['address']} has no values after it",
                                   number, line)
-        line_unit = _unit_of(rest.strip())
+        binary = _binary_bytes(rest, origin, number, line)
+        line_unit = "db" if binary is not None else _unit_of(rest.strip())
         if line_unit is None:
             raise WinDbgTextError(f"{origin} line {number}: {_clip(rest.split()[0])} is not a hex byte, word, "
                                   f"dword or qword as db/dw/dd/dq print them", number, line)
@@ -226,7 +233,15 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
         elif line_unit != unit:
             raise WinDbgTextError(f"{origin} line {number}: {line_unit}-style values after {unit}-style values "
                                   f"on line {unit_line}; paste the output of one memory command", number, line)
-        data = _line_values(rest, unit, number, line, origin)
+        data = binary if binary is not None else _line_values(rest, unit, number, line, origin)
+        values = len(data) // _UNIT_SIZE[unit]
+        if width is None:
+            width, width_line = values, number
+        elif values > width:  # WinDbg prints every line as wide as the first (the last may be shorter)
+            raise WinDbgTextError(f"{origin} line {number}: {values} values after {width} on line {width_line}; "
+                                  f"a dump's lines are all as wide as its first, so the last group is not data "
+                                  f"(a character column?): paste the output of one memory command unchanged",
+                                  number, line)
         if expected is not None and address != expected:
             prev_number, prev_address, prev_size = previous
             raise WinDbgTextError(f"{origin} line {number}: address {_windbg_address(address)} does not follow "
@@ -247,6 +262,30 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
         raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
                               f"(address column and values)")
     return Memory(bytes(out), start, origin, address_bytes)
+
+
+# dyb: each byte in binary, then the same bytes in hex, then maybe the characters
+_DYB = re.compile(r"\s+(?P<bits>(?:[01]{8} )*[01]{8})\s\s+(?P<hex>(?:[0-9a-fA-F]{2} )*[0-9a-fA-F]{2})(?:\s\s.*)?\s*")
+
+
+def _binary_bytes(rest: str, origin: str, number: int, line: str):
+    """The bytes of a ``dyb`` line (binary groups, then the same bytes in hex), or None for other lines."""
+    m = _DYB.fullmatch(rest)
+    if m is None:
+        return None
+    bits = [int(b, 2) for b in m["bits"].split()]
+    if len(m["hex"].split()) < len(bits):
+        return None
+    data = bytes(int(h, 16) for h in m["hex"].split()[:len(bits)])
+    if list(data) != bits:
+        raise WinDbgTextError(f"{origin} line {number}: the binary groups and the hex bytes after them differ; "
+                              f"a dyb line shows the same bytes twice: paste its output unchanged", number, line)
+    return data
+
+
+def _characters(data: bytes) -> str:
+    """The character column of db/dc for ``data``, spaces collapsed as a retyped line would have them."""
+    return " ".join("".join(chr(c) if 0x20 <= c < 0x7F else "." for c in data).split())
 
 
 def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> bytes:
@@ -275,6 +314,13 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
         if pos >= len(rest) or rest.startswith("  ", pos) or rest[pos] == "\t" or not rest[pos:].strip():
             break  # the character column of db/dc, or trailing spaces
         pos += 1  # the one space (or db's '-') between values
+    texts = rest[len(rest) - len(rest.lstrip()):pos].replace("-", " ").split()
+    for k in range(1, len(values)):  # a character column after one space: the bytes before it, as text
+        tail = " ".join(texts[k:])
+        if tail == _characters(b"".join(v.to_bytes(size, "little") for v in values[:k])):
+            raise WinDbgTextError(f"{origin} line {number}: {_clip(tail)} after {k} value(s) is the character "
+                                  f"column (those bytes as text), not data; WinDbg puts two spaces before it: "
+                                  f"paste its output unchanged", number, line)
     chars = rest[pos:].strip()
     if len(chars) > len(values) * size:  # db/dc/dW print one character per byte, never more
         raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {len(values)} value(s) is not the "

@@ -27,7 +27,7 @@ def check_0x485(flags):
 # ------------------------------------------------------------------ input forms
 @pytest.mark.parametrize("data", [
     FLAGS_BYTES, bytearray(FLAGS_BYTES), memoryview(FLAGS_BYTES), 0x485, "0x485", "0x00000485",
-    "85 04 00 00", "85040000", "85:04:00:00",
+    "85 04 00 00", "85:04:00:00",
     "fffff801`2a3b4000  85 04 00 00                                      ....",
     "fffff801`2a3b4000  00000485",
     "8a3b4000  00000485 00000000",
@@ -36,6 +36,13 @@ def check_0x485(flags):
 ], ids=repr)
 def test_every_input_form_gives_the_same_struct(data):
     check_0x485(decode("DXGK_SEGMENTFLAGS", data))
+
+
+def test_a_hex_group_longer_than_a_byte_is_read_as_bytes_only_when_kind_says_so():
+    """Issue 14: "85040000" may be bytes or a word; refused with both, read as bytes under kind='hex'."""
+    with pytest.raises(DecodeError, match=r"the group '85040000' has 8 hex digits.*kind='hex'.*0x85040000"):
+        decode("DXGK_SEGMENTFLAGS", "85040000")
+    check_0x485(decode("DXGK_SEGMENTFLAGS", "85040000", kind="hex"))
 
 
 def test_path_and_path_keyword(tmp_path):

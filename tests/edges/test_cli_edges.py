@@ -190,9 +190,9 @@ def test_every_prompt_form_is_skipped(tmp_path, prompt):
     assert [int(r["Value"], 0) for r in rows] == [0x485, 1]
 
 
-def test_offset_as_an_address_inside_a_windbg_dump():
+def test_address_inside_a_windbg_dump():
     by_address = _fields(good(cli("decode", "DXGK_ALLOCATIONINFO", *WDDM3_0, "--windbg", DQ_DUMP,
-                                  "--offset", "ffffb80c`4e2f1058", "--json")))
+                                  "--address", "ffffb80c`4e2f1058", "--json")))
     by_offset = _fields(good(cli("decode", "DXGK_ALLOCATIONINFO", *WDDM3_0, "--file", ALLOCATIONS,
                                  "--offset", "0x58", "--json")))
     assert by_address[0]["bytes"] == by_offset[0]["bytes"] == ALLOCATIONS.read_bytes()[88:176].hex()

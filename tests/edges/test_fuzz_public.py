@@ -111,7 +111,7 @@ CALLS = {
     "parse_hex": (json_like, kmd.parse_hex),
     "parse_int": (st.tuples(json_like), lambda a: parse_int(*a)),
     "parse_windbg": (json_like, kmd.parse_windbg),
-    "Memory.offset_at": (json_like, lambda a: Memory(bytes(8), 0xFFFFF8012A3B4000, "dump").offset_at(a)),
+    "Memory.offset_of": (json_like, lambda a: Memory(bytes(8), 0xFFFFF8012A3B4000, "dump").offset_of(a)),
     "target": (st.tuples(json_like, json_like), lambda a: kmd.target(*a)),
     "parse_abi": (json_like, kmd.parse_abi),
     "parse_interface_version": (json_like, kmd.parse_interface_version),

@@ -19,8 +19,10 @@ def in_tmp(tmp_path, monkeypatch):
 
 def test_hex_text_that_names_a_file_is_still_hex(in_tmp):
     (in_tmp / "85040000").write_bytes(bytes(4))  # a file of that name must not be opened
-    assert decode("DXGK_SEGMENTFLAGS", "85040000").Value == 0x485
-    assert read_input("85040000").data == FLAGS
+    assert decode("DXGK_SEGMENTFLAGS", "85040000", kind="hex").Value == 0x485
+    assert read_input("85040000", kind="hex").data == FLAGS
+    with pytest.raises(DecodeError, match="8 hex digits"):  # two readings: refused, still never opened
+        decode("DXGK_SEGMENTFLAGS", "85040000")
 
 
 def test_a_file_name_as_str_is_refused_with_the_fix(in_tmp):

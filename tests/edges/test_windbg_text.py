@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from d3dkmddi_py.decoding import DecodeError, WinDbgTextError, decode, decode_records, parse_int, parse_windbg
+from d3dkmddi_py.decoding import (DecodeError, WinDbgTextError, decode, decode_records, parse_int, parse_windbg,
+                                  start_offset)
 
 
 # ------------------------------------------------------------------ numbers
@@ -129,8 +130,6 @@ def test_offset_of_an_address_inside_the_dump():
     memory = parse_windbg(DPS)
     assert memory.offset_of("fffff801`2a3b4008") == 8
     assert memory.offset_of(0xFFFFF8012A3B4017) == 0x17
-    assert memory.offset_at("fffff801`2a3b4010") == 0x10
-    assert memory.offset_at("0x8") == 8  # below the first address: an offset
 
 
 @pytest.mark.parametrize("value, message", [
@@ -143,19 +142,22 @@ def test_offset_of_outside_the_dump(value, message):
         parse_windbg(DPS).offset_of(value)
 
 
-def test_offset_at_neither_offset_nor_address():
-    with pytest.raises(DecodeError, match=r"--offset 0x100 is neither a byte offset in WinDbg text \(0\.\.0x17\) "
-                                          r"nor an address in it"):
-        parse_windbg(DPS).offset_at(0x100)
-    with pytest.raises(DecodeError, match=r"--offset -0x8 is negative"):
-        parse_windbg(DPS).offset_at("-8")
-    with pytest.raises(DecodeError, match=r"--offset <a 20001-bit number> is outside WinDbg text"):
-        parse_windbg(DPS).offset_at(1 << 20000)
+def test_offset_and_address_each_have_one_meaning():
+    """Issue 14: offset= is a byte offset into the input, address= a memory address of a dump, everywhere."""
+    memory = parse_windbg(DPS)
+    assert start_offset(memory, 8) == 8
+    assert start_offset(memory, 0, "fffff801`2a3b4010") == 0x10
+    with pytest.raises(DecodeError, match="not both"):
+        start_offset(memory, 8, "fffff801`2a3b4010")
+    with pytest.raises(DecodeError, match=r"address= 00000008 is outside WinDbg text"):
+        start_offset(memory, 0, 8)
+    with pytest.raises(DecodeError, match=r"address= <a 20001-bit number> is outside WinDbg text"):
+        start_offset(memory, 0, 1 << 20000)
 
 
 def test_offset_of_without_addresses():
     records, _, _, memory = decode_records("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00")
-    with pytest.raises(DecodeError, match="has no addresses"):
+    with pytest.raises(DecodeError, match="is a memory address: bytes has none"):
         memory.offset_of(0x1000)
 
 
