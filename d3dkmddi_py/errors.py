@@ -50,8 +50,9 @@ class NotAType(D3dkmddiError, TypeError):
     """A value where a d3dkmddi_py class or instance is needed (introspection, rendering)."""
 
 
-class MissingMember(D3dkmddiError, AttributeError):
-    """A type or member that the chosen target does not have."""
+class MissingMember(D3dkmddiError, AttributeError, ValueError):
+    """A type or member that the chosen target does not have: an AttributeError, so getattr() and
+    hasattr() work on instances, and a ValueError like every other error of the package."""
 
 
 class DecodeError(D3dkmddiError, ValueError):

@@ -17,6 +17,7 @@ import os
 import stat
 from functools import lru_cache
 
+from ._numpy import numpy_module
 from ._records import dataclass
 from .errors import DecodeError, InvalidArgument
 from .span import _short, check_offset_count, check_range
@@ -236,11 +237,7 @@ class Decoded:
 
 
 def _numpy():
-    try:
-        import numpy
-    except ImportError:
-        return None
-    return numpy
+    return numpy_module()
 
 
 NUMPY_FROM = 256  # fewer records are decoded one by one: importing NumPy costs more than it saves

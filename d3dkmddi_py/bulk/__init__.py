@@ -15,6 +15,8 @@ from ._engine import SMALL_CELLS, SMALL_RECORDS, Buffers, decode_numpy, decode_p
 from ._plan import plan_for
 from ._source import BulkInputError, InvalidArgument, Source, check_span, struct_layout
 from .columns import Columns
+from .._numpy import numpy_module
+from ..layout import TypeLayout
 from ..outfile import check_output
 from .write import FORMATS, Progress, _check_format, write_columns
 
@@ -35,9 +37,8 @@ _warned = False
 def _numpy():
     """NumPy, or None (warned once per process) when it cannot be imported."""
     global _warned
-    try:
-        import numpy
-    except ImportError:
+    numpy = numpy_module()
+    if numpy is None:
         if not _warned:
             _warned = True
             warnings.warn("NumPy is not installed: d3dkmddi_py.bulk decodes in pure Python (same values, "
@@ -90,7 +91,10 @@ def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> 
 
 
 def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) -> Columns:
-    """The columns of whole records already in memory (a pipeline chunk): no checks, no copies."""
+    """The columns of whole records already in memory (a pipeline chunk): no range checks, no copies."""
+    if not isinstance(layout, TypeLayout) or not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InvalidArgument(f"columns_of_bytes takes a TypeLayout and bytes, not {type(layout).__name__} and "
+                              f"{type(data).__name__}")
     np = _numpy()
     count = len(data) // layout.size
     raw = memoryview(data) if np is None else np.frombuffer(data, dtype=np.uint8)
@@ -138,6 +142,8 @@ def column_findings(columns: Columns, *, adapter=None):
     """The findings of every record of decoded columns, as one table (see ``bulk.findings``)."""
     from .findings import findings
 
+    if not isinstance(columns, Columns):
+        raise InvalidArgument(f"columns must be the Columns of decode_array, not {type(columns).__name__}")
     return findings(columns, adapter=adapter)
 
 

@@ -6,8 +6,8 @@ the wrong length fails at once with the numbers a user needs to fix the call.
 from __future__ import annotations
 
 import os
-import sys
 
+from .._numpy import loaded_numpy, numpy_module
 from .._records import dataclass
 from ..errors import BulkInputError, DecodeError, InvalidArgument  # noqa: F401  (re-exported)
 from ..outfile import safe_name
@@ -67,8 +67,7 @@ class Source:
             self.size = os.path.getsize(path)
             return
         if _is_ndarray(data):
-            import numpy as np
-
+            np = numpy_module()
             array = np.ascontiguousarray(data).reshape(-1)
             self._buffer = array.view(np.uint8)
             self.size = self._buffer.nbytes
@@ -85,7 +84,7 @@ class Source:
 
     def numpy_range(self, start: int, stop: int):
         """Bytes [start, stop) as a NumPy uint8 array (read from a file, never mapped)."""
-        import numpy as np
+        np = numpy_module()
 
         if self.path is None:
             if _is_ndarray(self._buffer):
@@ -123,5 +122,5 @@ class Source:
 
 
 def _is_ndarray(obj) -> bool:
-    numpy = sys.modules.get("numpy")
+    numpy = loaded_numpy()
     return numpy is not None and isinstance(obj, numpy.ndarray)

@@ -7,6 +7,7 @@ import io
 import json
 import os
 from collections.abc import Mapping
+from .._numpy import numpy_module
 from ..jsonvalue import json_hex
 
 from ..outfile import check_output, open_output
@@ -168,7 +169,7 @@ def jsonl_lines(columns: Columns):
 
 
 def _as_numpy(values):
-    import numpy as np
+    np = numpy_module()
 
     return values if isinstance(values, np.ndarray) else np.frombuffer(values, dtype=values.typecode)
 

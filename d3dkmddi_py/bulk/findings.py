@@ -6,9 +6,8 @@ The rules are the ones ``semantics.checks`` defines once; here they run on NumPy
 few array operations per rule.  Without NumPy they run record by record.
 """
 from __future__ import annotations
-import sys
 
-
+from .._numpy import loaded_numpy
 from .._records import dataclass
 from ..layout import write_leaf
 from ..semantics._rules import RULES
@@ -81,7 +80,7 @@ def columns_layout(columns: Columns):
 
 
 def _numpy_if_columns_use_it(columns: Columns):
-    np = sys.modules.get("numpy")
+    np = loaded_numpy()
     first = next(iter(columns.values()), None)
     return np if np is not None and isinstance(first, np.ndarray) else None
 

@@ -293,6 +293,8 @@ def from_records(records):
     Field values may be ints, bools or the text forms the XML reader takes.  Records are numbered
     from 1 in the order given; a bad one raises EtwInputError naming its number and field.
     """
+    if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
+        raise EtwInputError(f"records must be an iterable of dicts, not {type(records).__name__}")
     for number, record in enumerate(records, 1):
         where = f"record #{number}"
         if not isinstance(record, dict):

@@ -13,7 +13,7 @@ from functools import lru_cache
 from .._records import dataclass
 from ..errors import EtwInputError
 from ..semantics import RULES, flags_member
-from ..names import InterfaceVersion
+from ..names import InterfaceVersion, parse_version
 from ..target import target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
@@ -25,7 +25,7 @@ FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (
 
 def descriptor_type(version) -> str:
     """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
-    return "DXGK_SEGMENTDESCRIPTOR3" if int(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
+    return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,9 @@ RULES_APPLY = _applicability()  # rule id -> (applies, key of REASONS)
 
 def applies(rule_id: str) -> bool:
     """Whether a rule holds for values read from these events; a rule this table does not know does not."""
-    return RULES_APPLY.get(rule_id, (False, ""))[0]
+    if not isinstance(rule_id, str) or rule_id not in RULES_APPLY:
+        raise EtwInputError(f"rule_id {str(rule_id)[:60]!r} is not a rule id; semantics.RULES lists them")
+    return RULES_APPLY[rule_id][0]
 
 
 def keep(findings) -> list:

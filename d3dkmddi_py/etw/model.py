@@ -4,9 +4,10 @@ from __future__ import annotations
 from .._records import dataclass, field, replace
 from .. import bulk
 from ..semantics import Adapter, check
-from ..names import NEWEST
-from ..target import target as make_target
+from ..errors import EtwInputError
+from ..target import as_target
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
+from .events import Event
 from .schema import REPORT_SEGMENT
 
 CHUNK = 65536  # allocations checked column-wise at once
@@ -54,8 +55,7 @@ class Tracker:
     """Applies events in order; ``check_allocation`` checks against the segments reported so far."""
 
     def __init__(self, target=None):
-        tgt = make_target("x64", NEWEST) if target is None else \
-            target if hasattr(target, "interface_version") else make_target(*target)
+        tgt = as_target(target)  # every spelling target() takes; a bad one is the package's own error
         self.target = tgt
         self.packer = packer(tgt.abi, int(tgt.interface_version))
         self.adapters: dict = {}
@@ -189,6 +189,12 @@ def adapters(events, *, target=None) -> dict:
     x64 at the newest interface version (the trace does not say the driver's).
     """
     tracker = Tracker(target)
+    if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+        raise EtwInputError(f"events must be an iterable of etw Events (etw.read, etw.from_records), not "
+                            f"{type(events).__name__}")
     for event in events:
+        if not isinstance(event, Event):
+            raise EtwInputError(f"events must be etw Events (etw.read, etw.from_records), not "
+                                f"{type(event).__name__}")
         tracker.apply(event)
     return tracker.finish()

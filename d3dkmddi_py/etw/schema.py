@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._records import dataclass
 from .._enums import NamedIntFlag
+from ..errors import EtwInputError
 from ..introspect import leaves
 from ..target import target as make_target
 
@@ -126,6 +127,10 @@ _FLAG_BITS: dict = {}  # flag type -> ((name, bit value) of each member, every n
 
 def flag_names(flag_type, value: int) -> str:
     """``CpuVisible|Primary``, unnamed bits as ``bit 15``; ``0`` when none is set."""
+    if flag_type not in (AllocationFlag, UsageFlag) or isinstance(value, bool) or not isinstance(value, int) \
+            or not 0 <= value < 1 << 32:
+        raise EtwInputError(f"flag_names takes AllocationFlag or UsageFlag and a 32-bit unsigned int, not "
+                            f"{str(flag_type)[:40]} and {str(value)[:40]}")
     bits = _FLAG_BITS.get(flag_type)
     if bits is None:  # once per type: iterating a flag enum costs microseconds per member
         members = tuple((m.name, int(m.value)) for m in flag_type)

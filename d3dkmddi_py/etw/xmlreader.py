@@ -919,7 +919,7 @@ def _name_of(source) -> str:
     try:
         return os.fspath(source)
     except TypeError:
-        return repr(source)
+        return f"<{type(source).__name__}>"  # repr() of a 5000-digit int raises; the type is what matters
 
 
 def read(source, *, name: str | None = None, fast: bool = True) -> TraceReader:

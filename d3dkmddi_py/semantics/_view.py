@@ -9,6 +9,7 @@ import re
 import sys
 from functools import lru_cache
 
+from .._numpy import numpy_module
 from ..coltext import joined_column
 from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
@@ -137,8 +138,7 @@ def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str
     names = flag_names(type_name, abi, version)
     _named, reserved = named_bits(type_name, abi, version)
     if getattr(word, "ndim", 0):
-        import numpy as np
-
+        np = numpy_module()
 
         entries = [((word & m) != 0, names[m]) for m in sorted(names)]
         if reserved:

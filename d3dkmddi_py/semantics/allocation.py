@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .._records import dataclass
 from .._spec.base import PAGE_SIZE
-from ..names import InterfaceVersion
+from ..errors import InvalidFieldValue
+from ..names import InterfaceVersion, parse_abi
 from ._view import View, coerce_layout
 from .checks import flags_member  # noqa: F401 (re-exported)
 from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet
@@ -65,4 +66,7 @@ def in_set(s: SegmentSet, segment_id: int) -> bool:
 
 def effective_size(size: int, abi: str = "x64") -> int:
     """Size rounded up to the native host page size (4 KB), as the video memory manager uses it."""
-    return -(-size // PAGE_SIZE[abi]) * PAGE_SIZE[abi]
+    page = PAGE_SIZE[parse_abi(abi)]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise InvalidFieldValue("DXGK_ALLOCATIONINFO", "Size", size, "an unsigned integer", "is not a size")
+    return -(-size // page) * page

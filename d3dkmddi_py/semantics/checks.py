@@ -20,7 +20,7 @@ from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
 from ..errors import UnsupportedTarget
 from ..layout import TypeLayout, record_leaves, typedef_layout
-from ..names import InterfaceVersion
+from ..names import InterfaceVersion, parse_version
 from ._rules import RULES, Finding
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 from .segments import SegmentFlag, describe_segment_set, segment_set
@@ -361,7 +361,7 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
 
 def flags_member(version: int) -> tuple:
     """(member, type) of the flag view in force: FlagsWddm2 from WDDM2_0, Flags before."""
-    if int(version) >= InterfaceVersion.WDDM2_0:
+    if parse_version(version) >= InterfaceVersion.WDDM2_0:
         return "FlagsWddm2", "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"
     return "Flags", "DXGK_ALLOCATIONINFOFLAGS"
 

@@ -5,7 +5,9 @@ from functools import lru_cache
 from ..coltext import by_value, joined_column, object_array
 
 from ..layout import Leaf, record_leaves, typedef_layout
+from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion
+from ..span import _short
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
@@ -445,7 +447,10 @@ def _explain_adapter(adapter: Adapter) -> str:
 
 def rule_text(rule_id: str) -> str:
     """One rule as a person reads it: id, severity, predicate, sentence and page."""
-    r = RULES[rule_id]
+    r = RULES.get(rule_id) if isinstance(rule_id, str) else None
+    if r is None:
+        raise InvalidArgument(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them "
+                              f"(e.g. {next(iter(RULES))})")
     return f"{r.rule_id} ({r.severity.value}): {r.summary}\n  \"{r.sentence}\"\n  {r.page}"
 
 

@@ -207,6 +207,10 @@ def segment_set_mask(ids=(), *, system_memory: bool = False) -> int:
 
 
 def describe_segment_set(s: SegmentSet) -> str:
+    """A SegmentSet in words: "segments 1, 2 (+ system memory)"."""
+    if not isinstance(s, SegmentSet):
+        raise InvalidFieldType("describe_segment_set", "s", s, "a SegmentSet (from segment_set())",
+                               f"is a {type(s).__name__}")
     parts = []
     if s.ids:
         parts.append(("segment " if len(s.ids) == 1 else "segments ") + ", ".join(map(str, s.ids)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 
-from ..errors import InvalidFieldType, InvalidFieldValue, MissingMember
+from ..errors import InvalidFieldType, InvalidFieldValue
 from ..jsonvalue import hex_text, json_hex, json_number, json_value, leaf_from_json
 from ._view import class_for, coerce, read_leaf, resolve_target, write_leaf
 
@@ -65,8 +65,8 @@ def from_dict(d: dict, type_name: str | None = None, *, target=None):
     Missing leaves count as 0.  A value is an int or a ``"0x..."`` string; a signed 64-bit leaf
     also takes its unsigned bit pattern (0xfffffffe00000000 for -0x200000000).  An unknown key or
     leaf, a value of the wrong kind or out of its range, or two overlapping leaves that disagree
-    (say ``Flags.Agp`` edited but ``Flags.Value`` not) raise InvalidFieldValue/InvalidFieldType
-    or MissingMember, naming the key and what is expected.
+    (say ``Flags.Agp`` edited but ``Flags.Value`` not) raise InvalidFieldValue/InvalidFieldType,
+    naming the key and what is expected.
     """
     if not isinstance(d, dict):
         raise InvalidFieldType("from_dict", "d", d, "a dict from to_dict", f"is a {type(d).__name__}")
@@ -116,8 +116,9 @@ def from_dict(d: dict, type_name: str | None = None, *, target=None):
     for path, value in d.get("fields", {}).items():
         leaf = leaves.get(path) if isinstance(path, str) else None
         if leaf is None:
-            raise MissingMember(f"{cls._c_name_} at {t.label} has no leaf '{_key_text(path)}' "
-                                f"(leaves: {', '.join(leaves)})")
+            raise InvalidFieldValue(cls._c_name_, f"fields[{_key_text(path)}]", value, f"a leaf of {cls._c_name_} at "
+                                    f"{t.label}", "names no leaf", "remove it, or give the target that has it "
+                                    "(to_dict of an instance lists every leaf)")
         valid = _valid_text(leaf)
         number = leaf_from_json(leaf, value)
         if number is None:

@@ -73,7 +73,7 @@ def test_a_bad_file_fails_before_any_task(folder):
     (path / "d.bin").write_bytes(bytes(CLS._layout_.size + 3))
     with pytest.raises(BulkInputError, match="left over"):
         decode_folder(path, CLS)
-    with pytest.raises(FileNotFoundError, match="no file matches"):
+    with pytest.raises(ValueError, match="no file matches"):
         decode_folder(path, CLS, pattern="*.dmp")
 
 

@@ -166,3 +166,83 @@ def test_public_function_raises_only_library_errors(name):
         _only_library_errors(lambda: call(_real(args)), 20000 if name in TAKE_PATHS else 2000)
 
     run()
+
+
+# ------------------------------------------------------------------ every public callable of every module
+def _public_callables():
+    """(module name, attribute name) of every callable in a public module's __all__ (issue 14): a new
+    public function is fuzzed without editing this test."""
+    import importlib
+    import inspect
+
+    found = []
+    for module_name in ("d3dkmddi_py", "d3dkmddi_py.semantics", "d3dkmddi_py.bulk", "d3dkmddi_py.etw",
+                        "d3dkmddi_py.recipes.dask_decode"):
+        module = importlib.import_module(module_name)
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")
+                                                     and getattr(vars(module)[n], "__module__", "") == module_name]
+        for name in names:
+            value = getattr(module, name)
+            if inspect.isfunction(value) or inspect.ismethod(value):  # classes are values, built by these
+                found.append((module_name, name))
+    return found
+
+
+PUBLIC = _public_callables()
+
+
+@pytest.mark.parametrize("module_name, name", PUBLIC, ids=[f"{m}.{n}" for m, n in PUBLIC])
+def test_every_public_callable_raises_only_the_packages_value_and_type_errors(module_name, name):
+    import importlib
+
+    import inspect
+
+    fn = getattr(importlib.import_module(module_name), name)
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is p.empty for p in params)  # a call Python itself refuses is not the package's
+    keywords = [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+
+    @settings(max_examples=25, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(st.lists(json_like, min_size=required + len(keywords),
+                    max_size=max(required, min(len(params), 3)) + len(keywords)))
+    def run(args):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = fn(*_real(args[:len(args) - len(keywords)]),
+                         **dict(zip(keywords, _real(args[len(args) - len(keywords):]))))
+            if hasattr(out, "__next__"):
+                for _ in zip(range(3), out):
+                    pass
+        except ValidationError:
+            pass
+        except D3dkmddiError as exc:
+            assert isinstance(exc, (ValueError, TypeError)), type(exc).__mro__
+            assert "\n" not in str(exc).strip(), str(exc)[:300]
+
+    run()
+
+
+def test_an_etw_target_of_three_parts_is_the_packages_error():
+    from d3dkmddi_py import etw
+    from d3dkmddi_py.samples import DIRECTORY
+
+    with pytest.raises(D3dkmddiError) as err:
+        etw.adapters(etw.read(DIRECTORY / "etw_trace.xml"), target=("x64", "WDDM2_0", "x"))
+    assert isinstance(err.value, (ValueError, TypeError))
+
+
+def test_from_dict_with_an_unknown_field_is_a_value_error():
+    with pytest.raises(ValueError, match="names no leaf"):
+        sem.from_dict({"fields": {"NoSuchLeaf": 1}}, "DXGK_SEGMENTFLAGS")
+
+
+def test_a_member_the_target_lacks_is_an_attribute_error_and_a_value_error():
+    from d3dkmddi_py.errors import MissingMember
+
+    x86 = kmd.target("x86", "WDDM3_0").DXGK_ALLOCATIONINFO()
+    assert not hasattr(x86, "Flags2")
+    assert issubclass(MissingMember, AttributeError) and issubclass(MissingMember, ValueError)
