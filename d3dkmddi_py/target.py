@@ -145,11 +145,19 @@ def instance_at(abi: str, interface_version, path: str, data: bytes):
     return class_at(abi, interface_version, path).from_buffer_copy(data)
 
 
+def array_of(element, length: int):
+    """``element * length``: what an array type a user made of the package's classes pickles to."""
+    return element * length
+
+
 def _reduce_class(cls):
     own = cls.__dict__.get("_path_")  # only the classes a Builder made, not a user's subclass
-    if own is None:
-        return cls.__qualname__  # any other ctypes class: pickle's usual lookup by name
-    return class_at, (*cls._target_, own)
+    if own is not None:
+        return class_at, (*cls._target_, own)
+    element = getattr(cls, "_type_", None)
+    if issubclass(cls, ctypes.Array) and isinstance(element, type) and "_path_" in element.__dict__:
+        return array_of, (element, cls._length_)  # `t.DXGK_SEGMENTFLAGS * 3`: its element class travels
+    return cls.__qualname__  # any other ctypes class: pickle's usual lookup by name
 
 
 for _meta in {type(CheckedStructure), type(CheckedUnion), type(ctypes.Array)}:

@@ -37,6 +37,9 @@ class Event:
         self.extra = {} if extra is None else extra
         self.source = source  # the trace's name, or None for a record of another reader
 
+    def __reduce__(self):  # every pickle protocol, 0 and 1 too (slots alone need protocol 2)
+        return Event, tuple(getattr(self, name) for name in Event.__slots__)
+
     def __eq__(self, other):
         if not isinstance(other, Event):
             return NotImplemented
