@@ -619,7 +619,7 @@ class TraceReader:
                 self._root_seen = True
             except pyexpat.ExpatError as exc:
                 raise self._xml_error(exc.lineno, exc.offset, pyexpat.errors.messages[exc.code], 0) from None
-            except LookupError as exc:  # pyexpat asks Python for an encoding the declaration names
+            except (LookupError, ValueError) as exc:  # an encoding the declaration names: unknown, or multi-byte
                 raise self._encoding_error(exc) from None
         if head and isinstance(head[0], bytes) and self._root_seen and self.fast:
             data = b"".join(head)
@@ -647,7 +647,7 @@ class TraceReader:
                 p.Parse(chunk, False)
             except pyexpat.ExpatError as exc:
                 error = exc
-            except LookupError as exc:
+            except (LookupError, ValueError) as exc:
                 raise self._encoding_error(exc) from None
             for rec in x.take():
                 self.blocks_expat += 1
@@ -754,8 +754,10 @@ class TraceReader:
             return
 
     def _encoding_error(self, exc) -> EtwInputError:
-        return EtwInputError(f"{self.name}: the XML declaration names an encoding Python does not know ({exc}); "
-                             f"save the trace as UTF-8 or UTF-16 (tracerpt writes UTF-8)", field="encoding")
+        why = ("an encoding Python does not know" if isinstance(exc, LookupError) else
+               "an encoding the XML parser (expat) cannot read: it reads UTF-8, UTF-16 and one-byte encodings")
+        return EtwInputError(f"{self.name}: the XML declaration names {why} ({exc}); save the trace as UTF-8 or "
+                             f"UTF-16 (tracerpt writes UTF-8)", field="encoding")
 
     def _xml_error(self, line, column, reason, started) -> EtwInputError:
         if not self._root_seen:

@@ -86,3 +86,28 @@ def test_value_too_wide_for_the_abi(tmp_path):
     with pytest.raises(EtwInputError, match=r"t.xml: event #1 .*field allocSize = 0x200000000 does not fit "
                                             r"DXGK_ALLOCATIONINFO.Size \(4 bytes"):
         run([str(p), "--abi", "x86"])
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-le", "shift_jis", "utf-7", "euc-jp", "big5", "gb18030"])
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "expat"])
+def test_an_xml_declaration_of_an_encoding_expat_lacks_is_one_error(encoding, fast):
+    """Issue 14: pyexpat raised a bare ValueError ("multi-byte encodings are not supported")."""
+    from d3dkmddi_py import etw
+    from d3dkmddi_py.errors import EtwInputError
+
+    trace = f'<?xml version="1.0" encoding="{encoding}"?>\n<Events></Events>\n'.encode("ascii")
+    with pytest.raises(EtwInputError, match=r"names an encoding the XML parser \(expat\) cannot read"):
+        list(etw.read(trace, fast=fast))
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "shift_jis", "utf-7"])
+def test_an_xml_declaration_of_an_encoding_expat_lacks_on_the_command_line(tmp_path, encoding):
+    import subprocess
+    import sys
+
+    trace = tmp_path / "t.xml"
+    trace.write_text(f'<?xml version="1.0" encoding="{encoding}"?>\n<Events></Events>\n')
+    p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", str(trace)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "cannot read" in p.stderr
