@@ -44,8 +44,14 @@ _HOME.update(_HIDDEN)
 
 
 def get_include() -> str:
-    """The folder holding d3dkmddi.h, d3dukmdt.h and d3dkmddi_base.h (pass it to ``-I``)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+    """The folder holding d3dkmddi.h, d3dukmdt.h and d3dkmddi_base.h (pass it to ``-I``): the package's
+    ``include`` in an installed wheel, the repository's ``headers/`` (the one copy) in a source checkout
+    or an editable install."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(here, "include")
+    if os.path.isfile(os.path.join(packaged, "d3dkmddi.h")):
+        return packaged
+    return os.path.join(os.path.dirname(here), "headers")
 
 
 def _default_target():

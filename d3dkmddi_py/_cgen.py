@@ -1,4 +1,4 @@
-"""Renders the table as C headers (d3dkmddi_py/include/), with the kit's own ``#if`` guards.
+"""Renders the table as C headers (headers/ at the top of the repository), with the kit's own ``#if`` guards.
 
 Pure text generation: ``render_headers()`` returns {file name: text}; tools/gen_headers.py
 writes them and a test checks that the checked-in copies are fresh.
@@ -28,6 +28,27 @@ BASE_PRELUDE = """\
 #  else
 #    error "d3dkmddi_py headers: define _X86_, _AMD64_ or _ARM64_ for the target"
 #  endif
+#endif
+
+/*
+ * The target macro must agree with the compiler's pointer width: _X86_ integer widths with 64-bit
+ * pointers (gcc -D_X86_ on a 64-bit host) give DXGK_ALLOCATIONINFO 80 bytes, a layout MSVC never makes.
+ */
+#if (defined(_X86_) && (defined(_AMD64_) || defined(_ARM64_))) || (defined(_AMD64_) && defined(_ARM64_))
+#  error "d3dkmddi_py headers: define one of _X86_, _AMD64_ and _ARM64_, not several"
+#endif
+#if defined(__SIZEOF_POINTER__)
+#  define D3DKMDDI_PY_POINTER_BYTES __SIZEOF_POINTER__
+#elif defined(_WIN64)
+#  define D3DKMDDI_PY_POINTER_BYTES 8
+#elif defined(_WIN32)
+#  define D3DKMDDI_PY_POINTER_BYTES 4
+#endif
+#if defined(D3DKMDDI_PY_POINTER_BYTES) && defined(_X86_) && D3DKMDDI_PY_POINTER_BYTES != 4
+#  error "d3dkmddi_py headers: _X86_ needs a 32-bit compiler (this one has 64-bit pointers): compile with -m32, or define _AMD64_ or _ARM64_ for a 64-bit target"
+#endif
+#if defined(D3DKMDDI_PY_POINTER_BYTES) && (defined(_AMD64_) || defined(_ARM64_)) && D3DKMDDI_PY_POINTER_BYTES != 8
+#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32, or define _X86_ for a 32-bit target"
 #endif
 
 #if defined(_X86_) && defined(__GNUC__) && !defined(_MSC_VER)

@@ -138,9 +138,12 @@ def _input_files(inputs):
             yield safe_name(other), _path_identity(other)
 
 
-def _package_folder() -> str:
-    """The installed package's folder: its samples and headers are inputs, never outputs."""
-    return os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+def _package_folders() -> list:
+    """The installed package's folder, and in a source checkout the repository's headers/ beside it
+    (get_include()'s folder there): their samples and headers are inputs, never outputs."""
+    package = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+    headers = os.path.join(os.path.dirname(package), "headers")
+    return [package] + ([headers] if os.path.isfile(os.path.join(headers, "d3dkmddi.h")) else [])
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -192,9 +195,9 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
     for item, other in _input_files(inputs):
         if _same_identity(mine, other):
             refuse(f"it is the input {item} (the same file)", "write the output to another path")
-    package = _package_folder()
-    if any(_inside(hop, package) for hop in (*_link_chain(name), final)):
-        refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
+    for package in _package_folders():
+        if any(_inside(hop, package) for hop in (*_link_chain(name), final)):
+            refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
     folder = os.path.dirname(final) or os.curdir
     if not os.path.isdir(folder):
         refuse(f"directory {safe_name(folder)} does not exist", "create it first or write elsewhere")

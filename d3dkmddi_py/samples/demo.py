@@ -1,18 +1,24 @@
 """``d3dkmddi demo``: decode and validate the bundled sample, so a new user sees the tool work.
 
-The text names the sample directory ``<samples>`` in the commands it suggests, followed
-by the real path once, so the output is the same on every machine apart from that line.
+The commands it suggests name the bundled files by their real paths (quoted for the shell), so each
+can be pasted as it is.
 """
 from __future__ import annotations
 
 import ctypes
 import json
+import shlex
 
 from .. import render
 from ..semantics import check, field_meanings
-from . import ALLOCATIONS_PATH, DIRECTORY, SEGMENTS_PATH, WINDBG_PATH, allocations, build, sample_adapter, \
+from . import ALLOCATIONS_PATH, SEGMENTS_PATH, WINDBG_PATH, allocations, build, sample_adapter, \
     sample_target, segments
 
+
+
+def _shown(path) -> str:
+    """A bundled file's path as a shell takes it: the suggested commands paste as they are."""
+    return shlex.quote(str(path))
 
 def _semantic_view(records, cls_name, tgt, adapter):
     return [(r, check(r.value, adapter=adapter), field_meanings(r.value, adapter=adapter)) for r in records]
@@ -42,10 +48,9 @@ def run(json_output: bool = False) -> str:
         return _json(tgt, adapter_findings, segs, allocs)
     out = [
         f"d3dkmddi demo: the bundled sample adapter, {tgt.label}",
-        f"<samples> is {DIRECTORY}",
         "",
         f"== The adapter: {len(segs)} {build.SEGMENT_TYPE} records ({seg_size} bytes each) "
-        f"from <samples>/{SEGMENTS_PATH.name}",
+        f"from {_shown(SEGMENTS_PATH)}",
     ]
     for (r, fs, ms), spec in zip(segs, build.SEGMENTS):
         title = render.record_title(build.SEGMENT_TYPE, tgt.label, r.index, r.offset, r.address, seg_size)
@@ -58,7 +63,7 @@ def run(json_output: bool = False) -> str:
         j = render.finding_json(f)
         out.append(f"   {j['severity']} {j['rule_id']}: {j['message']}")
     out += ["", f"== {len(allocs)} {build.ALLOCATION_TYPE} records ({alloc_size} bytes each) from "
-                f"<samples>/{ALLOCATIONS_PATH.name}, checked against the adapter"]
+                f"{_shown(ALLOCATIONS_PATH)}, checked against the adapter"]
     width = len(str(len(allocs) - 1))
     clean = 0
     for (r, fs, _ms), spec in zip(allocs, build.ALLOCATIONS):
@@ -91,11 +96,11 @@ def run(json_output: bool = False) -> str:
         f"from {len(rules)} distinct rules",
         "",
         "Next, on the same files:",
-        f"   d3dkmddi decode {build.ALLOCATION_TYPE} --file <samples>/{ALLOCATIONS_PATH.name} "
+        f"   d3dkmddi decode {build.ALLOCATION_TYPE} --file {_shown(ALLOCATIONS_PATH)} "
         f"--ddi {build.INTERFACE_VERSION} --offset 0x{allocs[first_bad][0].offset:x} --adapter sample",
-        f"   d3dkmddi validate {build.ALLOCATION_TYPE} --file <samples>/{ALLOCATIONS_PATH.name} "
+        f"   d3dkmddi validate {build.ALLOCATION_TYPE} --file {_shown(ALLOCATIONS_PATH)} "
         f"--ddi {build.INTERFACE_VERSION} --count all --adapter sample",
-        f"   d3dkmddi decode {build.ALLOCATION_TYPE} --windbg <samples>/{WINDBG_PATH.name} "
+        f"   d3dkmddi decode {build.ALLOCATION_TYPE} --windbg {_shown(WINDBG_PATH)} "
         f"--ddi {build.INTERFACE_VERSION} --count {build.WINDBG_RECORDS} --nonzero",
         f"   d3dkmddi decode DXGK_SEGMENTFLAGS 0x{segs[0][0].value.Flags.Value:x} --ddi {build.INTERFACE_VERSION}",
         f"   d3dkmddi layout {build.ALLOCATION_TYPE} --abi x86 --ddi WDDM2_0",

@@ -71,18 +71,26 @@ class Adapter:
         return cls(descriptors, abi, interface_version)
 
     @classmethod
-    def build(cls, *segments, abi: str = "x64", interface_version=NEWEST, descriptor: str | None = None) -> "Adapter":
+    def build(cls, *segments, target=None, abi: str | None = None, interface_version=None,
+              descriptor: str | None = None) -> "Adapter":
         """An adapter from short segment specs, one per segment (id 1 first).
 
         A spec is a flag word (int, SegmentFlag or DXGK_SEGMENTFLAGS) or a mapping of descriptor
         member names to values, e.g. ``{"Flags": SegmentFlag.UseBanking, "Size": 1 << 30,
         "NbOfBanks": 4, "pBankRangeTable": 0xFFFF8000_00001000}``.  The descriptor type defaults to
         DXGK_SEGMENTDESCRIPTOR3 from WIN8 and DXGK_SEGMENTDESCRIPTOR before; Size defaults to 256 MB
-        and CommitLimit to Size.
+        and CommitLimit to Size.  ``target`` is a Target or (abi, version) as everywhere else; ``abi`` and
+        ``interface_version`` are the older spelling of the same (default x64 at the newest version).
         """
-        from ..target import target as make_target
+        from ..target import as_target, target as make_target
 
-        t = make_target(abi, interface_version)
+        if target is not None:
+            if abi is not None or interface_version is not None:
+                raise InvalidFieldType("Adapter.build", "target", target, "target=, or abi= and interface_version=",
+                                       "was given with abi=/interface_version=: give one or the other, not both")
+            t = as_target(target)
+        else:
+            t = make_target("x64" if abi is None else abi, NEWEST if interface_version is None else interface_version)
         if descriptor is None:
             descriptor = ("DXGK_SEGMENTDESCRIPTOR3" if t.interface_version >= InterfaceVersion.WIN8
                           else "DXGK_SEGMENTDESCRIPTOR")

@@ -1,4 +1,4 @@
-"""d3dkmddi_py/include/ is generated from the table, is fresh, and compiles standalone with gcc:
+"""headers/ is generated from the table, is fresh, and compiles standalone with gcc:
 native x86-64, and i386 with and without -mms-bitfields, with static asserts of every
 size and non-bitfield offset of that target's classes."""
 from __future__ import annotations

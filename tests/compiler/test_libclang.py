@@ -1,5 +1,5 @@
 """Every leaf of every class against clang's MSVC record layout, for the three Windows
-targets and every interface version (libclang parses d3dkmddi_py/include/, no system headers,
+targets and every interface version (libclang parses headers/, no system headers,
 and any diagnostic is a failure)."""
 from __future__ import annotations
 

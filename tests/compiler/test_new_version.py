@@ -58,7 +58,7 @@ def test_a_version_added_to_the_table_becomes_the_header_default(tmp_path):
 
     # the freshness check, run on the repository's checked-in files, now fails for both
     stale = stale_files(got["headers"], got["stub"])
-    assert "include/d3dukmdt.h" in stale and "d3dkmddi_py/__init__.pyi" in stale
+    assert "headers/d3dukmdt.h" in stale and "d3dkmddi_py/__init__.pyi" in stale
 
     gcc = shutil.which("gcc")
     require(gcc is not None, "gcc is not on PATH")

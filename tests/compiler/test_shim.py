@@ -1,4 +1,4 @@
-"""The x64 classes against a real C compiler, through the cffi shim (d3dkmddi_py/include/ built with
+"""The x64 classes against a real C compiler, through the cffi shim (headers/ built with
 -mms-bitfields).  Every answer comes from compiled C code, never from cffi's own view
 of a structure."""
 from __future__ import annotations

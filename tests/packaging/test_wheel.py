@@ -31,8 +31,8 @@ def wheel(tmp_path_factory) -> pathlib.Path:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "d3dkmddi_py", source / "d3dkmddi_py",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    for folder in ("d3dkmddi_py", "headers"):  # headers/ at the top is the C mirror's one copy
+        shutil.copytree(REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
           "-w", tmp / "dist", source])
     (found,) = (tmp / "dist").glob("d3dkmddi_py-*.whl")

@@ -18,6 +18,27 @@
 #  endif
 #endif
 
+/*
+ * The target macro must agree with the compiler's pointer width: _X86_ integer widths with 64-bit
+ * pointers (gcc -D_X86_ on a 64-bit host) give DXGK_ALLOCATIONINFO 80 bytes, a layout MSVC never makes.
+ */
+#if (defined(_X86_) && (defined(_AMD64_) || defined(_ARM64_))) || (defined(_AMD64_) && defined(_ARM64_))
+#  error "d3dkmddi_py headers: define one of _X86_, _AMD64_ and _ARM64_, not several"
+#endif
+#if defined(__SIZEOF_POINTER__)
+#  define D3DKMDDI_PY_POINTER_BYTES __SIZEOF_POINTER__
+#elif defined(_WIN64)
+#  define D3DKMDDI_PY_POINTER_BYTES 8
+#elif defined(_WIN32)
+#  define D3DKMDDI_PY_POINTER_BYTES 4
+#endif
+#if defined(D3DKMDDI_PY_POINTER_BYTES) && defined(_X86_) && D3DKMDDI_PY_POINTER_BYTES != 4
+#  error "d3dkmddi_py headers: _X86_ needs a 32-bit compiler (this one has 64-bit pointers): compile with -m32, or define _AMD64_ or _ARM64_ for a 64-bit target"
+#endif
+#if defined(D3DKMDDI_PY_POINTER_BYTES) && (defined(_AMD64_) || defined(_ARM64_)) && D3DKMDDI_PY_POINTER_BYTES != 8
+#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32, or define _X86_ for a 32-bit target"
+#endif
+
 #if defined(_X86_) && defined(__GNUC__) && !defined(_MSC_VER)
 /* MSVC aligns 8-byte integers to 8 in x86 structures; i386 System V aligns them to 4. */
 #  define D3DKMDDI_PY_ALIGN8 __attribute__((aligned(8)))
