@@ -274,8 +274,13 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
                                findings=validate or fmt in ("text", "json"), progress=progress)
     if stderr is not None:
         if out_path != "-":
-            stderr.write(f"{PROG}: wrote {summary.records:,} record{'s' if summary.records != 1 else ''} to "
-                         f"{safe_name(out_path)}\n")
+            records_text = f"{summary.records:,} record{'s' if summary.records != 1 else ''}"
+            if validate and fmt in BULK_FORMATS:  # a row per finding (every finding is an error or a warning)
+                found = summary.errors + summary.warnings
+                what = f"{found:,} finding{'s' if found != 1 else ''} for {records_text}"
+            else:
+                what = records_text
+            stderr.write(f"{PROG}: wrote {what} to {safe_name(out_path)}\n")
         if summary.more:
             stderr.write(f"{PROG}: the input holds {summary.more:,} more {records.layout.c_name} record"
                          f"{'s' if summary.more != 1 else ''} after these; pass --count all to read them all\n")

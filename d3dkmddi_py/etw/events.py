@@ -310,6 +310,10 @@ def from_records(records):
             raise EtwInputError(f"{where}: 'fields' must be a dict of field name -> value", field="fields")
         version = record.get("version", kind.version)
         version = parse_value(version, "UInt8", "version", where)
+        missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None]
+        if missing:  # all of them at once: the caller's reader, not a manifest, left them out
+            raise EtwInputError(f"{where}: {len(missing)} of the {len(FIELDS[kind.event])} fields of "
+                                f"{kind.template} missing or None: {', '.join(missing)}", field=missing[0])
         fields, extra = parse_fields(raw, kind, where)
         yield Event(number, kind, version, fields, record.get("time"), record.get("process_id"),
                     record.get("thread_id"), extra)

@@ -38,3 +38,26 @@ def test_adapter_build_takes_target_like_everything_else():
     assert sem.Adapter.build(sem.SegmentFlag.Aperture, target=kmd.target("arm64", "WDDM3_0")).abi == "arm64"
     with pytest.raises(ValueError, match="not both"):
         sem.Adapter.build(sem.SegmentFlag.Aperture, target=("x86", "WDDM2_0"), abi="x64")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_validate_to_a_table_says_findings_for_records(tmp_path, fmt):
+    from d3dkmddi_py.samples import ALLOCATIONS_PATH
+
+    out = tmp_path / f"f.{fmt}"
+    p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "validate", "DXGK_ALLOCATIONINFO", "--file",
+                        str(ALLOCATIONS_PATH), "--count", "all", "--ddi", "WDDM3_0", "--format", fmt, "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    rows = out.read_text().count("\n") - (1 if fmt == "csv" else 0)
+    assert p.stderr == f"d3dkmddi: wrote {rows} findings for 35 records to {out}\n", p.stderr
+
+
+def test_from_records_names_every_missing_field_without_a_chained_error():
+    from d3dkmddi_py import etw
+    from d3dkmddi_py.errors import EtwInputError
+
+    with pytest.raises(EtwInputError) as err:
+        list(etw.from_records([{"event": 78, "version": 1, "fields": {"SegmentId": 1}}]))
+    message = str(err.value)
+    assert "missing or None: " in message and "pDxgAdapter" in message and "tracerpt" not in message
+    assert err.value.__cause__ is None and err.value.__context__ is None

@@ -1,6 +1,8 @@
 """Golden: the flag types and the mapping against the values the issue (and the manifest) print."""
 from __future__ import annotations
 
+import pytest
+
 import d3dkmddi_py as kmd
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw import mapping, schema
@@ -58,7 +60,8 @@ def test_every_rule_has_an_applicability_and_a_reason():
     assert set(etw.RULES_APPLY) == set(kmd.RULES)
     assert all(reason in etw.REASONS for _ok, reason in etw.RULES_APPLY.values())
     assert not etw.applies("ALLOCFLAGS.RESERVED_NONZERO") and etw.applies("ALLOCINFO.SET_UNKNOWN_SEGMENT")
-    assert not etw.applies("NO.SUCH_RULE")
+    with pytest.raises(ValueError, match="is not a rule id"):  # a typo is not "does not apply"
+        etw.applies("NO.SUCH_RULE")
 
 
 def test_packing_writes_each_value_where_the_mapping_says():
