@@ -1,20 +1,29 @@
-"""Exact Python mirror of the WDDM video-memory-manager structures of d3dkmddi.h
-and d3dukmdt.h, for any ABI (x86, x64, arm64) and DXGKDDI_INTERFACE_VERSION.
+"""d3dkmddi_py: the WDDM video-memory-manager structures of d3dkmddi.h and d3dukmdt.h, exactly as MSVC
+lays them out, for x86, x64 and arm64 and every DXGKDDI_INTERFACE_VERSION (Vista 0x1052 to WDDM 3.2).
 
-The module-level classes are ``target("x64", newest)``; ``target(abi, version)``
-gives any other.  ``get_include()`` is the folder of the C mirror of the headers.
+Start here::
 
-Names resolve on first use (PEP 562), so ``import d3dkmddi_py`` loads nothing but this
-file: the default target's classes are built when one is first touched, the constants
-come from the table in ``_spec``, and each subsystem is imported with its first name.
-``__init__.pyi`` (generated) lists every name for editors.
+    import d3dkmddi_py as kmd
+    kmd.DXGK_ALLOCATIONINFO                       # ctypes class: x64 at the newest version
+    t = kmd.target("x86", "WDDM2_0")              # any other target: t.DXGK_SEGMENTFLAGS, ...
+    kmd.decode("DXGK_SEGMENTFLAGS", 0x485)        # bytes, hex text, WinDbg text, a pathlib.Path
+    print(kmd.report("DXGK_SEGMENTFLAGS", 0x485)) # what `d3dkmddi decode` prints
+    kmd.semantics.check(0x485, "DXGK_SEGMENTFLAGS")   # the documented rules, as findings
+    kmd.bulk.decode_array("DXGK_ALLOCATIONINFO", pathlib.Path("allocs.bin"))  # NumPy columns
+    kmd.get_include()                             # the C mirror's folder, for -I
+
+The command line is ``d3dkmddi`` (``d3dkmddi demo`` first).  Errors are the classes of
+``d3dkmddi_py.errors``, each a ValueError or a TypeError.
+
+Names load on first use, so ``import d3dkmddi_py`` loads nothing else (a debugger's Python can use
+the classes with the standard library alone).
 """
 from __future__ import annotations
 
-import importlib
-import os
-import sys
-import types
+import importlib as _importlib
+import os as _os
+import sys as _sys
+import types as _types
 
 # Each exported function or class, by the module that defines it.
 _EXPORTS = {
@@ -47,11 +56,11 @@ def get_include() -> str:
     """The folder holding d3dkmddi.h, d3dukmdt.h and d3dkmddi_base.h (pass it to ``-I``): the package's
     ``include`` in an installed wheel, the repository's ``headers/`` (the one copy) in a source checkout
     or an editable install."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    packaged = os.path.join(here, "include")
-    if os.path.isfile(os.path.join(packaged, "d3dkmddi.h")):
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    packaged = _os.path.join(here, "include")
+    if _os.path.isfile(_os.path.join(packaged, "d3dkmddi.h")):
         return packaged
-    return os.path.join(os.path.dirname(here), "headers")
+    return _os.path.join(_os.path.dirname(here), "headers")
 
 
 def _default_target():
@@ -94,7 +103,7 @@ def _public_names() -> list:
 
 def __getattr__(name: str):
     if name in _HOME:
-        value = getattr(importlib.import_module(_HOME[name], __name__), name)
+        value = getattr(_importlib.import_module(_HOME[name], __name__), name)
     elif name == "__all__":
         value = _public_names()
     elif name.startswith("__"):
@@ -105,7 +114,7 @@ def __getattr__(name: str):
         value = getattr(_default_target(), name)
     else:
         try:
-            value = importlib.import_module("." + name, __name__)
+            value = _importlib.import_module("." + name, __name__)
         except ModuleNotFoundError as exc:
             if exc.name != f"{__name__}.{name}":
                 raise
@@ -118,15 +127,15 @@ def __dir__():
     return sorted(set(globals()) | set(_public_names()) | set(_HIDDEN))
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """Importing a submodule sets the package attribute of its name; the function ``target``
     must stay the function when the module ``d3dkmddi_py.target`` loads after it was looked up
     (an eager ``from .target import target`` got this by import order)."""
 
     def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and name in _HOME and _HOME[name] == "." + name:
+        if isinstance(value, _types.ModuleType) and name in _HOME and _HOME[name] == "." + name:
             return
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package

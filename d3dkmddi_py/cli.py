@@ -76,6 +76,11 @@ def _parser(argv=()) -> argparse.ArgumentParser:
     p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
+    def command(name: str, summary: str, description: str, examples: list):
+        epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
+        return sub.add_parser(name, help=summary, description=description, epilog=epilog,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
     def target_options(q):
         q.add_argument("--abi", default="x64", help=f"target ABI: {', '.join(ABIS)} (amd64 = x64; default x64)")
         q.add_argument("--ddi", default=NEWEST_NAME, metavar="VERSION",
@@ -106,25 +111,45 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         q.add_argument("--output", "-o", metavar="PATH", help="write the output here (default standard output)")
         target_options(q)
 
-    q = sub.add_parser("decode", help="print records as WinDbg dt -r does, with meanings and findings")
+    q = command("decode", "print records as WinDbg dt -r does, with meanings and findings",
+                "Decode records from a number, hex bytes, a file or WinDbg text and print every field as `dt -r`\n"
+                "prints it, with what each value means and every finding under the field it concerns.",
+                ["d3dkmddi decode DXGK_SEGMENTFLAGS 0x485 --ddi WDDM2_0",
+                 "d3dkmddi decode DXGK_ALLOCATIONINFO --windbg dump.txt --address 'fffff801`2a3b4058' --count 2",
+                 "d3dkmddi decode DXGK_ALLOCATIONINFO --file big.bin --count all --format csv -o big.csv"])
     input_options(q, "one row per record with every leaf as a column")
     q.add_argument("--nonzero", action="store_true", help="print only non-zero fields (and fields with findings)")
 
-    q = sub.add_parser("validate", help="print the findings of records; exit status 1 on an error-level finding")
+    q = command("validate", "print the findings of records; exit status 1 on an error-level finding",
+                "Check records against every rule the DDI reference states and print the findings; exit status 1\n"
+                "when one is an error, 2 on bad input.",
+                ["d3dkmddi validate DXGK_ALLOCATIONINFO --file blob.bin --count all --segments segs.bin",
+                 "d3dkmddi validate DXGK_SEGMENTFLAGS --file flags.bin --count all --format csv -o findings.csv"])
     input_options(q, "one row per finding (record, offset, rule, severity, field, message)")
 
-    q = sub.add_parser("layout", help="the layout table of a type, like dt without an address")
+    q = command("layout", "the layout table of a type, like dt without an address",
+                "Print a type's layout at a target as WinDbg's dt prints it without an address: offsets, C types,\n"
+                "bit positions and widths.",
+                ["d3dkmddi layout DXGK_ALLOCATIONINFO --abi x86 --ddi 0x5023",
+                 "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json"])
     q.add_argument("type", metavar="TYPE")
     target_options(q)
 
-    q = sub.add_parser("types", help="the types that exist at a target")
+    q = command("types", "the types that exist at a target",
+                "List the types (with their sizes and aliases) that exist at a target, and those that do not.",
+                ["d3dkmddi types --ddi WDDM2_0", "d3dkmddi types --abi arm64 --json"])
     target_options(q)
 
-    q = sub.add_parser("demo", help="decode and validate the bundled sample adapter and allocations")
+    q = command("demo", "decode and validate the bundled sample adapter and allocations",
+                "Decode and validate the bundled sample adapter and its allocations, then print commands to\n"
+                "try next on the same files.",
+                ["d3dkmddi demo", "d3dkmddi demo --json"])
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    q = sub.add_parser("etw", help="decode and validate the segment and allocation events of a DxgKrnl trace "
-                                   "(tracerpt XML)")
+    q = command("etw", "decode and validate the segment and allocation events of a DxgKrnl trace (tracerpt XML)",
+                "Read a GPU trace's Microsoft-Windows-DxgKrnl events (ReportSegment, AdapterAllocation), decode them\n"
+                "into the mirror structures and check each allocation against its adapter's segments.",
+                ["d3dkmddi etw trace.xml --ddi WDDM2_7", "d3dkmddi etw sample --json"])
     if "etw" in argv:  # its options load the ETW schema: only when the command is etw
         from .etw import command as etw_command
 

@@ -141,6 +141,9 @@ def fix_for(holds, abi: str, version: int) -> str:
 # The C enums as Python enums (no ctypes needed), as module attributes so pickle finds each by name.
 ENUM_CLASSES = {e.name: NamedIntEnum(e.name, list(e.values), module=__name__, qualname=e.name)
                 for e in _spec.ENUMS.values()}
+for _e in _spec.ENUMS.values():
+    ENUM_CLASSES[_e.name].__doc__ = _e.doc or (f"The C enum {_e.name} of {_e.header} (an IntEnum): "
+                                               + ", ".join(name for name, _value in _e.values))
 globals().update(ENUM_CLASSES)
 
 

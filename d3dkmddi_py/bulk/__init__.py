@@ -51,8 +51,8 @@ def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> 
     """Every leaf of ``count`` records of ``type`` in ``data``, one array per leaf.
 
     ``type``: a C name ("DXGK_ALLOCATIONINFO") or a class from ``target(...)``.
-    ``data``: bytes, bytearray, memoryview, a NumPy array, or a path (memory-mapped,
-    never read whole).  ``target``: a Target, an ABI name or an (abi, version) pair;
+    ``data``: bytes, bytearray, memoryview, a NumPy array, or a path (read range by range,
+    never memory-mapped).  ``target``: a Target, an ABI name or an (abi, version) pair;
     it picks the class for a C name (default x64 at the newest version).
     ``offset``: byte offset of the first record.  ``count``: records to decode,
     None for all (then the bytes after ``offset`` must be whole records).
@@ -111,7 +111,7 @@ def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=
     """Columns of consecutive runs of records, at constant memory, for data larger than memory.
 
     Yields Columns whose ``start`` is the record number of their first row.  A file is
-    mapped one chunk at a time; an empty range yields one empty chunk.  With ``reuse=True`` every chunk overwrites the arrays
+    read one chunk at a time (never memory-mapped); an empty range yields one empty chunk.  With ``reuse=True`` every chunk overwrites the arrays
     of the previous one (fastest; use each chunk before asking for the next).  The whole
     range is checked before the first chunk is decoded.
     """

@@ -48,8 +48,8 @@ def check_span(layout, available: int, offset, count) -> Span:
 class Source:
     """Bytes to decode: an in-memory buffer or a file, opened one range at a time.
 
-    A file is memory-mapped range by range and never read whole, so a chunked
-    decode of a file larger than memory keeps only one chunk mapped.
+    A file is read range by range (read, never memory-mapped: a file that shrinks while it is read
+    is an error, not a SIGBUS), so a chunked decode of a file larger than memory holds one chunk.
     """
 
     def __init__(self, data):

@@ -24,6 +24,8 @@ HEADER_26100 = "d3dkmddi.h (WDK 10.0.26100), comment on DXGK_SEGMENTFLAGS.Applic
 
 
 class Severity(enum.Enum):
+    """How bad a finding is: ERROR (the documented rule is broken; validate exits 1) or WARNING."""
+
     ERROR = "error"
     WARNING = "warning"
 

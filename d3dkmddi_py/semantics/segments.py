@@ -26,6 +26,7 @@ def _one_bit_flags(c_name: str) -> dict:
 
 # Every flag DXGK_SEGMENTFLAGS has had, from the layout table; which exist depends on the interface version.
 SegmentFlag = NamedIntFlag("SegmentFlag", _one_bit_flags(SEGFLAGS_TYPE), module=__name__)
+SegmentFlag.__doc__ = "The one-bit flags of DXGK_SEGMENTFLAGS by name (an IntFlag): SegmentFlag.Aperture | ..."
 
 
 # Short meanings for explain(); the full text is on the DXGK_SEGMENTFLAGS page.

@@ -61,3 +61,58 @@ def test_from_records_names_every_missing_field_without_a_chained_error():
     message = str(err.value)
     assert "missing or None: " in message and "pDxgAdapter" in message and "tracerpt" not in message
     assert err.value.__cause__ is None and err.value.__context__ is None
+
+
+PUBLIC_MODULES = ("d3dkmddi_py", "d3dkmddi_py.semantics", "d3dkmddi_py.bulk", "d3dkmddi_py.etw",
+                  "d3dkmddi_py.errors", "d3dkmddi_py.recipes.dask_decode")
+
+
+def _public(module_name):
+    import importlib
+
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    return [(n, getattr(module, n)) for n in names]
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
+def test_every_public_class_and_function_has_a_docstring(module_name):
+    import inspect
+
+    bare = [name for name, value in _public(module_name)
+            if (inspect.isfunction(value) or inspect.isclass(value)) and not (value.__doc__ or "").strip()]
+    assert bare == []
+
+
+def test_help_of_the_package_opens_with_a_guide():
+    import pydoc
+
+    text = pydoc.render_doc(kmd, renderer=pydoc.plaintext)
+    head = text[:1500]
+    assert "Start here" in head and "kmd.target(" in head and "d3dkmddi demo" in head
+    assert "PEP 562" not in head
+
+
+def test_modules_are_not_public_names_of_the_package():
+    assert not {"os", "sys", "importlib", "types"} & set(dir(kmd))
+    assert not {"os", "sys", "importlib", "types"} & set(kmd.__all__)
+
+
+@pytest.mark.parametrize("name", ["decode", "validate", "layout", "types", "demo", "etw"])
+def test_every_subcommand_help_has_a_description_and_two_examples(name):
+    p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", name, "--help"], capture_output=True, text=True,
+                       timeout=60)
+    out = p.stdout
+    assert p.returncode == 0, p.stderr
+    _usage, rest = out.split("\n\n", 1)
+    description = rest.split("\n\n", 1)[0]
+    assert len(description) > 40 and not description.startswith(("positional", "options")), description
+    examples = out.split("examples:\n", 1)[1].splitlines()
+    assert len([e for e in examples if e.strip().startswith("d3dkmddi " + name)]) >= 2, out
+
+
+def test_bulk_docstrings_do_not_say_memory_mapped():
+    from d3dkmddi_py import bulk
+
+    for fn in (bulk.decode_array, bulk.iter_chunks):
+        assert "never memory-mapped" in fn.__doc__ and "(memory-mapped" not in fn.__doc__
