@@ -19,7 +19,7 @@ from ..semantics import field_meanings
 from ..target import target as make_target
 from .bulkpath import ColumnWriter
 from .events import json_value
-from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, USAGE_TYPE
+from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from .xmlreader import read
@@ -156,7 +156,7 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
         for sid in sorted(a.segments):
             s = a.segments[sid]
             value = seg_cls.from_buffer_copy(s.data)
-            meanings = _meanings(s.data, pk.segment_type, tgt, None)
+            meanings = _meanings(s.data, pk.segment_type, tgt, None, SEGMENT)
             w(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
               f"{s.event.fields['MemorySegmentGroup']}\n")
             w(render.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
@@ -187,7 +187,7 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
                 w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
             body = bodies.get((e.data, e.usage))
             if body is None:
-                meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter)
+                meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter, ALLOCATION_TYPE)
                 body = render.render_text(alloc_cls.from_buffer_copy(e.data), findings=e.findings, meanings=meanings,
                                           nonzero=True, title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n"
                 if any(e.usage):
@@ -224,8 +224,11 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
     return 1 if totals["errors"] or seg_errors else 0
 
 
-def _meanings(data: bytes, type_name: str, tgt, adapter) -> dict:
-    return dict(field_meanings(data, type_name, target=tgt, adapter=adapter))
+def _meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
+    """The meanings of the members the event carried (MAPPING), never of a union arm or member it did not."""
+    leaves, records = carried(kind, int(tgt.interface_version))
+    return {path: text for path, text in field_meanings(data, type_name, target=tgt, adapter=adapter).items()
+            if path in leaves or path.split(".", 1)[0] in records}
 
 
 # ------------------------------------------------------------------ columns

@@ -128,6 +128,25 @@ def _applicability() -> dict:
 RULES_APPLY = _applicability()  # rule id -> (applies, key of REASONS)
 
 
+@lru_cache(maxsize=None)
+def carried(mirror_type: str, version: int) -> tuple:
+    """(leaf paths, record names) of a mirror type (SEGMENT or ALLOCATION_TYPE) that the events fill
+    (MAPPING): a word such as ``HintedBank.Value`` carries its whole record, the flag word both flag
+    views (the one not in force at ``version`` says so).  Another arm of a union over the same bytes (MinimumPageSize beside
+    Alignment) is not carried: the event never said it."""
+    leaves, records = set(), set()
+    for m in MAPPING:
+        if m.mirror_type != mirror_type or not m.mirror:
+            continue
+        if m.mirror == FLAG_VIEW:  # the view in force, and the other one, whose meaning says it is not
+            records.update(("Flags", "FlagsWddm2"))
+        elif m.mirror.endswith((".Value", ".QuadPart")):
+            records.add(m.mirror.rsplit(".", 1)[0])
+        else:
+            leaves.add(m.mirror)
+    return frozenset(leaves), frozenset(records)
+
+
 def applies(rule_id: str) -> bool:
     """Whether a rule holds for values read from these events; a rule this table does not know does not."""
     if not isinstance(rule_id, str) or rule_id not in RULES_APPLY:

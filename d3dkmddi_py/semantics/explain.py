@@ -6,7 +6,7 @@ from ..coltext import by_value, joined_column, object_array
 
 from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
-from ..names import ENUM_CLASSES, InterfaceVersion
+from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
 from ._rules import RULES
 from ._view import View, coerce_layout, flag_names, is_reserved_name
@@ -257,9 +257,10 @@ def _allocinfo(m: _Meanings, view: View, adapter):
           f"{_size_text(pitch)} when placed in a pitch-aligned segment")
     align = view["Alignment"]
     m.put(view, "Alignment", "0: no alignment requirement given" if not align else f"{_size_text(align)} alignment")
-    for name in ("MinimumPageSize", "RecommendedPageSize"):
-        m.put(view, name, f"as a DXGK_PAGESIZE code: {_enum_name('DXGK_PAGESIZE', view.get(name, 0))} "
-                          f"(same bytes as Alignment)")
+    if "DXGK_PAGESIZE" in known_names(view.abi, view.version):  # the page-size arm's codes exist from here on
+        for name in ("MinimumPageSize", "RecommendedPageSize"):
+            m.put(view, name, f"as a DXGK_PAGESIZE code: {_enum_name('DXGK_PAGESIZE', view.get(name, 0))} "
+                              f"(same bytes as Alignment)")
     wddm2 = view.version >= InterfaceVersion.WDDM2_0
     read, write = view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"]
     eff_set = _effective(view)

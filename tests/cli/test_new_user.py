@@ -116,3 +116,30 @@ def test_bulk_docstrings_do_not_say_memory_mapped():
 
     for fn in (bulk.decode_array, bulk.iter_chunks):
         assert "never memory-mapped" in fn.__doc__ and "(memory-mapped" not in fn.__doc__
+
+
+def _meanings(version):
+    from d3dkmddi_py import semantics as sem
+
+    info = kmd.target("x64", version).DXGK_ALLOCATIONINFO()
+    info.Alignment = 0x10000
+    return sem.field_meanings(info)
+
+
+def test_the_page_size_arm_is_explained_only_where_its_codes_exist():
+    """MinimumPageSize/RecommendedPageSize read the Alignment bytes as DXGK_PAGESIZE codes, which exist only
+    from the version that defines DXGK_PAGESIZE (the 26100 kit's WDDM3_2)."""
+    from d3dkmddi_py.names import known_names
+
+    for version in kmd.InterfaceVersion:
+        has_codes = "DXGK_PAGESIZE" in known_names("x64", version)
+        meanings = _meanings(version)
+        assert ("RecommendedPageSize" in meanings) == has_codes, version
+        assert meanings["Alignment"] == "64 KB alignment"
+
+
+def test_an_etw_event_shows_no_meaning_of_a_member_it_did_not_carry():
+    out = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", "sample"], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "as a DXGK_PAGESIZE code" not in out and "same word as SupportedReadSegmentSet" not in out
+    assert "64 KB alignment" in out  # ulAlignment is carried: Alignment keeps its meaning
