@@ -103,17 +103,10 @@ def _link_chain(name: str) -> list:
     return hops
 
 
-def _fd_identity(fd: int):
+def _identity(file):
+    """(st_dev, st_ino) of a path or an open descriptor (an int), or None when it cannot be looked at."""
     try:
-        info = os.fstat(fd)
-    except (OSError, ValueError):
-        return None
-    return info.st_dev, info.st_ino
-
-
-def _path_identity(path: str):
-    try:
-        info = os.stat(path)
+        info = os.fstat(file) if isinstance(file, int) else os.stat(file)
     except (OSError, ValueError):
         return None
     return info.st_dev, info.st_ino
@@ -133,9 +126,9 @@ def _input_files(inputs):
         if other == "":
             continue
         if other == "-":
-            yield "standard input", _fd_identity(0)
+            yield "standard input", _identity(0)
         else:
-            yield safe_name(other), _path_identity(other)
+            yield safe_name(other), _identity(other)
 
 
 def _package_folders() -> list:
@@ -165,7 +158,7 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
             raise OutputError(name, "refusing to write binary output to a terminal; "
                                     "give an output path or redirect standard output")
         for item, other in _input_files(inputs):  # `>> a.bin` while a.bin is read
-            if _same_identity(_fd_identity(1), other):
+            if _same_identity(_identity(1), other):
                 raise OutputError(name, f"cannot write standard output: it is the input {item} (the same file); "
                                         "redirect standard output to another path")
         return name
@@ -191,7 +184,7 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         root = _special_root(hop)
         if root:
             refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
-    mine = _path_identity(final)
+    mine = _identity(final)
     for item, other in _input_files(inputs):
         if _same_identity(mine, other):
             refuse(f"it is the input {item} (the same file)", "write the output to another path")

@@ -10,19 +10,10 @@ import pytest
 import d3dkmddi_py as kmd
 from d3dkmddi_py._spec import TYPEDEFS
 from tests.compiler._shim.build import HEADERS
-from tests.conftest import count, require
+from tests.conftest import count
 
 TRIPLES = {"x86": "i686-pc-windows-msvc", "x64": "x86_64-pc-windows-msvc", "arm64": "aarch64-pc-windows-msvc"}
 CASES = [(abi, v) for abi in kmd.ABIS for v in kmd.InterfaceVersion]
-
-
-@pytest.fixture(scope="session")
-def cindex():
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        require(False, "libclang is not installed: pip install -e '.[test]'")
-    return ci
 
 
 def _c_type(spelling: str) -> str:

@@ -53,15 +53,6 @@ def test_a_target_macro_that_agrees_compiles_with_the_kits_sizes(tmp_path, flags
     assert p.returncode == 0, p.stderr[-2000:]
 
 
-@pytest.fixture(scope="module")
-def cindex():
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        require(False, "libclang is not installed: pip install -e '.[test]'")
-    return ci
-
-
 def _clang(ci, triple: str, macro: str, abi: str) -> list:
     args = ["-target", triple, f"-I{HEADERS}", "-nostdinc", "-ffreestanding", "-std=c11", f"-D{macro}"]
     tu = ci.Index.create().parse("probe.c", args=args, unsaved_files=[("probe.c", _asserts(abi))])
