@@ -14,6 +14,7 @@ from .._records import dataclass
 from ..errors import EtwInputError
 from ..semantics import RULES, flags_member
 from ..names import InterfaceVersion, parse_version
+from ..span import _short
 from ..target import target as make_target
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
@@ -150,7 +151,7 @@ def carried(mirror_type: str, version: int) -> tuple:
 def applies(rule_id: str) -> bool:
     """Whether a rule holds for values read from these events; a rule this table does not know does not."""
     if not isinstance(rule_id, str) or rule_id not in RULES_APPLY:
-        raise EtwInputError(f"rule_id {str(rule_id)[:60]!r} is not a rule id; semantics.RULES lists them")
+        raise EtwInputError(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them")
     return RULES_APPLY[rule_id][0]
 
 

@@ -15,6 +15,7 @@ from .._records import dataclass
 from .._enums import NamedIntFlag
 from ..errors import EtwInputError
 from ..introspect import leaves
+from ..span import _short
 from ..target import target as make_target
 
 PROVIDER = "Microsoft-Windows-DxgKrnl"
@@ -130,7 +131,7 @@ def flag_names(flag_type, value: int) -> str:
     if flag_type not in (AllocationFlag, UsageFlag) or isinstance(value, bool) or not isinstance(value, int) \
             or not 0 <= value < 1 << 32:
         raise EtwInputError(f"flag_names takes AllocationFlag or UsageFlag and a 32-bit unsigned int, not "
-                            f"{str(flag_type)[:40]} and {str(value)[:40]}")
+                            f"{_short(flag_type)} and {_short(value)}")
     bits = _FLAG_BITS.get(flag_type)
     if bits is None:  # once per type: iterating a flag enum costs microseconds per member
         members = tuple((m.name, int(m.value)) for m in flag_type)

@@ -33,3 +33,14 @@ def per_record(cls, data: bytes, offset: int, count: int) -> dict:
 
 def as_lists(columns) -> dict:
     return {path: [int(v) for v in values] for path, values in columns.items()}
+
+
+def without_numpy(monkeypatch):
+    """Make ``import numpy`` fail, as on a machine without NumPy (and forget the package's own import of it)."""
+    import sys
+
+    from d3dkmddi_py import _numpy, bulk
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(_numpy, "_module", False)
+    monkeypatch.setattr(bulk, "_warned", False)

@@ -12,14 +12,12 @@ import d3dkmddi_py as kmd
 from d3dkmddi_py import bulk
 from d3dkmddi_py.bulk import BulkInputError, NumpyMissingWarning, decode_array, iter_chunks
 
-from .helpers import DISTINCT_CLASSES, as_lists, class_id, per_record
+from .helpers import DISTINCT_CLASSES, as_lists, class_id, per_record, without_numpy
 
 
 @pytest.fixture
 def no_numpy(monkeypatch):
-    """Make ``import numpy`` fail, as on a machine without the bulk extra."""
-    monkeypatch.setitem(sys.modules, "numpy", None)
-    monkeypatch.setattr(bulk, "_warned", False)
+    without_numpy(monkeypatch)
 
 
 @pytest.mark.parametrize("cls", DISTINCT_CLASSES, ids=class_id)
@@ -40,8 +38,7 @@ def test_fallback_matches_numpy_on_random_data_and_warns_once(monkeypatch):
     cls = kmd.target("arm64", "WDDM3_0").DXGK_ALLOCATIONINFO
     blob = np.random.default_rng(9).integers(0, 256, cls._layout_.size * 40, dtype=np.uint8).tobytes()
     fast = as_lists(decode_array(cls, blob))
-    monkeypatch.setitem(sys.modules, "numpy", None)
-    monkeypatch.setattr(bulk, "_warned", False)
+    without_numpy(monkeypatch)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         slow = as_lists(decode_array(cls, blob))

@@ -1,7 +1,6 @@
 """Column-wise validation equals semantics.check record by record, on random data."""
 from __future__ import annotations
 
-import sys
 import warnings
 
 import numpy as np
@@ -14,6 +13,8 @@ from d3dkmddi_py.bulk import decode_array
 from d3dkmddi_py.bulk import validate_array
 from d3dkmddi_py.bulk.findings import VECTORIZED, findings
 from d3dkmddi_py.semantics import RULES, Adapter, SegmentFlag, check
+
+from .helpers import without_numpy
 
 EXAMPLES = 150  # per test below: the example count of the property tests
 TARGETS = [(abi, v) for abi in kmd.ABIS for v in kmd.InterfaceVersion]
@@ -138,7 +139,7 @@ def test_types_without_vectorized_rules_and_pure_columns_use_check(monkeypatch):
     assert findings(decode_array(cls, blob)).by_record() == expected(cls, blob, 12)
     flags = t.DXGK_ALLOCATIONINFO
     blob = biased_blob(4, flags._layout_.size, 12, 0.5)
-    monkeypatch.setitem(sys.modules, "numpy", None)
+    without_numpy(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bulk.NumpyMissingWarning)
         pure = decode_array(flags, blob)
