@@ -2,8 +2,8 @@
 
 ``decode_array`` is a pure function of a byte range, so it runs as it is per
 partition of Dask or any other engine (see ``d3dkmddi_py.recipes.dask_decode``).
-NumPy is optional: without it the same columns come out as ``array.array`` objects,
-slower, with one warning.
+NumPy is a dependency of the package; where it is missing (a debugger's embedded Python) the same columns
+come out as ``array.array`` objects, slower, with one warning.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _numpy():
         if not _warned:
             _warned = True
             warnings.warn("NumPy is not installed: d3dkmddi_py.bulk decodes in pure Python (same values, "
-                          "about 100x slower); pip install 'd3dkmddi_py[bulk]'", NumpyMissingWarning, stacklevel=3)
+                          "about 100x slower); pip install numpy", NumpyMissingWarning, stacklevel=3)
         return None
     return numpy
 
