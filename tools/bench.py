@@ -271,7 +271,7 @@ def command_cases(quick: bool, runs: int) -> list:
                  f"(goal <= {GOAL_START_UP_VS_BARE:g} x: {verdict(cold <= GOAL_START_UP_VS_BARE * bare)})")
     built = subprocess.run([sys.executable, "-c", "import io, sys; from d3dkmddi_py import cli; "
                             "cli.execute(['types'], io.StringIO(), io.StringIO()); "
-                            "print(len(sys.modules['d3dkmddi_py.target']._TARGETS))"],
+                            "t = sys.modules.get('d3dkmddi_py.target'); print(len(t._TARGETS) if t else 0)"],
                            capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), check=True)
     types_time = measure(cli + ["types"], runs)[0]
     lines.append(f"d3dkmddi types: {1000 * types_time:.0f} ms, builds {built.stdout.strip()} of 63 targets' classes "
