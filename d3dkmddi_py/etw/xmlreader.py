@@ -619,7 +619,9 @@ class TraceReader:
                 self._root_seen = True
             except pyexpat.ExpatError as exc:
                 raise self._xml_error(exc.lineno, exc.offset, pyexpat.errors.messages[exc.code], 0) from None
-            except LookupError as exc:  # pyexpat asks Python for an encoding the declaration names
+            except EtwInputError:
+                raise
+            except (LookupError, ValueError) as exc:  # pyexpat asks Python for the declared encoding
                 raise self._encoding_error(exc) from None
         if head and isinstance(head[0], bytes) and self._root_seen and self.fast:
             data = b"".join(head)
@@ -647,7 +649,9 @@ class TraceReader:
                 p.Parse(chunk, False)
             except pyexpat.ExpatError as exc:
                 error = exc
-            except LookupError as exc:
+            except EtwInputError:
+                raise
+            except (LookupError, ValueError) as exc:
                 raise self._encoding_error(exc) from None
             for rec in x.take():
                 self.blocks_expat += 1
@@ -754,7 +758,9 @@ class TraceReader:
             return
 
     def _encoding_error(self, exc) -> EtwInputError:
-        return EtwInputError(f"{self.name}: the XML declaration names an encoding Python does not know ({exc}); "
+        # LookupError: no Python codec; ValueError: a codec expat cannot take (multi-byte, stateful)
+        what = "Python does not know" if isinstance(exc, LookupError) else "expat cannot read"
+        return EtwInputError(f"{self.name}: the XML declaration names an encoding {what} ({exc}); "
                              f"save the trace as UTF-8 or UTF-16 (tracerpt writes UTF-8)", field="encoding")
 
     def _xml_error(self, line, column, reason, started) -> EtwInputError:
