@@ -376,7 +376,8 @@ def events(reader, stream, buf: bytes, root):
     # the root start tag on one line: a resumed parser's positions map back by one offset
     stub = root_tag.replace(b"\r\n", b"  ").replace(b"\r", b" ").replace(b"\n", b" ")
     pos = root.end()
-    mark, lines, col = 0, 0, 0  # line breaks before buf[mark], and the column there
+    mark = pos  # line breaks before buf[mark], and the column there (the prolog may hold any character)
+    lines, col = _position(buf[:mark].decode("utf-8", "replace"))
     started = 0
     eof = False
     find, match_top = bytes.find, _TOP.match
@@ -400,6 +401,8 @@ def events(reader, stream, buf: bytes, root):
             eof = True
             continue
         if end < 0:  # </Events>, something else, or the end of the input: expat reads the rest exactly
+            while pos > mark and buf[pos - 1] in b" \t\r\n":  # from the last markup: expat counts a
+                pos -= 1  # CR at the very end as no line break, so it must see the whitespace itself
             x = _ExpatEvents(reader, resumed=True, started=started)
             x.parser.Parse(stub, False)
             origin = _origin(buf, mark, pos, lines, col, len(stub))
@@ -450,13 +453,28 @@ def events(reader, stream, buf: bytes, root):
 
 def _advance(buf: bytes, start: int, stop: int, lines: int, col: int, breaks: int | None = None) -> tuple:
     """(line breaks, column) at buf[stop], from those at buf[start]; expat counts CRLF, CR and LF as one
-    break.  ``breaks``: the count, when known (a plain match of a shape)."""
+    break, and a column per character (a block expat read may hold UTF-8).  ``breaks``: the count,
+    when known (a plain match of a shape)."""
     if breaks is None:
         cr = buf.count(b"\r", start, stop)
         breaks = buf.count(b"\n", start, stop) + (cr and cr - buf.count(b"\r\n", start, stop))
-    if not breaks:
-        return lines, col + stop - start
-    return lines + breaks, stop - max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop)) - 1
+    if breaks:
+        lines, col = lines + breaks, 0
+        start = max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop)) + 1
+    last = buf[start:stop]
+    return lines, col + (len(last) if last.isascii() else len(last.translate(None, _CONTINUATION)))
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
+
+
+def _position(text: str) -> tuple:
+    """(line breaks, column) at the end of ``text`` as expat counts them: a column per character (the
+    byte-order mark is one)."""
+    breaks = _line_breaks(text)
+    if breaks:
+        return breaks, len(text) - max(text.rfind("\n"), text.rfind("\r")) - 1
+    return 0, len(text)
 
 
 def _line_breaks(text: str) -> int:

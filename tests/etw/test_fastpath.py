@@ -257,3 +257,19 @@ def test_line_numbers_after_many_plain_matches():
     assert result[0] == "error" and r.blocks_fast == 2002
     line = data[:data.index(b"<oops>")].count(b"\n") + 1
     assert f"line {line}, column 10" in result[1]  # at the mismatched </Events>
+
+
+# cases the differential fuzz (test_fastpath_fuzz.py) found: positions the fast path counted otherwise than expat
+def test_a_byte_order_mark_is_one_column_like_expat():
+    same(b"\xef\xbb\xbf<Events>")
+
+
+def test_a_carriage_return_at_the_very_end_is_no_line_break_like_expat():
+    same(b"\xef\xbb\xbf<Events>\r")
+    same(trace(SEG)[:-2] + b"<\r")
+
+
+def test_a_non_ascii_block_counts_columns_in_characters_like_expat():
+    block = ODD["non-ascii"].replace("\r\n", " ")
+    result, r = same(trace(block + " <" + ALLOC))
+    assert result[0] == "error" and "column" in result[1] and r.blocks_expat == 1
