@@ -83,6 +83,57 @@ class Check:
                        rule.reference)
 
 
+def leaves_read(check: Check, present) -> frozenset:
+    """The leaves (full paths) a check's predicate, reported value and message read.  Found by running
+    them on an accessor that records every name asked for, with a few fill values so a branch on a
+    value is taken both ways; ``present``: the record's leaf paths (``get``/``bit`` of others read 0)."""
+    present = frozenset(present)
+    seen: set = set()
+    for fill in (0, 1, 3):
+        acc = _Reads(present, fill, check.prefix, seen)
+        for run in (check.when, check.value, check.params):
+            if run is not None:
+                try:
+                    run(acc)
+                except Exception:  # noqa: BLE001 - a fill the code cannot take; what it read is recorded
+                    pass
+    seen.update(name for name in (check.prefix + n for n in _template_fields(check.message)) if name in present)
+    if check.value is None:
+        seen.add(check.path)
+    return frozenset(seen)
+
+
+class _Reads:
+    """The accessor protocol of View and Cols, recording the leaves read; every present leaf is ``fill``."""
+
+    __slots__ = ("present", "fill", "prefix", "seen")
+
+    def __init__(self, present, fill: int, prefix: str, seen: set):
+        self.present, self.fill, self.prefix, self.seen = present, fill, prefix, seen
+
+    def sub_prefix(self, prefix: str) -> "_Reads":
+        return _Reads(self.present, self.fill, self.prefix + prefix, self.seen)
+
+    def __getitem__(self, path: str) -> int:
+        self.seen.add(self.prefix + path)
+        return self.fill
+
+    def get(self, path: str, default=None):
+        self.seen.add(self.prefix + path)
+        return self.fill if self.prefix + path in self.present else default
+
+    def bit(self, path: str) -> bool:
+        return bool(self.get(path, 0))
+
+    @staticmethod
+    def pick(cond, a, b):
+        return a if cond else b
+
+    @staticmethod
+    def lookup(table, index):
+        return table[index % len(table)]
+
+
 @lru_cache(maxsize=None)
 def _template_fields(template: str) -> tuple:
     import string
