@@ -19,6 +19,7 @@ from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
 from ..target import InterfaceVersion
+from ._effective import effective_mask, effective_source, page_rounded
 from ._rules import RULES, Finding
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 
@@ -390,7 +391,7 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
     out.append(Check("DESC.SIZE_PAGE_MULTIPLE", "Size",
                      lambda r: ((r["Size"] & (page - 1)) != 0) & NOT(r.bit("Flags.Agp")),
                      f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB (the next multiple is {{next:#x}})",
-                     params=lambda r: {"next": -(-r["Size"] // page) * page}))
+                     params=lambda r: {"next": page_rounded(r["Size"], abi)}))
     if "CommitLimit" in present:
         out.append(Check("DESC.COMMITLIMIT_MEMORY", "CommitLimit",
                          lambda r: NOT(r.bit("Flags.Aperture") | r.bit("Flags.Agp")) & (r["CommitLimit"] != r["Size"]),
@@ -464,15 +465,12 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
     out += [c.under("PreferredSegment.") for c in _segment_preference()]
 
     def effective(r):
-        return r["SupportedWriteSegmentSet"] if wddm2 else r["SupportedReadSegmentSet"] | r["SupportedWriteSegmentSet"]
+        return effective_mask(r["SupportedReadSegmentSet"], r["SupportedWriteSegmentSet"], version)
 
     def system(r):
         return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
 
-    source = "SupportedWriteSegmentSet" if wddm2 else "SupportedReadSegmentSet | SupportedWriteSegmentSet"
-    note = ("from WDDM2_0 the video memory manager ignores SupportedReadSegmentSet"
-            + (" (that word may be MmuSet)" if version >= InterfaceVersion.WDDM3_2 else "")) if wddm2 \
-        else "before WDDM2_0 preferences may name segments of either set"
+    source, note = effective_source(version)
     page = PAGE_SIZE[abi]
     out += [
         Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
@@ -483,7 +481,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
               "PitchAlignedSize = {PitchAlignedSize:#x} is smaller than Size = {Size:#x}"),
         Check("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", "Size", lambda r: (r["Size"] & (page - 1)) != 0,
               f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB; the effective size is {{effective:#x}}",
-              params=lambda r: {"effective": -(-r["Size"] // page) * page}),
+              params=lambda r: {"effective": page_rounded(r["Size"], abi)}),
     ]
     slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
     for i in range(slots):

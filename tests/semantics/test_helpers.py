@@ -353,3 +353,18 @@ def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_v
         assert flags2 in text
     else:
         assert "no Flags2" not in text and "Flags2.Value" in text
+
+
+def test_page_rounding_and_the_effective_set_are_one_function_each():
+    """The record path (allocation.py), the rules (checks.py) and explain read the same two functions."""
+    import inspect
+
+    from d3dkmddi_py._spec.base import PAGE_SIZE
+    from d3dkmddi_py.semantics import _effective, allocation, checks
+
+    page = PAGE_SIZE["x64"]
+    assert [_effective.page_rounded(n) for n in (0, 1, page, page + 1)] == [0, page, page, 2 * page]
+    assert allocation.effective_size(page + 1) == 2 * page
+    for module in (allocation, checks):
+        text = inspect.getsource(module)
+        assert "// page" not in text and '["SupportedReadSegmentSet"] |' not in text
