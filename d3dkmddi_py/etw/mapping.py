@@ -93,7 +93,7 @@ MAPPING = (
 )
 
 # ---- rules: does each one hold for the kernel's view of the mapped values?
-# Derived: a rule applies when every leaf its checks read (semantics.checks.leaves_read) is one the
+# Derived: a rule applies when every leaf its checks read (semantics.engine.leaves_read) is one the
 # events fill (MAPPING), at every target; the reason names the first leaf they do not fill.
 REASONS = {
     "carried": "reads only members the event fills",
@@ -148,7 +148,8 @@ def rule_reasons(checks=None) -> dict:
     """Rule id -> the REASONS keys of what its checks read that the events do not fill, over every
     target (x86, x64 and every version).  ``checks``: (abi, version, type name, facts) -> checks,
     default the semantics registry."""
-    from ..semantics.checks import CHECKS, AdapterFacts, leaves_read
+    from ..semantics.checks import CHECKS, AdapterFacts
+    from ..semantics.engine import leaves_read
     from ..target import INTERFACE_VERSIONS
 
     facts = AdapterFacts(2, 1, 1, 1, (True,) * 32, (2,) * 32)  # every adapter rule is built
