@@ -454,13 +454,16 @@ def events(reader, stream, buf: bytes, root):
 def _advance(buf: bytes, start: int, stop: int, lines: int, col: int, breaks: int | None = None) -> tuple:
     """(line breaks, column) at buf[stop], from those at buf[start]; expat counts CRLF, CR and LF as one
     break, and a column per character (a block expat read may hold UTF-8).  ``breaks``: the count,
-    when known (a plain match of a shape)."""
-    if breaks is None:
+    when known (a plain match of a shape: ASCII)."""
+    plain = breaks is not None
+    if not plain:
         cr = buf.count(b"\r", start, stop)
         breaks = buf.count(b"\n", start, stop) + (cr and cr - buf.count(b"\r\n", start, stop))
     if breaks:
         lines, col = lines + breaks, 0
         start = max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop)) + 1
+    if plain or stop == start:
+        return lines, col + stop - start
     last = buf[start:stop]
     return lines, col + (len(last) if last.isascii() else len(last.translate(None, _CONTINUATION)))
 
