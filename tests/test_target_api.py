@@ -8,6 +8,7 @@ import re
 import pytest
 
 import d3dkmddi_py as kmd
+from d3dkmddi_py._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 from tests.golden.access import ALL_TARGETS, read_path, target_id, write_path
 
 TARGET_IDS = [target_id(a, v) for a, v in ALL_TARGETS]
@@ -33,9 +34,9 @@ def test_abi_spellings(spelling):
 
 
 def test_defaults_are_x64_newest():
-    assert kmd.target() is kmd.target("x64", 0x11007)
-    assert kmd.target("arm64") is kmd.target("arm64", "WDDM3_2")
-    assert kmd.target().label == "x64 WDDM3_2 (0x11007)"
+    assert kmd.target() is kmd.target("x64", INTERFACE_VERSIONS[NEWEST_VERSION])
+    assert kmd.target("arm64") is kmd.target("arm64", NEWEST_VERSION)
+    assert kmd.target().label == f"x64 {NEWEST_VERSION} ({INTERFACE_VERSIONS[NEWEST_VERSION]:#x})"
 
 
 def test_targets_are_cached_per_abi_and_version():
@@ -45,7 +46,7 @@ def test_targets_are_cached_per_abi_and_version():
         assert kmd.target(abi, int(version)) is t
         assert kmd.target(abi, version.name) is t
         seen[id(t)] = t
-    assert len(seen) == 63
+    assert len(seen) == len(kmd.ABIS) * len(INTERFACE_VERSIONS)
     assert kmd.target("x64", "WDDM2_0").DXGK_SEGMENTFLAGS is kmd.target("x64", 0x5023).DXGK_SEGMENTFLAGS
 
 
@@ -58,7 +59,8 @@ def test_unknown_abi_is_a_value_error_listing_the_valid_ones(abi):
         assert valid in str(err.value)
 
 
-@pytest.mark.parametrize("version", [0, 0x5022, 0x11008, 0x12000, -1, "WDDM3_3", "WDDM2", "0x5024", "", "newest",
+@pytest.mark.parametrize("version", [0, 0x5022, 0x11008, max(INTERFACE_VERSIONS.values()) + 1, -1, "WDDM9_9",
+                                     "WDDM2", "0x5024", "", "newest",
                                      1.5, None, True, b"WDDM2_0"])
 def test_unknown_interface_version_is_a_value_error_listing_the_valid_ones(version):
     with pytest.raises(ValueError) as err:
@@ -155,7 +157,7 @@ def test_tag_names_and_typedef_aliases_are_the_same_classes(abi):
 
 def test_module_level_names_are_the_x64_newest_target():
     t = kmd.target("x64", kmd.NEWEST)
-    assert t.interface_version is kmd.InterfaceVersion.WDDM3_2
+    assert t.interface_version.name == NEWEST_VERSION
     for name, cls in t.types.items():
         assert getattr(kmd, name) is cls, name
     for name in TAGS:
@@ -234,7 +236,7 @@ def test_issue_example():
     f = t.DXGK_SEGMENTFLAGS.from_buffer_copy(bytes.fromhex("85040000"))
     assert (f.Aperture, f.UseBanking, f.DirectFlip, f.Value) == (1, 0, 1, 0x485)
     assert all(type(v) is int for v in (f.Aperture, f.UseBanking, f.DirectFlip, f.Value))
-    assert kmd.DXGK_ALLOCATIONINFO is kmd.target("x64", "WDDM3_2").DXGK_ALLOCATIONINFO
+    assert kmd.DXGK_ALLOCATIONINFO is kmd.target("x64", NEWEST_VERSION).DXGK_ALLOCATIONINFO
 
 
 def test_flattened_and_named_members_from_the_issue():

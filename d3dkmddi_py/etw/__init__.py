@@ -10,7 +10,8 @@ which rules apply to the kernel's view of these values.
 from __future__ import annotations
 
 from .events import Event, from_records
-from .mapping import MAPPING, REASONS, RULES_APPLY, Mapping, Packer, applies, descriptor_type, mapping_table, packer
+from . import mapping as _mapping
+from .mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
 from .model import AdapterTrace, AllocationEntry, SegmentEntry, Tracker, adapters
 from .schema import (KERNEL_FLAGS, KINDS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)
@@ -20,3 +21,9 @@ __all__ = ["read", "from_records", "adapters", "Event", "EventKind", "TraceReade
            "SegmentEntry", "AllocationEntry", "AllocationFlag", "UsageFlag", "SHARED_FLAGS", "KERNEL_FLAGS",
            "KINDS", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY", "REASONS", "applies",
            "descriptor_type", "mapping_table", "Packer", "packer", "flag_names"]
+
+
+def __getattr__(name):  # RULES_APPLY is derived from the rules on first use
+    if name == "RULES_APPLY":
+        return _mapping.RULES_APPLY
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,8 @@
 
 ``MAPPING`` says, for every field of the two templates, which member of the mirror structure it
 fills and why; ``RULES_APPLY`` says, for every documented rule, whether it holds for the kernel's
-view of these values, with the reason in ``REASONS``.  ``Packer`` turns an event's fields into
+view of these values, with the reason in ``REASONS``: derived from the leaves each rule's checks
+read against the members MAPPING fills, so a new rule is never claimed for events silently.  ``Packer`` turns an event's fields into
 the mirror's bytes at a target from these tables alone; everything else (checks, text, columns)
 reads those bytes.
 """
@@ -94,6 +95,8 @@ MAPPING = (
 )
 
 # ---- rules: does each one hold for the kernel's view of the mapped values?
+# Derived: a rule applies when every leaf its checks read (semantics.engine.leaves_read) is one the
+# events fill (MAPPING), at every target; the reason names the first leaf they do not fill.
 REASONS = {
     "carried": "reads only members the event fills",
     "effective": "the kernel logs the segment sets it uses (the effective sets), not the words the driver wrote; "
@@ -107,34 +110,98 @@ REASONS = {
     "no-flags2": "reads Flags2, which the event does not carry: unknown",
     "no-bank-table": "reads pBankRangeTable, which ReportSegment does not carry: unknown",
     "no-reserved": "reads DXGK_SEGMENTDESCRIPTOR3.Reserved, which ReportSegment does not carry: unknown",
+    "unmapped": "reads a member no event field fills: unknown",
+    "not-on-events": "no check of a type the events fill states what it reads",
 }
-_NOT = {
-    "ALLOCFLAGS.UNDEFINED_AT_VERSION": "kernel-bits", "ALLOCFLAGS.RESERVED_NONZERO": "kernel-bits",
-    "ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE": "no-high-flags",
-    "ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY": "no-high-flags",
-    "ALLOCFLAGS2.UNDEFINED_AT_VERSION": "no-flags2", "ALLOCFLAGS2.RESERVED_NONZERO": "no-flags2",
-    "ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY": "no-flags2",
-    "ALLOCINFO.PITCHALIGNEDSIZE_LT_SIZE": "no-pitch", "ALLOCINFO.PITCHALIGNEDSIZE_UNUSED": "no-pitch",
-    "ALLOCINFO.PITCHALIGNEDSIZE_MISSING": "no-pitch",
-    "ALLOCINFO.READ_SET_IGNORED": "effective",
-    "DESC.USEBANKING_NEEDS_BANKS": "no-bank-table", "DESC.BANKTABLE_WITHOUT_USEBANKING": "no-bank-table",
-    "DESC.RESERVED_NONZERO": "no-reserved",
-}
+# the one judgement no field list shows: the rule reads carried members whose logged meaning differs
+KERNEL_VIEW = {"ALLOCINFO.READ_SET_IGNORED": "effective"}
+# rules checked outside the registry (semantics.adapter, over every segment of an adapter): what they read
+ADAPTER_READS = {"ADAPTER.ONE_AGP": ("Flags.Agp",)}
+_FIELD_REASONS = {"PitchAlignedSize": "no-pitch", "pBankRangeTable": "no-bank-table", "Reserved": "no-reserved"}
 
 
-def _applicability() -> dict:
-    return {rule_id: (rule_id not in _NOT, _NOT.get(rule_id, "carried")) for rule_id in RULES}
+def _carried(type_name: str, kind: str, abi: str, version: int) -> tuple:
+    """(leaf paths the events fill in ``type_name`` at a target, all its leaf paths)."""
+    from ..layout import record_leaves, typedef_layout
+
+    leaves = tuple(record_leaves(typedef_layout(type_name, abi, version)))
+    spans = [(leaf.offset, leaf.offset + leaf.size) for m in MAPPING if m.mirror_type == kind
+             for leaf in leaves if leaf.path == m.mirror]
+    out = {leaf.path for leaf in leaves
+           if any(a <= leaf.offset and leaf.offset + leaf.size <= b for a, b in spans)}
+    if kind == ALLOCATION_TYPE:  # the flag view in force: the bits the event's names carry
+        member, _type = flags_member(version)
+        out.update(f"{member}.{f.name}" for f in AllocationFlag if f & SHARED_FLAGS)
+    return frozenset(out), frozenset(leaf.path for leaf in leaves)
 
 
-RULES_APPLY = _applicability()  # rule id -> (applies, key of REASONS)
+def _reason(path: str, kind: str, version: int) -> str:
+    if kind == ALLOCATION_TYPE:
+        member, _type = flags_member(version)
+        if path.startswith(member + "."):
+            name = path[len(member) + 1:]
+            return "kernel-bits" if name == "Value" or name.startswith("Reserved") else "no-high-flags"
+        if path.startswith("Flags2."):
+            return "no-flags2"
+    return _FIELD_REASONS.get(path, "unmapped")
+
+
+def rule_reasons(checks=None) -> dict:
+    """Rule id -> the REASONS keys of what its checks read that the events do not fill, over every
+    target (x86, x64 and every version).  ``checks``: (abi, version, type name, facts) -> checks,
+    default the semantics registry."""
+    from ..semantics.checks import CHECKS, AdapterFacts
+    from ..semantics.engine import leaves_read
+    from ..target import INTERFACE_VERSIONS
+
+    facts = AdapterFacts(2, 1, 1, 1, (True,) * 32, (2,) * 32)  # every adapter rule is built
+    build = checks or (lambda abi, version, name, f: CHECKS[name](abi, version, f))
+    out: dict = {}
+    for abi in ("x86", "x64"):
+        for version in sorted(int(v) for v in INTERFACE_VERSIONS.values()):
+            for name, kind, f in ((ALLOCATION_TYPE, ALLOCATION_TYPE, facts), (descriptor_type(version), SEGMENT, None)):
+                carried, present = _carried(name, kind, abi, version)
+                reads = [(c.rule_id, leaves_read(c, present)) for c in build(abi, version, name, f)]
+                if kind == SEGMENT:
+                    reads += [(rule_id, frozenset(paths)) for rule_id, paths in ADAPTER_READS.items()]
+                for rule_id, paths in reads:
+                    out.setdefault(rule_id, set()).update(_reason(p, kind, version) for p in sorted(paths - carried))
+    return out
+
+
+def _applicability(reasons=None) -> dict:
+    from ..semantics import RULES
+
+    reasons = rule_reasons() if reasons is None else reasons
+    order = list(REASONS)
+    out = {}
+    for rule_id in RULES:
+        why = KERNEL_VIEW.get(rule_id) or min(reasons.get(rule_id, ()), key=order.index, default=None)
+        if why is None:
+            why = "carried" if rule_id in reasons else "not-on-events"
+        out[rule_id] = (why == "carried", why)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _rules_apply() -> dict:
+    return _applicability()
+
+
+def __getattr__(name):  # RULES_APPLY (rule id -> (applies, key of REASONS)) is derived on first use (~0.2 s)
+    if name == "RULES_APPLY":
+        return _rules_apply()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @lru_cache(maxsize=None)
 def carried(mirror_type: str, version: int) -> tuple:
     """(leaf paths, record names) of a mirror type (SEGMENT or ALLOCATION_TYPE) that the events fill
-    (MAPPING): a word such as ``HintedBank.Value`` carries its whole record, the flag word both flag
-    views (the one not in force at ``version`` says so).  Another arm of a union over the same bytes (MinimumPageSize beside
-    Alignment) is not carried: the event never said it."""
+    (MAPPING), for the meanings an event shows: a word such as ``HintedBank.Value`` carries its whole
+    record, the flag word both flag views (the one not in force at ``version`` says so).  Another arm of a
+    union over the same bytes (MinimumPageSize beside Alignment) is not carried: the event never said it.
+    (The rules' applicability, ``rule_reasons``, goes by bytes instead: a rule reading those bytes reads
+    what the event carried.)"""
     leaves, records = set(), set()
     for m in MAPPING:
         if m.mirror_type != mirror_type or not m.mirror:
@@ -149,10 +216,11 @@ def carried(mirror_type: str, version: int) -> tuple:
 
 
 def applies(rule_id: str) -> bool:
-    """Whether a rule holds for values read from these events; a rule this table does not know does not."""
-    if not isinstance(rule_id, str) or rule_id not in RULES_APPLY:
+    """Whether a rule holds for values read from these events; an id that is not a rule is refused."""
+    table = _rules_apply()
+    if not isinstance(rule_id, str) or rule_id not in table:
         raise EtwInputError(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them")
-    return RULES_APPLY[rule_id][0]
+    return table[rule_id][0]
 
 
 def keep(findings) -> list:

@@ -1,537 +1,25 @@
 """Streaming reader of tracerpt / Event Viewer XML: constant memory, no DTD, no entities, no element tree.
 
-Safety: a guard expat parser sees the prolog only (everything before the root element, the one place
-XML allows a DOCTYPE) and refuses any DOCTYPE or entity declaration, so no entity is ever defined,
-let alone expanded (billion laughs, external references).  After the root starts, expat rejects a
-DOCTYPE, and a reference to an undefined entity is an error.
-
-Two readers give the same raw records (System values and EventData/Data texts), decoded by one
-function in document order:
-- the expat path: pyexpat handlers collect only those values (no Element objects); it reads any
-  well-formed document;
-- the fast path, for a UTF-8 document whose root is a plain <Events>: each <Event> ... </Event>
-  block is matched by one regular expression of tracerpt's and Event Viewer's layout, a grammar
-  whose every match is well-formed XML with the values the expat path reads.  The first block of a
-  layout also teaches a "shape": its exact markup with the values as groups, which later blocks of
-  that layout match at little more than a string compare (a subset of the grammar).  A block it does not
-  match (CDATA, comments, character references, non-ASCII, other attribute forms...) is parsed by
-  the expat path, under a copy of the root start tag, with positions mapped back to the file; when
-  that parse does not end exactly at the block's end (a nested <Event>, "</Event>" in a comment),
-  the expat path reads the rest of the document.
+Three parts: the prolog guard (``xmlguard``) refuses any DOCTYPE or entity declaration before the
+root starts; the expat reader (``xmlexpat``) reads any well-formed document; the fast path
+(``xmlfast``) reads tracerpt's and Event Viewer's own layout with regular expressions and hands
+any other block to expat.  Both give the same raw records (System values and EventData/Data
+texts), decoded here by one function in document order.
 """
 from __future__ import annotations
 
 import io
 import os
 import pyexpat
-import re
 
 from ..errors import EtwInputError
+from . import xmlfast
 from .events import Event, parse_fields
 from .schema import EVENT_NAMESPACE, KINDS, PROVIDER, PROVIDER_GUID
+from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
+from .xmlguard import _guard, _RootSeen
 
 CHUNK = 1 << 18
-BLOCK_LIMIT = 1 << 20  # an <Event> longer than this is left to the expat path (memory stays bounded)
-ETL_HINT = "for an .etl file run: tracerpt FILE.etl -o FILE.xml -of XML"
-
-_SEP = "}"  # expat's namespace separator: names arrive as "uri}local" or "local"
-_EVENT_NAMES = {EVENT_NAMESPACE + _SEP + "Event": EVENT_NAMESPACE + _SEP, "Event": ""}
-
-
-class _RootSeen(Exception):
-    pass
-
-
-def _local(tag: str) -> str:
-    return tag.rsplit(_SEP, 1)[-1]
-
-
-class _Raw:
-    """What one top-level element of <Events> gave: the values the decoder reads, as text."""
-
-    __slots__ = ("local", "system", "provider", "guid", "event_id", "version", "time", "pid", "tid", "data",
-                 "undecoded")
-
-    def __init__(self, local=None):
-        self.local = local  # the local name when the element is not an <Event> of the schema
-        self.system = False
-        self.provider = self.guid = self.event_id = self.version = self.time = self.pid = self.tid = None
-        self.data = self.undecoded = None
-
-
-# ------------------------------------------------------------------ the expat path
-class _ExpatEvents:
-    """pyexpat handlers that turn <Event> elements into ``_Raw`` records, without building elements.
-
-    ``resumed``: the parser is fed a copy of the root start tag and then bytes from the middle of the
-    document; ``started`` continues the count of top-level elements begun.
-    """
-
-    def __init__(self, reader, *, resumed: bool = False, started: int = 0):
-        p = pyexpat.ParserCreate(None, _SEP)
-        p.buffer_text = True
-        p.buffer_size = 1 << 16
-        p.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
-        p.StartElementHandler = self._start
-        p.EndElementHandler = self._end
-        p.CharacterDataHandler = self._text
-        self.parser, self.reader = p, reader
-        self.depth = 0
-        self.ev_depth = 1  # depth of the <Event> elements: 1 under <Events>, 0 in a one-event document
-        self.resumed = resumed
-        self.started = started
-        self.ended = 0  # top-level elements ended (resumed parsers check they ended exactly one)
-        self.records: list = []
-        self.rec = None
-        self.prefix = ""
-        self.section = None  # "System", "EventData" or None, for the Event child being read
-        self.collect = None  # (record attribute or data key, depth) whose text is being gathered
-        self.pieces: list = []
-
-    # handlers
-    def _start(self, name, attrs):
-        d = self.depth
-        self.depth = d + 1
-        if self.collect is not None:  # an element's text is the text before its first child
-            self._finish_text()
-        if d == 0:
-            self._root(name)
-            if self.ev_depth == 0:
-                self._begin(name)
-            return
-        rel = d - self.ev_depth
-        if rel == 0:
-            self._begin(name)
-            return
-        rec = self.rec
-        if rec is None or rec.local is not None or rel < 0:
-            return
-        prefix = self.prefix
-        if rel == 1:
-            local = name[len(prefix):] if name.startswith(prefix) and _SEP not in name[len(prefix):] else None
-            self.section = local if local in ("System", "EventData") else None
-            if local == "System":
-                rec.system = True
-                rec.provider = rec.guid = rec.event_id = rec.version = rec.time = rec.pid = rec.tid = None
-            elif local == "EventData":
-                rec.data = {}
-            elif local in ("BinaryEventData", "ProcessingErrorData"):
-                rec.undecoded = local
-            return
-        if rel != 2 or self.section is None:
-            return
-        if self.section == "EventData":
-            self.collect = (attrs.get("Name"), d + 1, True)
-            rec.data[attrs.get("Name")] = None
-            return
-        if name == prefix + "Provider":
-            rec.provider, rec.guid = attrs.get("Name"), attrs.get("Guid")
-        elif name == prefix + "EventID":
-            rec.event_id = None
-            self.collect = ("event_id", d + 1, False)
-        elif name == prefix + "Version":
-            rec.version = None
-            self.collect = ("version", d + 1, False)
-        elif name == prefix + "TimeCreated":
-            rec.time = attrs.get("SystemTime") or attrs.get("RawTime")
-        elif name == prefix + "Execution":
-            rec.pid, rec.tid = attrs.get("ProcessID"), attrs.get("ThreadID")
-
-    def _text(self, data):
-        if self.collect is not None:
-            self.pieces.append(data)
-
-    def _end(self, name):
-        if self.collect is not None and self.collect[1] == self.depth:
-            self._finish_text()
-        self.depth -= 1
-        d = self.depth  # the depth of the element that ended
-        if d == self.ev_depth + 1:
-            self.section = None
-        elif d == self.ev_depth and self.rec is not None:
-            self.records.append(self.rec)
-            self.rec = None
-            self.ended += 1
-
-    def _finish_text(self):
-        key, _depth, is_data = self.collect
-        text = "".join(self.pieces) if self.pieces else None
-        self.pieces = []
-        self.collect = None
-        if is_data:
-            self.rec.data[key] = text
-        else:
-            setattr(self.rec, key, text)
-
-    def _root(self, name):
-        if self.resumed:
-            return
-        self.reader._root_seen = True
-        if name in _EVENT_NAMES:
-            self.ev_depth = 0
-            return
-        local = _local(name)
-        if local != "Events":
-            raise EtwInputError(f"{self.reader.name}: the root element is <{local}>, not <Events> or <Event> of "
-                                f"the Windows event schema ({EVENT_NAMESPACE}) that tracerpt -of XML and Event "
-                                f"Viewer write; {ETL_HINT}", event=None)
-
-    def _begin(self, name):
-        self.started += 1
-        prefix = _EVENT_NAMES.get(name)
-        self.section = None
-        if prefix is None:
-            self.rec = _Raw(_local(name))
-            return
-        self.prefix = prefix
-        self.rec = _Raw()
-
-    def take(self) -> list:
-        out, self.records = self.records, []
-        return out
-
-
-# ------------------------------------------------------------------ the fast path's grammar (on ASCII text)
-_S = r"[ \t\r\n]"
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_AVD, _AVS = r"[^\"<&\x00-\x1f]*", r"[^'<&\x00-\x1f]*"  # attribute values: no entity, no whitespace to normalise
-_AV = r"(?:\"" + _AVD + r"\"|'" + _AVS + r"')"
-_ENT = r"&(?:amp|lt|gt|quot|apos);"
-# text as expat returns it unchanged but for the five entities: no CR (expat turns it into LF)
-_VAL = r"[^<&\x00-\x08\x0b-\x1f]*(?:" + _ENT + r"[^<&\x00-\x08\x0b-\x1f]*)*"
-# text that is only skipped: CR allowed
-_ANY = r"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*(?:" + _ENT + r"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]*)*"
-_ONE_ATTR = r"(?:" + _S + r"+(?!xmlns)" + _NAME + r"=" + _AV + r")?"  # one at most: never a duplicate
-
-
-def _element(level: int) -> str:
-    """Any element nested ``level`` deep at most, one attribute each, mixed text (validated, skipped)."""
-    g = f"e{level}"
-    inner = "" if level == 0 else r"(?:" + _element(level - 1) + _ANY + r")*"
-    return r"<(?P<" + g + r">" + _NAME + r")" + _ONE_ATTR + _S + r"*(?:/>|>" + _ANY + inner + r"</(?P=" + g + r")>)"
-
-
-_ATTRS = r"(?:" + _S + r"+(?!xmlns)" + _NAME + r"=" + _AV + r")*"
-_SYS_CHILD = r"<(" + _NAME + r")(" + _ATTRS + r")" + _S + r"*(?:/>|>(" + _VAL + r")</\1>)"
-_DATA_DQ = r"<Data Name=\"([^\"'<&\x00-\x1f]*)\">(" + _VAL + r")</Data>"
-_DATA_SQ = r"<Data Name='([^\"'<&\x00-\x1f]*)'>(" + _VAL + r")</Data>"
-_NSATTR = r"(?:" + _S + r"+xmlns=(?:\"(?P<ns>" + _AVD + r")\"|'(?P<ns2>" + _AVS + r")'))?"
-_BLOCK = re.compile(
-    r"<Event" + _NSATTR + _S + r"*>"
-    + _S + r"*<System>(?P<sys>(?:" + _S + r"*<(?P<s>" + _NAME + r")" + _ATTRS + _S + r"*(?:/>|>" + _VAL
-    + r"</(?P=s)>))*)" + _S + r"*</System>"
-    + r"(?:" + _S + r"*<EventData>(?P<data>(?:" + _S + r"*" + _DATA_DQ + r")*|(?:" + _S + r"*" + _DATA_SQ
-    + r")*)" + _S + r"*</EventData>)?"
-    + r"(?P<rest>(?:" + _S + r"*" + _element(2) + r")*)" + _S + r"*</Event>")
-_SYS = re.compile(_SYS_CHILD)
-_DATA = re.compile(_DATA_DQ)
-_DATA1 = re.compile(_DATA_SQ)
-_ATTR = re.compile(r"(" + _S + r"+)(" + _NAME + r")=(?:\"([^\"]*)\"|'([^']*)')")
-_ROOT = re.compile((r"<Events" + _NSATTR + _S + r"*>").encode("ascii"))
-_ENCODING = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding" + _S.encode() + rb"*=" + _S.encode()
-                       + rb"*[\"']([A-Za-z0-9._\-]+)")
-_TOP = re.compile(_S.encode("ascii") + rb"*")
-_AFTER_NAME = (b" ", b"\t", b"\r", b"\n", b">")  # what may follow "<Event" in an <Event> start tag
-_RESERVED = ("<System", "<EventData", "<BinaryEventData", "<ProcessingErrorData")
-_CAPTURED = {("System", "Provider"): ("Name", "Guid"), ("System", "TimeCreated"): ("SystemTime", "RawTime"),
-             ("System", "Execution"): ("ProcessID", "ThreadID")}
-_TOKEN = re.compile(r"<(/?)(" + _NAME + r")((?:" + _S + r"+" + _NAME + r"=(?:\"[^\"]*\"|'[^']*'))*)(" + _S
-                    + r"*)(/?)>|([^<]+)")
-
-
-def _unescape(s: str) -> str:
-    return s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'") \
-        .replace("&amp;", "&")
-
-
-def _text(s: str):
-    if not s:
-        return None
-    return _unescape(s) if "&" in s else s
-
-
-def _attrs(raw: str):
-    """Attribute dict of a System child, or None when a name repeats (left to expat's error)."""
-    out = {}
-    for _ws, key, dq, sq in _ATTR.findall(raw):
-        if key in out:
-            return None
-        out[key] = dq or sq
-    return out
-
-
-def _generic(s: str, root_ns: str):
-    """A ``_Raw`` of one <Event>...</Event> block matched by the grammar, or None when it is not."""
-    m = _BLOCK.fullmatch(s)
-    if m is None:
-        return None
-    ns = m.group("ns")
-    if ns is None:
-        ns = m.group("ns2")
-    if (root_ns if ns is None else ns) not in ("", EVENT_NAMESPACE):
-        return None
-    rest = m.group("rest")
-    if rest and "<System" in rest:  # a second System: the last one counts
-        return None
-    rec = _Raw()
-    rec.system = True
-    for name, attrs, text in _SYS.findall(m.group("sys")):
-        if name == "Provider":
-            a = _attrs(attrs)
-            if a is None:
-                return None
-            rec.provider, rec.guid = a.get("Name"), a.get("Guid")
-        elif name == "EventID":
-            rec.event_id = _text(text)
-        elif name == "Version":
-            rec.version = _text(text)
-        elif attrs.count("=") > 1 or name in ("TimeCreated", "Execution"):
-            a = _attrs(attrs)
-            if a is None:
-                return None
-            if name == "TimeCreated":
-                rec.time = a.get("SystemTime") or a.get("RawTime")
-            elif name == "Execution":
-                rec.pid, rec.tid = a.get("ProcessID"), a.get("ThreadID")
-    if not _is_dxgkrnl(rec.provider, rec.guid):
-        rec.data = {}  # not read: the decoder skips the event on its provider
-        return rec
-    if rest and any(r in rest for r in _RESERVED):  # another EventData: the last one counts
-        return None
-    data = m.group("data")
-    if data is not None:
-        d: dict = {}
-        for k, v in (_DATA1 if "<Data Name='" in data else _DATA).findall(data):
-            d[k] = _text(v)
-        rec.data = d
-    return rec
-
-
-_CAPTURED_TEXT, _SKIPPED_TEXT = (True, "text"), (False, "text")
-_NOT_IN_PLAIN = bytes(range(32)) + b"<"  # what a plain match's values may not hold
-# every slot is a group in both expressions, so their groups are the same
-_STRICT = {_CAPTURED_TEXT: "(" + _VAL + ")", _SKIPPED_TEXT: "(" + _ANY + ")",
-           (True, '"'): "(" + _AVD + ")", (False, '"'): "(" + _AVD + ")",
-           (True, "'"): "(" + _AVS + ")", (False, "'"): "(" + _AVS + ")"}
-_PLAIN = {_CAPTURED_TEXT: "([^<]*)", _SKIPPED_TEXT: "([^<]*)",
-          (True, '"'): '([^"]*)', (False, '"'): '([^"]*)', (True, "'"): "([^']*)", (False, "'"): "([^']*)"}
-
-
-class _Shape:
-    """A block's exact markup with its texts and attribute values as slots: a regular expression
-    that only blocks with the same elements, attributes and spacing match, so the values sit in
-    fixed groups.  Learnt from a block the grammar matched, it accepts a subset of the grammar.
-
-    Two expressions with the same groups, one per text or attribute value: ``regex`` (the grammar's
-    value classes) and ``plain``, for a block without "&", whose values are any text up to "<" or the
-    quote; ``read`` accepts a plain match only when its values hold no "<" and no control character
-    (so no CR or LF either), which makes it a strict match.  sre scans "[^<]*" about twice as
-    fast as a class with ranges."""
-
-    __slots__ = ("regex", "plain", "breaks", "ops", "data_at", "names", "dxgkrnl", "index", "absent")
-
-    def __init__(self, s: str, rec: _Raw):
-        parts, ops, names = [], [], []
-        stack: list = []
-        groups = data_count = 0
-        text_at = None  # index in parts of the text just after the last start tag
-        self.dxgkrnl = _is_dxgkrnl(rec.provider, rec.guid)
-        self.data_at = None
-        for m in _TOKEN.finditer(s):
-            close, name, attrs, space, empty, text = m.groups()
-            if text is not None:
-                text_at = len(parts) if text_at == len(parts) else None
-                parts.append(re.escape(text))
-                continue
-            if close:
-                path = tuple(stack[1:])
-                leaf = stack and stack[-1] == name and text_at is not None
-                stack.pop()
-                role = None
-                if leaf:
-                    if path in (("System", "EventID"), ("System", "Version")):
-                        role = "event_id" if name == "EventID" else "version"
-                    elif path == ("EventData", "Data") and rec.data is not None and self.dxgkrnl:
-                        role = "data"
-                    slot = _CAPTURED_TEXT if role else _SKIPPED_TEXT
-                    if text_at < len(parts):
-                        parts[text_at] = slot
-                    else:
-                        parts.append(slot)
-                    if role == "data":
-                        if self.data_at is None:
-                            self.data_at = groups
-                        if self.data_at + len(names) - 1 != groups:
-                            raise ValueError("Data values are not consecutive groups, one per name")
-                        data_count += 1
-                    elif role:
-                        ops.append((role, groups))
-                    groups += 1
-                parts.append(re.escape(m.group(0)))
-                text_at = None
-                continue
-            path = tuple(stack[1:]) + (name,)
-            tag = [re.escape("<" + name)]
-            found = {}
-            for a in _ATTR.finditer(attrs):
-                ws, key, dq, sq = a.groups()
-                quote = '"' if dq is not None else "'"
-                value = dq if dq is not None else sq
-                literal = (len(stack) == 0 or (path == ("EventData", "Data") and key == "Name"))
-                if literal:
-                    tag.append(re.escape(ws + key + "=" + quote + value + quote))
-                    if path == ("EventData", "Data"):
-                        names.append(value)
-                    continue
-                captured = key in _CAPTURED.get(path, ())
-                tag.append(re.escape(ws + key + "=" + quote))
-                tag.append((captured, quote))
-                tag.append(quote)
-                if captured:
-                    found[key] = groups
-                groups += 1
-            if path == ("System", "Provider"):
-                ops.append(("provider", found.get("Name"), found.get("Guid")))
-            elif path == ("System", "TimeCreated"):
-                ops.append(("time", found.get("SystemTime"), found.get("RawTime")))
-            elif path == ("System", "Execution"):
-                ops.append(("execution", found.get("ProcessID"), found.get("ThreadID")))
-            tag.append(re.escape(space + empty + ">"))
-            parts.extend(tag)
-            if empty:
-                text_at = None
-            else:
-                stack.append(name)
-                text_at = len(parts)
-        if self.data_at is not None and data_count != len(names):
-            raise ValueError("a Data element has no value slot")
-        if self.data_at is None:
-            names = []
-        self.regex = re.compile("".join(_STRICT.get(p, p) for p in parts))
-        self.plain = re.compile("".join(_PLAIN.get(p, p) for p in parts))
-        own = self.regex.fullmatch(s)
-        if own is None:
-            raise ValueError("the shape does not match its own block")
-        # the markup's line breaks: a plain match's values hold none
-        self.breaks = _line_breaks(s) - sum(_line_breaks(v) for v in own.groups())
-        self.ops = tuple(ops)
-        self.names = tuple(names)
-        kinds = [op[0] for op in ops]
-        self.index = None  # group of each System value (-1: absent), when each element occurs once
-        if len(set(kinds)) == len(kinds):
-            at = {op[0]: op[1:] for op in ops}
-            self.index = tuple(-1 if i is None else i for i in (
-                at.get("provider", (None, None)) + at.get("event_id", (None,)) + at.get("version", (None,))
-                + at.get("time", (None, None)) + at.get("execution", (None, None))))
-        self.absent = self.index is not None and -1 in self.index  # a System value the markup lacks
-
-    def raw(self, g: tuple, amp: bool):
-        """The ``_Raw`` of a match's groups; ``amp``: the block holds an entity."""
-        if self.index is None:
-            return self._raw_ops(g, amp)
-        if self.absent:
-            g += (None,)
-        ip, ig, ie, iv, it1, it2, ipid, itid = self.index
-        rec = _Raw()
-        rec.system = True
-        rec.provider, rec.guid, rec.pid, rec.tid = g[ip], g[ig], g[ipid], g[itid]
-        rec.time = g[it1] or g[it2]
-        rec.event_id = _text(g[ie]) if amp else (g[ie] or None)
-        rec.version = _text(g[iv]) if amp else (g[iv] or None)
-        return self._data(rec, g, amp)
-
-    def _raw_ops(self, g: tuple, amp: bool):
-        rec = _Raw()
-        rec.system = True
-        for op in self.ops:
-            kind = op[0]
-            if kind == "event_id":
-                rec.event_id = _text(g[op[1]])
-            elif kind == "version":
-                rec.version = _text(g[op[1]])
-            else:
-                a = None if op[1] is None else g[op[1]]
-                b = None if op[2] is None else g[op[2]]
-                if kind == "provider":
-                    rec.provider, rec.guid = a, b
-                elif kind == "time":
-                    rec.time = a or b
-                else:
-                    rec.pid, rec.tid = a, b
-        return self._data(rec, g, amp)
-
-    def _data(self, rec, g, amp: bool):
-        """The EventData values of a matched block (unescaped only when the block holds an entity)."""
-        if self.data_at is not None:
-            values = g[self.data_at:self.data_at + len(self.names)]
-            if amp or "" in values:
-                rec.data = {k: _text(v) for k, v in zip(self.names, values)}
-            else:
-                rec.data = dict(zip(self.names, values))
-        elif not _is_dxgkrnl(rec.provider, rec.guid):
-            rec.data = {}
-        return rec
-
-
-class _Blocks:
-    """Reads blocks: a learnt shape first (keyed by the Provider and EventID markup), else the grammar."""
-
-    MAX_KEYS, MAX_SHAPES = 256, 4
-
-    def __init__(self, root_ns: str):
-        self.root_ns = root_ns
-        self.shapes: dict = {}
-        self.breaks = None  # the line breaks of the block just read, when its shape knows them
-
-    def read(self, block: bytes):
-        """A ``_Raw``, or None for a block outside the grammar."""
-        try:
-            s = block.decode("ascii")
-        except UnicodeDecodeError:
-            return None
-        if "]]>" in s:
-            return None
-        start = s.find("<Provider", 0, 2048)
-        end = s.find("</EventID>", start, 2048) if start >= 0 else -1
-        key = s[start:end] if end >= 0 else None  # only a cache key: the shape's expression decides
-        shapes = self.shapes.get(key)
-        self.breaks = None
-        if shapes:
-            amp = "&" in s
-            for shape in shapes:
-                m = None if amp else shape.plain.fullmatch(s)
-                if m is not None:
-                    g = m.groups()
-                    values = "".join(g).encode("ascii")
-                    if len(values.translate(None, _NOT_IN_PLAIN)) == len(values):
-                        self.breaks = shape.breaks
-                    else:
-                        m = None
-                if m is None:
-                    m = shape.regex.fullmatch(s)
-                    g = None if m is None else m.groups()
-                if m is not None:
-                    rec = shape.raw(g, amp)
-                    if shape.dxgkrnl or not _is_dxgkrnl(rec.provider, rec.guid):
-                        return rec
-                    break
-        self.breaks = None
-        rec = _generic(s, self.root_ns)
-        if rec is not None and key is not None and (shapes is None or len(shapes) < self.MAX_SHAPES):
-            try:
-                shape = _Shape(s, rec)
-            except ValueError:
-                return rec
-            if shapes is None:
-                if len(self.shapes) >= self.MAX_KEYS:
-                    self.shapes.clear()
-                shapes = self.shapes[key] = []
-            shapes.insert(0, shape)
-        return rec
-
-
-def _is_dxgkrnl(provider, guid) -> bool:
-    return provider == PROVIDER or (guid is not None and guid.strip().lower() == PROVIDER_GUID)
 
 
 class TraceReader:
@@ -619,15 +107,15 @@ class TraceReader:
                 self._root_seen = True
             except pyexpat.ExpatError as exc:
                 raise self._xml_error(exc.lineno, exc.offset, pyexpat.errors.messages[exc.code], 0) from None
-            except (LookupError, ValueError) as exc:  # an encoding the declaration names: unknown, or multi-byte
+            except EtwInputError:
+                raise
+            except (LookupError, ValueError) as exc:  # pyexpat asks Python for the declared encoding
                 raise self._encoding_error(exc) from None
         if head and isinstance(head[0], bytes) and self._root_seen and self.fast:
             data = b"".join(head)
-            root = _ROOT.match(data, self._root_at)
-            enc = _ENCODING.match(data, 0, self._root_at)
-            if root is not None and root.group(0).isascii() and (
-                    enc is None or enc.group(1).lower() in (b"utf-8", b"utf8")):
-                yield from self._fast(stream, data, root)
+            root = xmlfast.root_of(data, self._root_at)
+            if root is not None:
+                yield from xmlfast.events(self, stream, data, root)
                 return
         yield from self._expat(stream, head, _ExpatEvents(self), (0, 1, 0))
 
@@ -647,6 +135,8 @@ class TraceReader:
                 p.Parse(chunk, False)
             except pyexpat.ExpatError as exc:
                 error = exc
+            except EtwInputError:
+                raise
             except (LookupError, ValueError) as exc:
                 raise self._encoding_error(exc) from None
             for rec in x.take():
@@ -672,92 +162,11 @@ class TraceReader:
             if event is not None:
                 yield event
 
-    # ---- the fast path
-    def _fast(self, stream, buf: bytes, root):
-        """Blocks matched by the grammar; any other block goes to expat (see the module docstring)."""
-        root_tag = root.group(0)
-        ns = root.group("ns") if root.group("ns") is not None else root.group("ns2")
-        root_ns = "" if ns is None else ns.decode("ascii")
-        blocks = _Blocks(root_ns)
-        # the root start tag on one line: a resumed parser's positions map back by one offset
-        stub = root_tag.replace(b"\r\n", b"  ").replace(b"\r", b" ").replace(b"\n", b" ")
-        pos = root.end()
-        mark, lines, col = 0, 0, 0  # line breaks before buf[mark], and the column there
-        started = 0
-        eof = False
-        find, match_top = bytes.find, _TOP.match
-        while True:
-            pos = match_top(buf, pos).end()
-            end = -1
-            if buf.startswith(b"<Event", pos) and buf[pos + 6:pos + 7] in _AFTER_NAME:
-                end = find(buf, b"</Event>", pos)
-            if end < 0 and not eof and len(buf) - pos < BLOCK_LIMIT and (
-                    len(buf) - pos < 9 or buf.startswith(b"<Event", pos)):
-                chunk = self._read(stream)  # a block or the top-level item is not complete yet
-                if chunk:
-                    cut = pos - (pos > 0 and buf[pos - 1] == 13)  # never between the CR and LF of a CRLF
-                    if cut:
-                        lines, col = _advance(buf, mark, cut, lines, col)
-                        buf = buf[cut:]
-                        pos -= cut
-                        mark = 0
-                    buf += chunk
-                    continue
-                eof = True
-                continue
-            if end < 0:  # </Events>, something else, or the end of the input: expat reads the rest exactly
-                x = _ExpatEvents(self, resumed=True, started=started)
-                x.parser.Parse(stub, False)
-                origin = _origin(buf, mark, pos, lines, col, len(stub))
-                yield from self._expat(stream, [buf[pos:]], x, origin)
-                return
-            end += 8
-            started += 1
-            rec = blocks.read(buf[pos:end])
-            if rec is not None:
-                lines, col = _advance(buf, mark, pos, lines, col)
-                lines, col = _advance(buf, pos, end, lines, col, blocks.breaks)
-                mark = end
-                self.blocks_fast += 1
-                event = self._decode(rec)
-                if event is not None:
-                    yield event
-                pos = end
-                continue
-            # a block outside the grammar: expat, under the root's start tag
-            x = _ExpatEvents(self, resumed=True, started=started - 1)
-            x.parser.Parse(stub, False)
-            origin = _origin(buf, mark, pos, lines, col, len(stub))
-            error = None
-            try:
-                x.parser.Parse(buf[pos:end], False)
-            except pyexpat.ExpatError as exc:
-                error = exc
-            if error is None and x.depth == 1 and x.ended == 1 and x.started == started:
-                for rec in x.take():
-                    self.blocks_expat += 1
-                    event = self._decode(rec)
-                    if event is not None:
-                        yield event
-                pos = end
-                continue
-            if error is not None:
-                for rec in x.take():
-                    self.blocks_expat += 1
-                    event = self._decode(rec)
-                    if event is not None:
-                        yield event
-                line, column = _mapped(origin, error.lineno, error.offset)
-                raise self._xml_error(line, column, pyexpat.errors.messages[error.code], x.started) from None
-            # the block did not end where it seemed to: the same parser reads the rest of the document
-            yield from self._expat(stream, [buf[end:]], x, origin)
-            return
-
     def _encoding_error(self, exc) -> EtwInputError:
-        why = ("an encoding Python does not know" if isinstance(exc, LookupError) else
-               "an encoding the XML parser (expat) cannot read: it reads UTF-8, UTF-16 and one-byte encodings")
-        return EtwInputError(f"{self.name}: the XML declaration names {why} ({exc}); save the trace as UTF-8 or "
-                             f"UTF-16 (tracerpt writes UTF-8)", field="encoding")
+        # LookupError: no Python codec; ValueError: a codec expat cannot take (multi-byte, stateful)
+        what = "Python does not know" if isinstance(exc, LookupError) else "expat cannot read"
+        return EtwInputError(f"{self.name}: the XML declaration names an encoding {what} ({exc}); "
+                             f"save the trace as UTF-8 or UTF-16 (tracerpt writes UTF-8)", field="encoding")
 
     def _xml_error(self, line, column, reason, started) -> EtwInputError:
         if not self._root_seen:
@@ -838,32 +247,6 @@ class _Where:
         return format(str(self), spec)
 
 
-def _advance(buf: bytes, start: int, stop: int, lines: int, col: int, breaks: int | None = None) -> tuple:
-    """(line breaks, column) at buf[stop], from those at buf[start]; expat counts CRLF, CR and LF as one
-    break.  ``breaks``: the count, when known (a plain match of a shape)."""
-    if breaks is None:
-        cr = buf.count(b"\r", start, stop)
-        breaks = buf.count(b"\n", start, stop) + (cr and cr - buf.count(b"\r\n", start, stop))
-    if not breaks:
-        return lines, col + stop - start
-    return lines + breaks, stop - max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop)) - 1
-
-
-def _line_breaks(text: str) -> int:
-    return text.count("\n") + text.count("\r") - text.count("\r\n")
-
-
-def _origin(buf: bytes, mark: int, pos: int, lines: int, col: int, stub: int) -> tuple:
-    lines, col = _advance(buf, mark, pos, lines, col)
-    return (col - stub, lines + 1, stub)
-
-
-def _mapped(origin: tuple, line: int, column: int) -> tuple:
-    """A resumed parser's (line, column) in the file: its first line is the block's line, after the stub."""
-    shift, first, _stub = origin
-    return (first + line - 1, column + shift) if line == 1 else (first + line - 1, column)
-
-
 _NUMBERS: dict = {}  # System texts seen (ids, versions, process and thread ids) -> their value
 
 
@@ -887,30 +270,6 @@ def _system_number_of(text, name: str, where: str, number: int) -> int:
         except ValueError:
             pass
     raise EtwInputError(f"{where}: System/{name} = {s!r} is not a number", event=number, field=name)
-
-
-def _guard(reader: TraceReader):
-    """An expat parser for the prolog that refuses DOCTYPE and entity declarations."""
-    g = pyexpat.ParserCreate()
-    g.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def doctype(name, *args):
-        raise EtwInputError(f"{reader.name}: refusing a <!DOCTYPE {name}> declaration: a trace has none, and a "
-                            f"DTD can define entities (billion laughs, external files); nothing was expanded",
-                            field="DOCTYPE")
-
-    def entity(name, *args):
-        raise EtwInputError(f"{reader.name}: refusing the entity declaration {name!r}: nothing was expanded",
-                            field="ENTITY")
-
-    def root(name, attrs):
-        reader._root_at = g.CurrentByteIndex
-        raise _RootSeen
-
-    g.StartDoctypeDeclHandler = doctype
-    g.EntityDeclHandler = entity
-    g.StartElementHandler = root
-    return g
 
 
 def _name_of(source) -> str:

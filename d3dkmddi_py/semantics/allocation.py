@@ -8,9 +8,9 @@ SupportedWriteSegmentSet alone; before, a preference may name a segment of eithe
 from __future__ import annotations
 
 from .._records import dataclass
-from .._spec.base import PAGE_SIZE
 from ..errors import InvalidFieldValue
 from ..names import InterfaceVersion, parse_abi
+from ._effective import effective_mask, effective_source, page_rounded
 from ._view import View, coerce_layout
 from .checks import flags_member  # noqa: F401 (re-exported)
 from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet
@@ -35,16 +35,9 @@ class EffectiveSegmentSet:
 
 
 def _effective(view: View) -> EffectiveSegmentSet:
-    write = view["SupportedWriteSegmentSet"]
-    read = view["SupportedReadSegmentSet"]
-    wddm2 = view.version >= InterfaceVersion.WDDM2_0
-    if wddm2:
-        note = "from WDDM2_0 the video memory manager ignores SupportedReadSegmentSet"
-        if view.version >= InterfaceVersion.WDDM3_2:
-            note += " (that word may be MmuSet)"
-        return EffectiveSegmentSet(_set(write, wddm2), "SupportedWriteSegmentSet", note)
-    return EffectiveSegmentSet(_set(read | write, wddm2), "SupportedReadSegmentSet | SupportedWriteSegmentSet",
-                               "before WDDM2_0 preferences may name segments of either set")
+    mask = effective_mask(view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"], view.version)
+    source, note = effective_source(view.version)
+    return EffectiveSegmentSet(_set(mask, view.version >= InterfaceVersion.WDDM2_0), source, note)
 
 
 def _set(mask: int, wddm2: bool) -> SegmentSet:
@@ -66,7 +59,6 @@ def in_set(s: SegmentSet, segment_id: int) -> bool:
 
 def effective_size(size: int, abi: str = "x64") -> int:
     """Size rounded up to the native host page size (4 KB), as the video memory manager uses it."""
-    page = PAGE_SIZE[parse_abi(abi)]
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise InvalidFieldValue("DXGK_ALLOCATIONINFO", "Size", size, "an unsigned integer", "is not a size")
-    return -(-size // page) * page
+    return page_rounded(size, parse_abi(abi))

@@ -1,105 +1,28 @@
-"""Every documented rule, written once over named fields, and the two runners that execute it.
-
-A rule's predicate is an expression over an accessor ``r``: ``r["Size"]``, ``r.bit("Agp")``,
-``r.pick(cond, a, b)``, ``r.lookup(table, index)``, combined with ``& | == != < >`` and
-``NOT(x)``.  The same expression is evaluated on one record (``View``: ints and bools) and on
-whole columns (``Cols``: NumPy arrays), so the record and column findings cannot drift apart.
-Messages are one template per rule, formatted only for the records that break it.
+"""Every documented rule, written once over named fields (see ``engine`` for the Check, its
+expressions and the two runners), grouped by family: segment flags, reserved bits, allocation
+flags, preferences, descriptors, allocation info, and allocation info against an adapter.
 
 The registry (``CHECKS``) is keyed by C type name; ``checks_for`` compiles a type's checks for
 one target and adapter (version gates and adapter facts become constants) and caches them.
 """
 from __future__ import annotations
 
-import string
-from collections.abc import Callable  # not typing's: importing typing costs 3 ms of start-up
+from .._records import dataclass
 from functools import lru_cache
 
-from .._records import dataclass, replace
 from .._spec import CONSTS, ENUMS
 from .._spec.base import PAGE_SIZE
-from ..errors import UnsupportedTarget
 from ..layout import TypeLayout, record_leaves, typedef_layout
+from ..errors import UnsupportedTarget
 from ..names import InterfaceVersion, parse_version
-from ._rules import RULES, Finding
+from ._effective import effective_mask, effective_source, page_rounded
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 from .segments import SegmentFlag, describe_segment_set, segment_set
+from .engine import NOT, Check, Cols, column_messages, leaves_read, run_columns, run_record  # noqa: F401 (public here too)
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
 SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
 ALIGN_64KB = PAGE_SIZE["x64"] << dict(ENUMS["DXGK_PAGESIZE"].values)["DXGK_PAGESIZE_64KB"]
-
-
-def NOT(x):  # noqa: N802 - reads as the logical operator it is
-    """Logical not for an int, a bool or a NumPy column alike (``~`` is not: ~True is -2)."""
-    return x == 0
-
-
-@dataclass(frozen=True, eq=False)
-class Check:
-    """One rule applied at one field: ``when(r)`` selects the records that break it.
-
-    ``value(r)`` is the number the finding reports (default: the field's own value);
-    ``message`` is formatted with the record's leaves by name (``{Size:#x}``) plus
-    ``params(r)``, a dict computed for the breaking record only.  ``prefix`` places the
-    check inside a larger record (``FlagsWddm2.``).
-    """
-
-    rule_id: str
-    field: str
-    when: Callable
-    message: str
-    value: Callable | None = None
-    params: Callable | None = None
-    prefix: str = ""
-    columnar: bool = False  # params (if any) are column expressions too, so messages format from columns
-
-    def under(self, prefix: str) -> "Check":
-        return replace(self, prefix=prefix + self.prefix)
-
-    @property
-    def path(self) -> str:
-        return self.prefix + self.field
-
-    def report(self, r) -> int:
-        return self.value(r) if self.value is not None else r.get(self.field, 1)
-
-    @property
-    def static(self) -> bool:
-        """The message reads no value of the record (so it can be written once)."""
-        return self.params is None and "{" not in self.message
-
-    def text(self, view: View) -> str:
-        """The message for one record already known to break the rule."""
-        if self.static:
-            return self.message
-        sub = view.sub_prefix(self.prefix) if self.prefix else view
-        if self.params is None:  # the template reads leaves only: read just those
-            return self.message.format_map({name: sub[name] for name in _template_fields(self.message)})
-        return self.message.format_map(_Fields(sub, self.params(sub)))
-
-    def finding(self, view: View, where: str = "") -> Finding:
-        """The finding on a record already known to break the rule."""
-        sub = view.sub_prefix(self.prefix) if self.prefix else view
-        rule = RULES[self.rule_id]
-        return Finding(self.rule_id, rule.severity, where + self.path, int(self.report(sub)), self.text(view),
-                       rule.reference)
-
-
-@lru_cache(maxsize=None)
-def _template_fields(template: str) -> tuple:
-    return tuple({name for _text, name, _spec, _conv in string.Formatter().parse(template) if name})
-
-
-class _Fields(dict):
-    """Template fields: the derived params, else a leaf of the record by its name."""
-
-    def __init__(self, view: View, params: dict):
-        super().__init__(params)
-        self.view = view
-
-    def __missing__(self, key):
-        return self.view[key]
 
 
 # ---------------------------------------------------------------- flag words
@@ -340,7 +263,7 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
     out.append(Check("DESC.SIZE_PAGE_MULTIPLE", "Size",
                      lambda r: ((r["Size"] & (page - 1)) != 0) & NOT(r.bit("Flags.Agp")),
                      f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB (the next multiple is {{next:#x}})",
-                     params=lambda r: {"next": -(-r["Size"] // page) * page}))
+                     params=lambda r: {"next": page_rounded(r["Size"], abi)}))
     if "CommitLimit" in present:
         out.append(Check("DESC.COMMITLIMIT_MEMORY", "CommitLimit",
                          lambda r: NOT(r.bit("Flags.Aperture") | r.bit("Flags.Agp")) & (r["CommitLimit"] != r["Size"]),
@@ -412,15 +335,12 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
     out += [c.under("PreferredSegment.") for c in _segment_preference()]
 
     def effective(r):
-        return r["SupportedWriteSegmentSet"] if wddm2 else r["SupportedReadSegmentSet"] | r["SupportedWriteSegmentSet"]
+        return effective_mask(r["SupportedReadSegmentSet"], r["SupportedWriteSegmentSet"], version)
 
     def system(r):
         return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
 
-    source = "SupportedWriteSegmentSet" if wddm2 else "SupportedReadSegmentSet | SupportedWriteSegmentSet"
-    note = ("from WDDM2_0 the video memory manager ignores SupportedReadSegmentSet"
-            + (" (that word may be MmuSet)" if version >= InterfaceVersion.WDDM3_2 else "")) if wddm2 \
-        else "before WDDM2_0 preferences may name segments of either set"
+    source, note = effective_source(version)
     page = PAGE_SIZE[abi]
     out += [
         Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
@@ -431,7 +351,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
               "PitchAlignedSize = {PitchAlignedSize:#x} is smaller than Size = {Size:#x}"),
         Check("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", "Size", lambda r: (r["Size"] & (page - 1)) != 0,
               f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB; the effective size is {{effective:#x}}",
-              params=lambda r: {"effective": -(-r["Size"] // page) * page}),
+              params=lambda r: {"effective": page_rounded(r["Size"], abi)}),
     ]
     slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
     for i in range(slots):
@@ -591,13 +511,8 @@ def _same_target(adapter, layout: TypeLayout) -> None:
 
 
 def record_hits(layout: TypeLayout, view: View, adapter=None) -> list:
-    """(check, reported value) of every rule one record breaks: the scalar runner."""
-    out = []
-    for c in checks_for(layout, adapter):
-        sub = view.sub_prefix(c.prefix) if c.prefix else view
-        if c.when(sub):
-            out.append((c, c.report(sub)))
-    return out
+    """(check, reported value) of every rule one record breaks."""
+    return run_record(checks_for(layout, adapter), view)
 
 
 def check_record(layout: TypeLayout, data, adapter=None, where: str = "") -> list:
@@ -606,79 +521,6 @@ def check_record(layout: TypeLayout, data, adapter=None, where: str = "") -> lis
     return [c.finding(view, where) for c, _value in record_hits(layout, view, adapter)]
 
 
-class Cols:
-    """The column accessor: the same names as View, one NumPy array per leaf."""
-
-    __slots__ = ("np", "columns", "prefix", "count")
-
-    def __init__(self, np, columns, prefix: str = ""):
-        self.np, self.columns, self.prefix, self.count = np, columns, prefix, columns.count
-
-    def sub_prefix(self, prefix: str) -> "Cols":
-        return Cols(self.np, self.columns, self.prefix + prefix)
-
-    def __getitem__(self, path: str):
-        return self.columns[self.prefix + path]
-
-    def get(self, path: str, default=0):
-        key = self.prefix + path
-        return self.columns[key] if key in self.columns else default
-
-    def bit(self, path: str):
-        key = self.prefix + path
-        if key not in self.columns:
-            return self.np.zeros(self.count, dtype=bool)
-        return self.columns[key] != 0
-
-    def pick(self, cond, a, b):
-        return self.np.where(cond, a, b)
-
-    def lookup(self, table, index):
-        return self.np.asarray(table)[index]
-
-
-def column_messages(check: Check, columns, np, rows) -> list:
-    """The messages of a check for the given rows, formatted from the columns (no view per record);
-    only for a check whose template reads leaves or whose params are column expressions."""
-    acc = Cols(np, columns).sub_prefix(check.prefix) if check.prefix else Cols(np, columns)
-    params = check.params(acc) if check.params is not None else {}
-    names = [n for n in _template_fields(check.message) if n not in params]
-    keys = list(params) + names
-    picked = rows.tolist()
-    lists = [[params[k][i] for i in picked] if isinstance(params[k], list) else np.asarray(params[k])[rows].tolist()
-             for k in params] + [acc[n][rows].tolist() for n in names]
-    positional = _positional(check.message, tuple(keys))
-    if positional is not None and lists:
-        return list(map(positional.format, *lists))
-    return [check.message.format_map(dict(zip(keys, values))) for values in zip(*lists)]
-
-
-@lru_cache(maxsize=None)
-def _positional(template: str, keys: tuple) -> str | None:
-    """The template with its named fields numbered by ``keys`` (so a column formats with ``map``, no
-    dict per row), or None when a field is more than a plain name."""
-    out = []
-    for text, name, spec, conv in string.Formatter().parse(template):
-        out.append(text.replace("{", "{{").replace("}", "}}"))
-        if name is None:
-            continue
-        if name not in keys or "{" in (spec or ""):
-            return None
-        out.append("{" + str(keys.index(name)) + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}")
-    return "".join(out)
-
-
 def column_hits(layout: TypeLayout, columns, np, adapter=None):
-    """(check, record rows, values) for every check that some row breaks: the column runner."""
-    cols = Cols(np, columns)
-    for c in checks_for(layout, adapter):
-        acc = cols.sub_prefix(c.prefix) if c.prefix else cols
-        hit = c.when(acc)
-        if np.ndim(hit) == 0:  # a predicate that reads no column
-            hit = np.full(cols.count, bool(hit))
-        rows = np.flatnonzero(hit)
-        if rows.size:
-            value = c.report(acc)
-            values = (np.full(rows.size, int(value), dtype=np.uint64) if np.ndim(value) == 0
-                      else np.asarray(value)[rows])
-            yield c, rows, values
+    """(check, record rows, values) for every rule that some row breaks."""
+    return run_columns(checks_for(layout, adapter), columns, np)

@@ -5,7 +5,7 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import xmlreader
+from d3dkmddi_py.etw import xmlfast
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import NS, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event
@@ -158,7 +158,7 @@ def test_repeated_blocks_read_through_a_learnt_shape_give_the_same_events(name):
 
 
 def test_a_shape_only_takes_blocks_of_its_exact_markup():
-    blocks = xmlreader._Blocks("")
+    blocks = xmlfast._Blocks("")
     first = ALLOC.strip().encode()
     assert blocks.read(first) is not None and len(blocks.shapes) == 1
     (shapes,) = blocks.shapes.values()
@@ -186,7 +186,7 @@ def test_prologs(prolog):
 def test_a_block_longer_than_the_limit_leaves_the_rest_to_expat(monkeypatch):
     """A block not complete within BLOCK_LIMIT bytes is not buffered further: expat streams the rest."""
     data = trace(SEG, NOISE, ALLOC, NOISE, ALLOC)
-    monkeypatch.setattr(xmlreader, "BLOCK_LIMIT", 300)
+    monkeypatch.setattr(xmlfast, "BLOCK_LIMIT", 300)
     result, r = same(data, 64)
     assert len(result[0]) == 3 and (r.blocks_fast, r.blocks_expat) == (0, 5)
 
@@ -239,7 +239,7 @@ def test_the_plain_expression_takes_a_block_only_when_the_strict_one_would(old, 
     """A learnt shape's plain expression lets any text through its slots; what it lets through that
     the grammar refuses (control characters, "<", line breaks to normalise) must reach the strict
     expression or expat, with the same events, errors, lines and columns."""
-    blocks = xmlreader._Blocks("")
+    blocks = xmlfast._Blocks("")
     later = odd(ALLOC, old, new).strip()
     blocks.read(ALLOC.strip().encode())
     blocks.read(later.encode("latin-1"))
@@ -257,3 +257,19 @@ def test_line_numbers_after_many_plain_matches():
     assert result[0] == "error" and r.blocks_fast == 2002
     line = data[:data.index(b"<oops>")].count(b"\n") + 1
     assert f"line {line}, column 10" in result[1]  # at the mismatched </Events>
+
+
+# cases the differential fuzz (test_fastpath_fuzz.py) found: positions the fast path counted otherwise than expat
+def test_a_byte_order_mark_is_one_column_like_expat():
+    same(b"\xef\xbb\xbf<Events>")
+
+
+def test_a_carriage_return_at_the_very_end_is_no_line_break_like_expat():
+    same(b"\xef\xbb\xbf<Events>\r")
+    same(trace(SEG)[:-2] + b"<\r")
+
+
+def test_a_non_ascii_block_counts_columns_in_characters_like_expat():
+    block = ODD["non-ascii"].replace("\r\n", " ")
+    result, r = same(trace(block + " <" + ALLOC))
+    assert result[0] == "error" and "column" in result[1] and r.blocks_expat == 1

@@ -53,3 +53,35 @@ def all_ones(leaf) -> int:
 def unit_bytes(mask: int, offset: int, size: int) -> bytes:
     """A zeroed object of ``size`` bytes with ``mask`` written little-endian at ``offset``."""
     return (mask << (8 * offset)).to_bytes(size, "little")
+
+
+_LEAF_FACTS = ("path", "offset", "bit_offset", "bit_width", "c_type", "size", "is_bitfield", "signed")
+
+
+def leaf_facts(leaves) -> tuple:
+    return tuple(tuple(getattr(leaf, k) for k in _LEAF_FACTS) for leaf in leaves)
+
+
+def spec_layout(name: str, abi: str, version) -> tuple:
+    """(size, alignment, leaves) of a type at a target as the table gives it (no ctypes)."""
+    from d3dkmddi_py.layout import type_layout
+
+    lay = type_layout(name, abi, int(version))
+    return (lay.size, lay.align, leaf_facts(lay.leaves))
+
+
+def class_layout(cls) -> tuple:
+    """(size, alignment, leaves) of a ctypes class as ctypes lays it out."""
+    import ctypes
+
+    return (ctypes.sizeof(cls), ctypes.alignment(cls), leaf_facts(kmd.leaves(cls)))
+
+
+def by_layout(cases) -> dict:
+    """(name, spec layout) -> the (abi, version, name) cases that share it, in order: a check whose
+    outcome depends only on the layout runs once per group (CPython's test_generated_structs does
+    the same); ``test_layout_groups`` holds every member's class to its group's layout."""
+    groups: dict = {}
+    for abi, version, name in cases:
+        groups.setdefault((name, spec_layout(name, abi, version)), []).append((abi, version, name))
+    return groups

@@ -27,7 +27,7 @@ def alloc_flags(type_name: str, *names, target=NEWEST) -> int:
     return obj.Value
 
 
-def adapter(version="WDDM3_2", abi="x64") -> sem.Adapter:
+def adapter(version=NEWEST.interface_version.name, abi="x64") -> sem.Adapter:
     """Segment 1: local memory in 4 banks with 64 KB pages (from WDDM2_0); 2: CPU-visible, pitch-aligned; 3: aperture."""
     big = F.Use64KBPages if kmd.target(abi, version).interface_version >= kmd.InterfaceVersion.WDDM2_0 else 0
     return sem.Adapter.build(

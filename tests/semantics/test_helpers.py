@@ -175,7 +175,7 @@ def test_priority_text_names_the_band():
 def test_adapter_build_defaults_and_queries():
     ad = adapter()
     assert ad.segment_count == 3 and ad.segment_ids == (1, 2, 3)
-    assert ad.abi == "x64" and ad.interface_version is kmd.InterfaceVersion.WDDM3_2
+    assert ad.abi == "x64" and ad.interface_version is NEWEST.interface_version
     assert type(ad.descriptor(1))._c_name_ == "DXGK_SEGMENTDESCRIPTOR3" and ad.descriptor(4) is None
     assert ad.nb_of_banks(1) == 4 and ad.is_aperture(3) and not ad.is_aperture(1)
     assert ad.descriptor(2).CommitLimit == ad.descriptor(2).Size == 1 << 26
@@ -296,7 +296,7 @@ def test_every_rule_quotes_a_sentence_and_states_its_predicate():
 
 def test_explain_lists_fields_meanings_and_the_sentence_of_each_finding():
     text = sem.explain(seg("Agp", "CpuVisible"), "DXGK_SEGMENTFLAGS")
-    assert text.splitlines()[0] == "DXGK_SEGMENTFLAGS at x64 WDDM3_2 (0x11007), 4 bytes"
+    assert text.splitlines()[0] == f"DXGK_SEGMENTFLAGS at {NEWEST.label}, 4 bytes"
     assert "Value" in text and "Agp | CpuVisible" in text
     assert "ERROR SEGFLAGS.AGP_EXCLUSIVE at Agp = 0x1" in text
     assert sem.RULES["SEGFLAGS.AGP_EXCLUSIVE"].sentence in text
@@ -353,3 +353,18 @@ def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_v
         assert flags2 in text
     else:
         assert "no Flags2" not in text and "Flags2.Value" in text
+
+
+def test_page_rounding_and_the_effective_set_are_one_function_each():
+    """The record path (allocation.py), the rules (checks.py) and explain read the same two functions."""
+    import inspect
+
+    from d3dkmddi_py._spec.base import PAGE_SIZE
+    from d3dkmddi_py.semantics import _effective, allocation, checks
+
+    page = PAGE_SIZE["x64"]
+    assert [_effective.page_rounded(n) for n in (0, 1, page, page + 1)] == [0, page, page, 2 * page]
+    assert allocation.effective_size(page + 1) == 2 * page
+    for module in (allocation, checks):
+        text = inspect.getsource(module)
+        assert "// page" not in text and '["SupportedReadSegmentSet"] |' not in text

@@ -8,25 +8,25 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import semantics as sem
-from tests.semantics.cases import KB64, adapter, alloc, alloc_flags, descriptor, seg
+from tests.semantics.cases import KB64, NEWEST, adapter, alloc, alloc_flags, descriptor, seg
 
 W2 = "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"
 SF = "DXGK_SEGMENTFLAGS"
 
 
-def t(version="WDDM3_2", abi="x64"):
+def t(version=NEWEST.interface_version.name, abi="x64"):
     return kmd.target(abi, version)
 
 
-def flags(value, version="WDDM3_2", abi="x64"):
+def flags(value, version=NEWEST.interface_version.name, abi="x64"):
     return dict(value=value, type_name=SF, target=t(version, abi))
 
 
-def word(type_name, *names, version="WDDM3_2"):
+def word(type_name, *names, version=NEWEST.interface_version.name):
     return dict(value=alloc_flags(type_name, *names, target=t(version)), type_name=type_name, target=t(version))
 
 
-def with_adapter(a, version="WDDM3_2"):
+def with_adapter(a, version=NEWEST.interface_version.name):
     return dict(value=a, adapter=adapter(version))
 
 
