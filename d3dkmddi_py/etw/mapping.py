@@ -152,7 +152,7 @@ def rule_reasons(checks=None) -> dict:
     default the semantics registry."""
     from ..semantics.checks import CHECKS, AdapterFacts
     from ..semantics.engine import leaves_read
-    from ..target import INTERFACE_VERSIONS
+    from .._spec.versions import INTERFACE_VERSIONS
 
     facts = AdapterFacts(2, 1, 1, 1, (True,) * 32, (2,) * 32)  # every adapter rule is built
     build = checks or (lambda abi, version, name, f: CHECKS[name](abi, version, f))

@@ -5,33 +5,20 @@ from __future__ import annotations
 
 import ast
 import ctypes
-import pathlib
 import shutil
 import subprocess
 
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py._cgen import STUB_PATH, render_headers, render_stub
+from d3dkmddi_py._cgen import render_headers, render_stub
 from d3dkmddi_py._spec import TYPEDEFS
 from tests.conftest import count, require
 
-HEADERS = pathlib.Path(kmd.get_include())
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from tests.compiler.freshness import HEADERS, stale_files
 
 VERSIONS = list(kmd.InterfaceVersion)
 MODES = {"x64": ["-m64"], "x86": ["-m32"], "x86-ms-bitfields": ["-m32", "-mms-bitfields"]}
-
-
-def stale_files(headers: dict, stub: str, include=HEADERS, repo=REPO) -> list:
-    """The generated files whose checked-in copy differs from ``headers``/``stub`` (or is missing
-    or left over)."""
-    on_disk = {p.name: p.read_text() for p in include.glob("*.h")}
-    stale = [f"{include.name}/{n}" for n in sorted(set(on_disk) | set(headers)) if on_disk.get(n) != headers.get(n)]
-    stub_path = repo / STUB_PATH
-    if not stub_path.is_file() or stub_path.read_text() != stub:
-        stale.append(STUB_PATH)
-    return stale
 
 
 def test_checked_in_headers_and_stub_are_fresh():

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 
-from tests.compiler.test_headers import REPO, stale_files
+from tests.compiler.freshness import REPO, stale_files
 from tests.conftest import require
 
 NEW_NAME, NEW_VALUE = "WDDM3_3", 0x12001

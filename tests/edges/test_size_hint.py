@@ -8,7 +8,7 @@ from d3dkmddi_py.errors import BulkInputError
 from d3dkmddi_py.layout import type_layout
 from d3dkmddi_py.span import check_range
 
-from .test_cli_edges import WDDM3_0, cli, one_line
+from .commandline import WDDM3_0, cli, one_line
 
 X64 = type_layout("DXGK_ALLOCATIONINFO", "x64", 0xF003)
 X86 = type_layout("DXGK_ALLOCATIONINFO", "x86", 0xF003)
