@@ -146,10 +146,12 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                 ["d3dkmddi demo", "d3dkmddi demo --json"])
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    q = command("etw", "decode and validate the segment and allocation events of a DxgKrnl trace (tracerpt XML)",
+    q = command("etw", "decode and validate the segment and allocation events of a DxgKrnl trace (.etl or XML)",
                 "Read a GPU trace's Microsoft-Windows-DxgKrnl events (ReportSegment, AdapterAllocation), decode them\n"
-                "into the mirror structures and check each allocation against its adapter's segments.",
-                ["d3dkmddi etw trace.xml --ddi WDDM2_7", "d3dkmddi etw sample --json"])
+                "into the mirror structures and check each allocation against its adapter's segments.  The trace\n"
+                "is an .etl file (read directly, on any system) or tracerpt's or Event Viewer's XML of one.",
+                ["d3dkmddi etw trace.etl --ddi WDDM2_7", "d3dkmddi etw trace.etl --summary",
+                 "d3dkmddi etw sample --json"])
     if "etw" in argv:  # its options load the ETW schema: only when the command is etw
         from .etw import command as etw_command
 

@@ -2,8 +2,9 @@
 and the allocations the kernel creates (AdapterAllocation Start / Stop / DCStart), decoded into the
 mirror structures and checked against the documented rules that hold for them.
 
-``read(source)`` streams a tracerpt or Event Viewer XML trace; ``from_records(dicts)`` takes the
-output of any other ETW reader; ``adapters(events, target=...)`` groups them per adapter.
+``read(source)`` streams an .etl file or its tracerpt / Event Viewer XML (told apart by content);
+``summary(source)`` says what any .etl file holds; ``from_records(dicts)`` takes the output of any
+other ETW reader; ``adapters(events, target=...)`` groups them per adapter.
 ``MAPPING`` and ``RULES_APPLY`` are the evidence: which event field fills which mirror member, and
 which rules apply to the kernel's view of these values.
 """
@@ -15,9 +16,9 @@ from .mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type
 from .model import AdapterTrace, AllocationEntry, SegmentEntry, Tracker, adapters
 from .schema import (KERNEL_FLAGS, KINDS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)
-from .xmlreader import TraceReader, read
+from .xmlreader import TraceReader, read, summary
 
-__all__ = ["read", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker", "AdapterTrace",
+__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker", "AdapterTrace",
            "SegmentEntry", "AllocationEntry", "AllocationFlag", "UsageFlag", "SHARED_FLAGS", "KERNEL_FLAGS",
            "KINDS", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY", "REASONS", "applies",
            "descriptor_type", "mapping_table", "Packer", "packer", "flag_names"]

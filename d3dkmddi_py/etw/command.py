@@ -22,7 +22,7 @@ from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
-from .xmlreader import read
+from .xmlreader import read, summary
 
 FORMATS = ("csv", "jsonl", "parquet")
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
@@ -35,13 +35,17 @@ CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="FILE",
-                        help="a tracerpt (-of XML) or Event Viewer XML trace, '-' for standard input, or the word "
-                             "'sample' for the bundled trace (a file named sample: ./sample)")
+                        help="an .etl file, or its XML (tracerpt -of XML, Event Viewer), told apart by content; '-' "
+                             "for standard input, or the word 'sample' for the bundled trace (a file named sample: "
+                             "./sample)")
     parser.add_argument("--abi", default="x64", help=f"the traced machine's ABI: {', '.join(ABIS)} (default x64)")
     parser.add_argument("--ddi", default=NEWEST.name, metavar="VERSION",
                         help=f"the driver's DXGKDDI_INTERFACE_VERSION (the trace does not say it): a name (WDDM2_0) "
                              f"or a number; default {NEWEST.name}")
     parser.add_argument("--json", action="store_true", help="one JSON object per decoded event")
+    parser.add_argument("--summary", action="store_true",
+                        help="what an .etl file holds, whatever its providers: the log-file header's facts and the "
+                             "events per provider and id (one JSON object with --json)")
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="one row per AdapterAllocation event with its findings, as columns")
     parser.add_argument("--output", "-o", metavar="PATH", help="where --format writes (default standard output)")
@@ -63,6 +67,10 @@ def run(args, stdout) -> int:
     if args.output is not None and not args.format:
         raise EtwInputError("--output is for --format csv, jsonl or parquet; text and --json go to standard output")
     source, name, path = _source(args)
+    if args.summary:
+        if args.format or args.output is not None:
+            raise EtwInputError("--summary writes text, or JSON with --json; not --format or --output")
+        return _summary(summary(source, name=name), args.json, stdout)
     reader = read(source, name=name)
     tracker = Tracker(tgt)
     if args.format:
@@ -70,6 +78,33 @@ def run(args, stdout) -> int:
     if args.json:
         return _json(reader, tracker, stdout)
     return _text(reader, tracker, stdout, name)
+
+
+# ------------------------------------------------------------------ --summary
+_SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("windows_build", "Windows build"),
+                  ("pointer_size", "pointer size"), ("processors", "processors"), ("buffer_size", "buffer size"),
+                  ("start_time", "start"), ("end_time", "end"), ("clock", "clock"), ("perf_freq", "clock frequency"),
+                  ("timer_resolution", "timer resolution"), ("events_lost", "events lost"),
+                  ("buffers_lost", "buffers lost"), ("buffers_written", "buffers written"), ("buffers", "buffers read"),
+                  ("events", "events"))
+
+
+def _summary(facts: dict, as_json: bool, stdout) -> int:
+    if as_json:
+        stdout.write(json.dumps(facts) + "\n")
+        return 0
+    w = stdout.write
+    w(f"d3dkmddi etw --summary: {facts['file']}\n")
+    for key, label in _SUMMARY_FACTS:
+        w(f"  {label + ':':<18} {facts[key] if facts[key] is not None else '-'}\n")
+    w(f"  {'event headers:':<18} " + ", ".join(f"{n} {k}" for k, n in facts["header_kinds"].items()) + "\n")
+    w(f"\n{len(facts['providers'])} providers, most events first:\n")
+    for p in facts["providers"]:
+        ids = ", ".join(f"{k}: {n}" for k, n in list(p["ids"].items())[:8])
+        more = f", ... ({len(p['ids'])} ids)" if len(p["ids"]) > 8 else ""
+        w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
+        w(f"             ids {ids}{more}\n")
+    return 0
 
 
 # ------------------------------------------------------------------ JSON lines, as the events come

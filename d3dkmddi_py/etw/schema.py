@@ -78,6 +78,15 @@ ALLOCATION_FIELDS = (
 # Fields later versions add (version 3 of events 33-35).
 EXTRA_FIELDS = {"PageTableOrDirectory": BOOLEAN}
 FIELDS = {REPORT_SEGMENT: SEGMENT_FIELDS, ADAPTER_ALLOCATION: ALLOCATION_FIELDS}
+# Each version's template, in the order its payload holds the fields (an .etl payload is read by
+# position): ReportSegment version 1; AdapterAllocation version 2 (the manifest's) and version 3,
+# which adds PageTableOrDirectory after the version-2 fields.
+TEMPLATES = {
+    REPORT_SEGMENT: {1: SEGMENT_FIELDS},
+    ADAPTER_ALLOCATION: {2: ALLOCATION_FIELDS, 3: ALLOCATION_FIELDS + tuple(EXTRA_FIELDS.items())},
+}
+# Bytes per in-type in a payload; a Pointer's is the event's pointer size.
+IN_TYPE_BYTES = {UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8, BOOLEAN: 4}
 
 # The manifest's Stop template maps Format to the D3DFormat value map; its names are kept as text.
 FORMAT_NAME_PREFIX = "D3DDDIFMT_"

@@ -10,7 +10,8 @@ import pyexpat
 from ..errors import EtwInputError
 from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 
-ETL_HINT = "for an .etl file run: tracerpt FILE.etl -o FILE.xml -of XML"
+ETL_HINT = ("give an .etl file (read directly: its first buffer holds the log-file header), or tracerpt's "
+            "or Event Viewer's XML of one")
 
 _SEP = "}"  # expat's namespace separator: names arrive as "uri}local" or "local"
 _EVENT_NAMES = {EVENT_NAMESPACE + _SEP + "Event": EVENT_NAMESPACE + _SEP, "Event": ""}

@@ -1,4 +1,5 @@
-"""Streaming reader of tracerpt / Event Viewer XML: constant memory, no DTD, no entities, no element tree.
+"""Streaming reader of a trace: an .etl file (``etlreader``) or tracerpt / Event Viewer XML, told
+apart by their first bytes.  The XML is read in constant memory, no DTD, no entities, no element tree.
 
 Three parts: the prolog guard (``xmlguard``) refuses any DOCTYPE or entity declaration before the
 root starts; the expat reader (``xmlexpat``) reads any well-formed document; the fast path
@@ -13,7 +14,7 @@ import os
 import pyexpat
 
 from ..errors import EtwInputError
-from . import xmlfast
+from . import etlfile, etlreader, xmlfast
 from .events import Event, parse_fields
 from .schema import EVENT_NAMESPACE, KINDS, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
@@ -25,7 +26,8 @@ CHUNK = 1 << 18
 class TraceReader:
     """Iterate to get the DxgKrnl events of a trace (``Event``), in order; then read the counts.
 
-    ``source``: a path, a binary or text file object, or bytes.  Events of other providers and other
+    ``source``: a path, a binary or text file object, or bytes: an .etl file or its XML.  After
+    iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Events of other providers and other
     DxgKrnl events are skipped and counted (``other_providers``, ``other_dxgkrnl``); ``total`` counts
     every <Event>.  A trace can be iterated once.  ``fast=False`` reads every block with expat (the
     fast path's oracle in the tests); ``blocks_fast`` / ``blocks_expat`` say how the blocks were read.
@@ -41,6 +43,8 @@ class TraceReader:
         self.providers: dict = {}  # name or GUID -> events skipped
         self.blocks_fast = 0
         self.blocks_expat = 0
+        self.format = None
+        self.etl_header = None
         self._used = False
         self._root_seen = False  # the root element started: the input is XML
         self._root_at = None  # byte offset of the root start tag, from the guard
@@ -80,7 +84,13 @@ class TraceReader:
     def _events(self):
         stream, owned = self._open()
         try:
-            yield from self._parse(stream)
+            head = self._read(stream)
+            if isinstance(head, bytes) and etlfile.is_etl(head):
+                self.format = "etl"
+                yield from etlreader.events(self, stream, head)
+            else:
+                self.format = "xml"
+                yield from self._parse(stream, head)
         finally:
             if owned:
                 stream.close()
@@ -91,12 +101,12 @@ class TraceReader:
         except (OSError, UnicodeDecodeError) as exc:
             raise EtwInputError(f"cannot read {self.name}: {exc}") from None
 
-    def _parse(self, stream):
+    def _parse(self, stream, first):
         guard = _guard(self)
         head = []  # chunks read before the root start tag was seen
         chunk = None
         while guard is not None:
-            chunk = self._read(stream)
+            chunk, first = (first, None) if first is not None else (self._read(stream), None)
             if not chunk:
                 break
             head.append(chunk)
@@ -170,9 +180,8 @@ class TraceReader:
 
     def _xml_error(self, line, column, reason, started) -> EtwInputError:
         if not self._root_seen:
-            hint = ETL_HINT if not str(self.name).lower().endswith(".etl") else \
-                "an .etl file is binary; convert it: tracerpt FILE.etl -o FILE.xml -of XML"
-            return EtwInputError(f"{self.name} is not XML: {reason} at line {line}, column {column}; {hint}")
+            return EtwInputError(f"{self.name} is neither an .etl file nor XML: {reason} at line {line}, column "
+                                 f"{column}; {ETL_HINT}")
         inside = f" (in event #{started})" if started else ""
         return EtwInputError(f"{self.name}: not well-formed XML at line {line}, column {column}{inside}: {reason}")
 
@@ -283,8 +292,27 @@ def _name_of(source) -> str:
         return f"<{type(source).__name__}>"  # repr() of a 5000-digit int raises; the type is what matters
 
 
+def summary(source, *, name: str | None = None) -> dict:
+    """What an .etl file holds, for any provider: the log-file header's facts (pointer size, processors,
+    buffer size, start and end time, lost events and buffers) and the events per provider and id.
+
+    ``source`` as for ``read``.  An XML trace is refused: it has no log-file header.
+    """
+    reader = TraceReader(source, name=name)
+    stream, owned = reader._open()
+    try:
+        head = reader._read(stream)
+        if not isinstance(head, bytes) or not etlfile.is_etl(head):
+            raise EtwInputError(f"{reader.name} is not an .etl file (its first buffer is not a log-file header); "
+                                f"a summary reads .etl files")
+        return etlreader.summary(stream, reader.name, head)
+    finally:
+        if owned:
+            stream.close()
+
+
 def read(source, *, name: str | None = None, fast: bool = True) -> TraceReader:
-    """The DxgKrnl segment and allocation events of a tracerpt or Event Viewer XML trace, streamed.
+    """The DxgKrnl segment and allocation events of an .etl file or its tracerpt / Event Viewer XML, streamed.
 
     ``source``: a path, a file object (binary or text), or bytes.  Iterate the result for ``Event``
     values; afterwards ``total``, ``decoded``, ``other_providers``, ``other_dxgkrnl`` say what was

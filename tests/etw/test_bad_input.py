@@ -25,7 +25,7 @@ def fail(tmp_path, data: bytes, name="t.xml") -> EtwInputError:
 
 def test_not_xml(tmp_path):
     e = fail(tmp_path, b"\x00\x01ETL binary\xff", "trace.etl")
-    assert "is not XML" in str(e) and "tracerpt" in str(e)
+    assert "is neither an .etl file nor XML" in str(e) and "log-file header" in str(e)
 
 
 def test_empty_file(tmp_path):

@@ -82,7 +82,7 @@ def missing_field() -> bytes:
 
 
 BAD = {
-    "not xml": (b"\x00\x01ETL binary\xff", "is not XML"),
+    "not xml": (b"\x00\x01ETL binary\xff", "is neither an .etl file nor XML"),
     "truncated": (GOOD[:len(GOOD) // 2], "truncated"),
     "another schema": (b"<rss><channel/></rss>", "root element is <rss>"),
     "missing field": (missing_field(), "event #1 (AdapterAllocation Start, EventID 33): field hDxgGlobalAlloc "

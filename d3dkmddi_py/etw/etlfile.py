@@ -1,0 +1,608 @@
+"""The .etl container as Windows writes it: buffers (compressed ones too), the event-header kinds, and
+the log-file header.  Facts from the public headers (evntcons.h, evntrace.h, ntwmi.h as published)
+and checked against the real files in the tests; nothing here reads a payload's meaning.
+
+An .etl file is a run of buffers.  Each starts with a 0x48-byte WMI_BUFFER_HEADER: BufferSize (its
+length in the file), SavedOffset (where its events end, header included; for a compressed buffer, the
+size it decompresses to, header included), the processor that filled it, flags and a type.  Events
+follow the header, each aligned to 8 bytes; the first buffer's first event is the log-file header.
+
+Buffers are read one at a time.  Each processor fills its own buffers, so events are in time order
+within one processor's buffers, not across them: ``ordered`` merges the processors' buffers by time
+(a seekable file is read once to index its buffers, standard input is first copied to a temporary
+file), holding one buffer per processor.
+"""
+from __future__ import annotations
+
+import heapq
+import io
+import os
+import shutil
+import struct
+import tempfile
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from ..errors import EtwInputError
+from .xpress import XpressError, decompress
+
+BUFFER_HEADER = 0x48
+_BUFFER = struct.Struct("<IIIiqqQHHIIHH")  # to BufferType (0x38); 16 bytes of padding follow
+FLAG_EVENTS_LOST, FLAG_BUFFER_LOST, FLAG_PROC_INDEX, FLAG_COMPRESSED = 0x2, 0x4, 0x20, 0x40
+BUFFER_TYPE_HEADER = 4
+LARGEST_BUFFER = 1 << 26  # ETW buffers are at most 16 MB (evntrace.h); a larger one is damage
+
+# The type byte of an event's marker (TRACE_HEADER_TYPE_*, ntwmi.h).
+SYSTEM32, SYSTEM64, COMPACT32, COMPACT64 = 0x01, 0x02, 0x03, 0x04
+FULL32, INSTANCE32, PERFINFO32, PERFINFO64 = 0x0A, 0x0B, 0x10, 0x11
+EVENT32, EVENT64, FULL64, INSTANCE64 = 0x12, 0x13, 0x14, 0x15
+MESSAGE = 0x100  # a TraceMessage (WPP) record: its marker has no type byte, this stands for it
+# Whose size is where: the system, compact and perfinfo headers keep it in their second word.
+SIZE_IN_SECOND_WORD = frozenset((SYSTEM32, SYSTEM64, COMPACT32, COMPACT64, PERFINFO32, PERFINFO64))
+# Each kind's fixed header length: an event shorter than its header is damage.
+HEADER_LENGTH = {SYSTEM32: 32, SYSTEM64: 32, COMPACT32: 24, COMPACT64: 24, PERFINFO32: 16, PERFINFO64: 16,
+                 FULL32: 48, FULL64: 48, INSTANCE32: 56, INSTANCE64: 56, EVENT32: 80, EVENT64: 80, MESSAGE: 8}
+KIND_NAMES = {SYSTEM32: "system", SYSTEM64: "system", COMPACT32: "compact system", COMPACT64: "compact system",
+              PERFINFO32: "perfinfo", PERFINFO64: "perfinfo", FULL32: "full", FULL64: "full",
+              INSTANCE32: "instance", INSTANCE64: "instance", EVENT32: "EVENT_HEADER", EVENT64: "EVENT_HEADER",
+              MESSAGE: "TraceMessage"}
+CLASSIC_KERNEL = frozenset((SYSTEM32, SYSTEM64, COMPACT32, COMPACT64, PERFINFO32, PERFINFO64))
+EVENT_HEADERS = frozenset((EVENT32, EVENT64))
+_TRACE_HEADER_FLAG, _EVENT_TRACE_FLAG, _TRACE_MESSAGE_FLAG = 0x80, 0x40, 0x10  # the marker's top byte
+_PADDING = 0xFFFFFFFF  # a marker of all ones: the rest of the buffer is unused
+
+# EVENT_HEADER flags (evntcons.h)
+EXTENDED_INFO, HEADER_32_BIT, HEADER_64_BIT = 0x01, 0x20, 0x40
+EXT_TYPE_PROV_TRAITS = 0x000C  # a TraceLogging provider's traits: its name first
+
+# The kernel logger's provider: classic kernel events (system, compact and perfinfo headers) carry a
+# HookId (group << 8 | type) in place of a provider GUID, and are counted under this GUID.
+KERNEL_LOGGER_GUID = "9e814aad-3204-11d2-9a82-006008a86939"
+KNOWN_PROVIDERS = {KERNEL_LOGGER_GUID: "Windows Kernel",
+                   "802ec45a-1e99-4b83-9920-87c98277ba9d": "Microsoft-Windows-DxgKrnl"}
+
+# TRACE_LOGFILE_HEADER, the log-file header event's data: the part before its two pointers
+_LOGFILE_FIXED = struct.Struct("<IIIIqIIIIIIII")  # BufferSize .. CpuSpeedInMHz (56 bytes)
+_LOGFILE_TAIL = struct.Struct("<qqqII")  # BootTime, PerfFreq, StartTime, ReservedFlags, BuffersLost
+_TIME_ZONE = 172  # TIME_ZONE_INFORMATION
+_FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
+CLOCKS = {1: "QPC", 2: "system time", 3: "CPU cycle counter"}
+
+_MARK = struct.Struct("<IH")  # an event's first word, and the next half-word (the size of some kinds)
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_I64 = struct.Struct("<q")
+_EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQ")  # EVENT_HEADER to the end of its EVENT_DESCRIPTOR
+_SYSTEM = struct.Struct("<HBBHBBIIq")  # system and compact headers, to SystemTime
+_PERFINFO = struct.Struct("<HBBHBBq")
+_FULL = struct.Struct("<HBBBBHIIq16s")  # EVENT_TRACE_HEADER to its GUID
+_INSTANCE = struct.Struct("<HBBBBHIIq")
+
+
+class Buffer:
+    """One buffer: where it is in the file, who filled it, and its events' bytes (decompressed).
+
+    ``data`` starts at the buffer's first byte (the header is kept, so event offsets are the
+    buffer's own); ``end`` is where its events end.
+    """
+
+    __slots__ = ("index", "file_offset", "size", "processor", "flags", "type", "timestamp", "data", "end")
+
+    def __init__(self, index, file_offset, size, processor, flags, type_, timestamp, data, end):
+        self.index, self.file_offset, self.size, self.processor = index, file_offset, size, processor
+        self.flags, self.type, self.timestamp, self.data, self.end = flags, type_, timestamp, data, end
+
+    def where(self, offset: int | None = None) -> str:
+        at = "" if offset is None else f", byte {offset} of it (file offset {self.file_offset + offset})" \
+            if not self.flags & FLAG_COMPRESSED else f", byte {offset} of it decompressed"
+        return f"buffer {self.index} (file offset {self.file_offset}{at})"
+
+
+class Record:
+    """One event's header facts, whatever its header kind.
+
+    ``provider`` is the GUID as lowercase text without braces (the kernel logger's for classic kernel
+    events, None where the header carries none); ``event_id`` the EVENT_DESCRIPTOR Id, the classic
+    event's type, or the kernel event's HookId.  ``payload`` and ``payload_end`` are offsets into
+    ``buffer.data``.  ``number`` is set by the reader that orders the events.
+    """
+
+    __slots__ = ("kind", "offset", "size", "timestamp", "process_id", "thread_id", "provider", "event_id",
+                 "version", "opcode", "level", "flags", "payload", "buffer", "number", "traits")
+
+    def __init__(self, kind, offset, size, timestamp, process_id, thread_id, provider, event_id, version, opcode,
+                 level, flags, payload, buffer, traits=None):
+        self.kind, self.offset, self.size, self.timestamp = kind, offset, size, timestamp
+        self.process_id, self.thread_id, self.provider, self.event_id = process_id, thread_id, provider, event_id
+        self.version, self.opcode, self.level, self.flags = version, opcode, level, flags
+        self.payload, self.buffer, self.number, self.traits = payload, buffer, 0, traits
+
+    @property
+    def payload_end(self) -> int:
+        return self.offset + self.size
+
+    @property
+    def processor(self) -> int:
+        return self.buffer.processor
+
+    def payload_bytes(self) -> bytes:
+        return self.buffer.data[self.payload:self.offset + self.size]
+
+    @property
+    def pointer_size(self) -> int:
+        """4 or 8: from an EVENT_HEADER's flags (the writing process's width), else from the header kind."""
+        if self.kind in EVENT_HEADERS:
+            if self.flags & HEADER_32_BIT:
+                return 4
+            if self.flags & HEADER_64_BIT:
+                return 8
+            return 4 if self.kind == EVENT32 else 8
+        return 4 if self.kind in (SYSTEM32, COMPACT32, PERFINFO32, FULL32, INSTANCE32) else 8
+
+
+def _error(name: str, where: str, what: str) -> EtwInputError:
+    return EtwInputError(f"{name}: {where}: {what}")
+
+
+# ------------------------------------------------------------------ buffers
+class _Reader:
+    """Buffers of a binary stream, in file order, one in memory at a time."""
+
+    def __init__(self, stream, name: str):
+        self.stream, self.name = stream, name
+        self.position = 0
+        self.index = 0
+
+    def _read(self, n: int) -> bytes:
+        try:
+            return self.stream.read(n)
+        except OSError as exc:
+            raise EtwInputError(f"cannot read {self.name}: {exc.strerror or exc}") from None
+
+    def next_buffer(self):
+        """The next buffer, or None at the end of the file."""
+        at = self.position
+        head = self._read(BUFFER_HEADER)
+        if not head:
+            return None
+        if len(head) < BUFFER_HEADER:
+            raise _error(self.name, f"buffer {self.index} (file offset {at})",
+                         f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
+        rest = self._read_rest(head, at)
+        self.position = at + len(head) + len(rest)
+        buffer = parse_buffer(head, rest, self.index, at, self.name)
+        self.index += 1
+        return buffer
+
+    def _read_rest(self, head: bytes, at: int) -> bytes:
+        size = check_header(head, self.index, at, self.name)
+        want = size - BUFFER_HEADER
+        rest = self._read(want)
+        while len(rest) < want:
+            more = self._read(want - len(rest))
+            if not more:
+                raise _error(self.name, f"buffer {self.index} (file offset {at})",
+                             f"its BufferSize is {size} bytes but the file ends {BUFFER_HEADER + len(rest)} bytes into "
+                             f"it (truncated, or a BufferSize past the end of the file)")
+            rest += more
+        return rest
+
+    def skip_buffer(self, origin: int = 0):
+        """(index, file offset, processor, size) of the next buffer, its body not read (the index
+        pass), or None at the end.  Seeks past its body."""
+        at = self.position
+        head = self._read(BUFFER_HEADER)
+        if not head:
+            return None
+        if len(head) < BUFFER_HEADER:
+            raise _error(self.name, f"buffer {self.index} (file offset {at})",
+                         f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
+        size = check_header(head, self.index, at, self.name)
+        try:
+            self.stream.seek(origin + at + size)
+        except (OSError, ValueError) as exc:
+            raise EtwInputError(f"cannot read {self.name}: {exc}") from None
+        self.position = at + size
+        index = self.index
+        self.index += 1
+        return index, at, _processor(head), size
+
+
+def _processor(head: bytes) -> int:
+    flags = _U16.unpack_from(head, 0x34)[0]
+    context = _U16.unpack_from(head, 0x28)[0]
+    return context if flags & FLAG_PROC_INDEX else context & 0xFF
+
+
+def check_header(head: bytes, index: int, at: int, name: str) -> int:
+    """The buffer's length in the file, once its header is sane."""
+    size, saved = _U32.unpack_from(head, 0)[0], _U32.unpack_from(head, 4)[0]
+    flags = _U16.unpack_from(head, 0x34)[0]
+    where = f"buffer {index} (file offset {at})"
+    if size < BUFFER_HEADER or size > LARGEST_BUFFER:
+        raise _error(name, where, f"BufferSize is {size}, not a buffer (72 bytes to 64 MB); not an .etl file, or "
+                                  f"damaged here")
+    if flags & FLAG_COMPRESSED:
+        if not BUFFER_HEADER <= saved <= LARGEST_BUFFER:
+            raise _error(name, where, f"a compressed buffer decompressing to {saved} bytes: damaged")
+    elif not BUFFER_HEADER <= saved <= size:
+        raise _error(name, where, f"its events end at byte {saved} (SavedOffset), outside its {size} bytes: damaged")
+    return size
+
+
+def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str) -> Buffer:
+    (size, saved, _current, _refs, timestamp, _sequence, _clock, _context, _logger, _state, _offset, flags,
+     type_) = _BUFFER.unpack_from(head, 0)
+    if flags & FLAG_COMPRESSED:
+        try:
+            body = decompress(rest, saved - BUFFER_HEADER)
+        except XpressError as exc:
+            raise _error(name, f"buffer {index} (file offset {at})", f"its compressed events do not decompress: "
+                                                                       f"{exc}") from None
+        data = head + body
+    else:
+        data = head + rest
+    return Buffer(index, at, size, _processor(head), flags, type_, timestamp, data, saved)
+
+
+# ------------------------------------------------------------------ events of a buffer
+def walk(buffer: Buffer, name: str):
+    """(kind, offset, size) of each event of a buffer, in order; EtwInputError naming the buffer and
+    offset at the first that does not fit."""
+    data, end = buffer.data, buffer.end
+    p = BUFFER_HEADER
+    unpack = _MARK.unpack_from
+    while p < end:
+        if end - p < 8:
+            if data[p:end].strip(b"\xff\x00"):
+                raise _error(name, buffer.where(p), f"{end - p} bytes left after the last event, too few for a header")
+            return
+        marker, second = unpack(data, p)
+        if marker == _PADDING:
+            return
+        top = marker >> 24
+        if top & _EVENT_TRACE_FLAG and top & _TRACE_HEADER_FLAG:
+            kind = marker >> 16 & 0xFF
+            size = second if kind in SIZE_IN_SECOND_WORD else marker & 0xFFFF
+            least = HEADER_LENGTH.get(kind)
+            if least is None:
+                raise _error(name, buffer.where(p), f"an event header of kind 0x{kind:02x}, which this reader does not "
+                                                    f"know (it reads {_known_kinds()})")
+        elif top & _TRACE_HEADER_FLAG and top & _TRACE_MESSAGE_FLAG:
+            kind, size, least = MESSAGE, marker & 0xFFFF, HEADER_LENGTH[MESSAGE]
+        else:
+            raise _error(name, buffer.where(p), f"0x{marker:08x} is not an event header's marker: damaged, or the "
+                                                f"buffer's SavedOffset ({end}) is past its events")
+        if size < least:
+            raise _error(name, buffer.where(p), f"a {KIND_NAMES[kind]} event of {size} bytes, shorter than its "
+                                                f"{least}-byte header")
+        if p + size > end:
+            raise _error(name, buffer.where(p), f"a {KIND_NAMES[kind]} event of {size} bytes runs {p + size - end} "
+                                                f"bytes past the end of its buffer's events (byte {end})")
+        yield kind, p, size
+        p += (size + 7) & ~7
+
+
+def _known_kinds() -> str:
+    return ", ".join(f"0x{k:02x} {KIND_NAMES[k]}" for k in sorted(HEADER_LENGTH) if k != MESSAGE) + \
+        " and TraceMessage"
+
+
+def record(buffer: Buffer, kind: int, p: int, size: int, name: str, last_time: int = 0) -> Record:
+    """The header facts of one event (``walk`` gave its kind, offset and size)."""
+    data = buffer.data
+    if kind in EVENT_HEADERS:
+        (_size, _type, _marker, flags, _prop, tid, pid, ts, guid, event_id, version, _channel, level, opcode, _task,
+         _keyword) = _EVENT.unpack_from(data, p)
+        payload = p + 80
+        traits = None
+        if flags & EXTENDED_INFO:
+            payload, traits = _extended(buffer, p, size, name)
+        return Record(kind, p, size, ts, pid, tid, str(uuid.UUID(bytes_le=guid)), event_id, version, opcode, level,
+                      flags, payload, buffer, traits)
+    if kind in (SYSTEM32, SYSTEM64, COMPACT32, COMPACT64):
+        version, _t, _m, _size, hook_type, group, tid, pid, ts = _SYSTEM.unpack_from(data, p)
+        return Record(kind, p, size, ts, pid, tid, KERNEL_LOGGER_GUID, group << 8 | hook_type, version, hook_type,
+                      0, 0, p + HEADER_LENGTH[kind], buffer)
+    if kind in (PERFINFO32, PERFINFO64):
+        version, _t, _m, _size, hook_type, group, ts = _PERFINFO.unpack_from(data, p)
+        return Record(kind, p, size, ts, None, None, KERNEL_LOGGER_GUID, group << 8 | hook_type, version, hook_type,
+                      0, 0, p + 16, buffer)
+    if kind in (FULL32, FULL64):
+        _size, _t, _m, class_type, level, version, tid, pid, ts, guid = _FULL.unpack_from(data, p)
+        return Record(kind, p, size, ts, pid, tid, str(uuid.UUID(bytes_le=guid)), class_type, version, class_type,
+                      level, 0, p + 48, buffer)
+    if kind in (INSTANCE32, INSTANCE64):  # the provider is a registration handle, not a GUID
+        _size, _t, _m, class_type, level, version, tid, pid, ts = _INSTANCE.unpack_from(data, p)
+        return Record(kind, p, size, ts, pid, tid, None, class_type, version, class_type, level, 0, p + 56, buffer)
+    return _message(buffer, p, size, name, last_time)
+
+
+def _extended(buffer: Buffer, p: int, size: int, name: str):
+    """(payload offset, provider name from TraceLogging traits or None) after an event's extended items."""
+    data = buffer.data
+    q = p + 80
+    end = p + size
+    traits = None
+    while True:
+        if q + 8 > end:
+            raise _error(name, buffer.where(q), f"an extended data item runs past the end of its {size}-byte event")
+        ext_type, linkage, length = _U16.unpack_from(data, q + 2)[0], _U16.unpack_from(data, q + 4)[0], \
+            _U16.unpack_from(data, q + 6)[0]
+        if q + 8 + length > end:
+            raise _error(name, buffer.where(q), f"an extended data item of {length} bytes runs past the end of its "
+                                                f"{size}-byte event")
+        if ext_type == EXT_TYPE_PROV_TRAITS and length > 2:
+            name_end = data.find(b"\0", q + 10, q + 8 + length)
+            if name_end > q + 10:
+                traits = data[q + 10:name_end].decode("utf-8", "replace")
+        q += (8 + length + 7) & ~7
+        if not linkage & 1:
+            return q, traits
+
+
+def _message(buffer: Buffer, p: int, size: int, name: str, last_time: int) -> Record:
+    """A TraceMessage record: its optional items follow in the order of its option flags."""
+    data = buffer.data
+    number, options = _U16.unpack_from(data, p + 4)[0], _U16.unpack_from(data, p + 6)[0]
+    q = p + 8
+    guid = None
+    timestamp, pid, tid = last_time, None, None
+    lengths = ((0x1, 4), (0x2, 16), (0x4, 4), (0x18, 8), (0x20, 8))  # sequence, GUID, component, time, ids
+    for bit, length in lengths:
+        if not options & bit:
+            continue
+        if q + length > p + size:
+            raise _error(name, buffer.where(p), f"a TraceMessage record of {size} bytes is shorter than its option "
+                                                f"flags 0x{options:04x} say")
+        if bit == 0x2:
+            guid = str(uuid.UUID(bytes_le=bytes(data[q:q + 16])))
+        elif bit == 0x18:
+            timestamp = _I64.unpack_from(data, q)[0]
+        elif bit == 0x20:
+            tid, pid = _U32.unpack_from(data, q)[0], _U32.unpack_from(data, q + 4)[0]
+        q += length
+    return Record(MESSAGE, p, size, timestamp, pid, tid, guid, number, 0, 0, 0, options, q, buffer)
+
+
+# ------------------------------------------------------------------ the log-file header
+class LogHeader:
+    """The facts of TRACE_LOGFILE_HEADER, the data of the first buffer's first event."""
+
+    def __init__(self, values: dict, header_time: int):
+        self.__dict__.update(values)
+        self.header_time = header_time  # the header event's raw timestamp: time 0 of the trace
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def ticks_per_second(self) -> int:
+        if self.clock_type == 3:
+            return self.cpu_mhz * 1_000_000 or 1
+        if self.clock_type == 2:
+            return 10_000_000
+        return self.perf_freq or 10_000_000
+
+    def milliseconds(self, timestamp: int) -> float:
+        """A raw event timestamp as milliseconds from the trace's start (the header event)."""
+        return (timestamp - self.header_time) * 1000 / self.ticks_per_second()
+
+    def utc(self, timestamp: int) -> str:
+        """A raw event timestamp as UTC, ISO 8601 with 7 fractional digits (the FILETIME resolution)."""
+        hundred_ns = self.start_filetime + (timestamp - self.header_time) * 10_000_000 // self.ticks_per_second()
+        return filetime_text(hundred_ns)
+
+
+def filetime_text(hundred_ns: int) -> str | None:
+    if hundred_ns <= 0:
+        return None
+    try:
+        moment = _FILETIME_EPOCH + timedelta(microseconds=hundred_ns // 10)
+    except OverflowError:
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{hundred_ns % 10_000_000:07d}Z"
+
+
+def log_header(buffer: Buffer, name: str) -> LogHeader:
+    """The log-file header: the first event of the first buffer, a system event of group 0, type 0."""
+    events = walk(buffer, name)
+    first = next(events, None)
+    if first is None or first[0] not in (SYSTEM32, SYSTEM64):
+        raise _error(name, buffer.where(BUFFER_HEADER), "the first event is not the log-file header (a system event): "
+                                                         "not an .etl file, or its first buffer is damaged")
+    kind, p, size = first
+    data = buffer.data
+    hook = _U16.unpack_from(data, p + 6)[0]
+    if hook != 0:
+        raise _error(name, buffer.where(p), f"the first event has HookId 0x{hook:04x}, not the log-file header's 0")
+    q, end = p + 32, p + size
+    if end - q < _LOGFILE_FIXED.size:
+        raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
+    (buffer_size, version, build, processors, end_time, timer_resolution, max_file_size, mode, buffers_written,
+     _start_buffers, pointer_size, events_lost, cpu_mhz) = _LOGFILE_FIXED.unpack_from(data, q)
+    if pointer_size not in (4, 8):
+        pointer_size = 4 if kind == SYSTEM32 else 8
+    tz_at = q + 56 + 2 * pointer_size
+    tail_at = (tz_at + _TIME_ZONE + 7) & ~7
+    if end - tail_at < _LOGFILE_TAIL.size:
+        raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
+    boot_time, perf_freq, start_time, clock_type, buffers_lost = _LOGFILE_TAIL.unpack_from(data, tail_at)
+    bias = struct.unpack_from("<i", data, tz_at)[0]  # TIME_ZONE_INFORMATION.Bias: UTC = local time + bias
+    strings = bytes(data[tail_at + _LOGFILE_TAIL.size:end])
+    logger_name, log_file_name = (_wide_strings(strings) + [None, None])[:2]
+    values = {
+        "pointer_size": pointer_size, "processors": processors, "buffer_size": buffer_size,
+        "start_time": filetime_text(start_time), "end_time": filetime_text(end_time),
+        "events_lost": events_lost, "buffers_lost": buffers_lost, "buffers_written": buffers_written,
+        "windows_build": build, "log_version": f"{version & 0xFF}.{version >> 8 & 0xFF}",
+        "timer_resolution": timer_resolution, "clock": CLOCKS.get(clock_type, f"unknown ({clock_type})"),
+        "clock_type": clock_type, "perf_freq": perf_freq, "cpu_mhz": cpu_mhz, "log_file_mode": f"0x{mode:08x}",
+        "maximum_file_size": max_file_size, "time_zone_bias_minutes": bias, "logger_name": logger_name,
+        "log_file_name": log_file_name, "boot_time": filetime_text(boot_time), "start_filetime": start_time,
+    }
+    return LogHeader(values, _I64.unpack_from(data, p + 16)[0])
+
+
+def _wide_strings(raw: bytes) -> list:
+    out = []
+    for part in raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace").split("\0")[:2]:
+        out.append(part or None)
+    return out
+
+
+# ------------------------------------------------------------------ opening, in file order or in time order
+def is_etl(head: bytes) -> bool:
+    """Whether the first bytes of an input are an .etl file's: a header buffer whose first event is a
+    system event.  Decided from the content, whatever the name."""
+    if len(head) < BUFFER_HEADER + 8:
+        return False
+    marker = _U32.unpack_from(head, BUFFER_HEADER)[0]
+    return marker >> 16 in (0xC001, 0xC002) and _U16.unpack_from(head, 0x36)[0] == BUFFER_TYPE_HEADER \
+        and _U32.unpack_from(head, 0)[0] >= BUFFER_HEADER
+
+
+class EtlFile:
+    """An opened .etl input: its log-file header, then its buffers or its events.
+
+    ``stream``: a binary file object; ``head``: the bytes already read from it to recognise it.  A
+    seekable stream is read again from where ``head`` began; for ``ordered`` reading, any other
+    (standard input, a pipe) is first copied to a temporary file.
+    """
+
+    def __init__(self, stream, name: str, head: bytes = b"", *, ordered: bool = False):
+        self.name = name
+        self._origin = 0
+        if _can_seek(stream):
+            try:
+                self._origin = stream.tell() - len(head)
+                stream.seek(self._origin)
+            except (OSError, ValueError) as exc:
+                raise EtwInputError(f"cannot read {name}: {exc}") from None
+        elif ordered:
+            stream = _spool(stream, head, name)
+        elif head:
+            stream = _Prefixed(stream, head)
+        self._stream = stream
+        self._reader = _Reader(stream, name)
+        first = self._reader.next_buffer()
+        if first is None:
+            raise EtwInputError(f"{name} is empty: not an .etl file")
+        self.header = log_header(first, name)
+        self._first = first
+        self.buffers_seen = 0
+        self.events_lost_flags = 0  # buffers flagged ETW_BUFFER_FLAG_EVENTS_LOST
+
+    def _seen(self, buffer: Buffer) -> None:
+        self.buffers_seen += 1
+        if buffer.flags & FLAG_EVENTS_LOST:
+            self.events_lost_flags += 1
+
+    def buffers(self):
+        """Every buffer in file order, the header's first."""
+        buffer = self._first
+        self._first = None
+        while buffer is not None:
+            self._seen(buffer)
+            yield buffer
+            buffer = self._reader.next_buffer()
+
+    def records(self):
+        """Every event's Record in file order, numbered from 1."""
+        name = self.name
+        number = 0
+        for buffer in self.buffers():
+            last = 0
+            for kind, p, size in walk(buffer, name):
+                rec = record(buffer, kind, p, size, name, last)
+                last = rec.timestamp
+                number += 1
+                rec.number = number
+                yield rec
+
+    def ordered(self):
+        """Every event's Record in time order (file order among equal times), numbered from 1."""
+        if not _can_seek(self._stream):
+            raise EtwInputError(f"{self.name}: ordered reading needs a seekable input (open it with ordered=True)")
+        streams = [self._processor_records(offsets) for offsets in self._index().values()]
+        number = 0
+        for _time, _buffer, _offset, rec in heapq.merge(*streams):
+            number += 1
+            rec.number = number
+            yield rec
+
+    def _index(self) -> dict:
+        """processor -> (index, file offset) of its buffers, in file order (the header buffer too)."""
+        self._first = None
+        self._stream.seek(self._origin)
+        reader = _Reader(self._stream, self.name)
+        starts: dict = {}
+        while True:
+            seen = reader.skip_buffer(self._origin)
+            if seen is None:
+                return starts
+            index, at, processor, _size = seen
+            starts.setdefault(processor, []).append((index, at))
+
+    def _processor_records(self, offsets):
+        name, stream = self.name, self._stream
+        reader = _Reader(stream, name)
+        for index, at in offsets:
+            stream.seek(self._origin + at)
+            reader.index, reader.position = index, at
+            buffer = reader.next_buffer()
+            self._seen(buffer)
+            last = 0
+            for kind, p, size in walk(buffer, name):
+                rec = record(buffer, kind, p, size, name, last)
+                last = rec.timestamp
+                yield rec.timestamp, at, p, rec
+
+
+def _can_seek(stream) -> bool:
+    try:
+        return bool(stream.seekable())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _spool(stream, head: bytes, name: str):
+    """A temporary file holding ``head`` and the rest of ``stream``: disk, not memory, for a pipe."""
+    spool = tempfile.TemporaryFile()
+    try:
+        spool.write(head)
+        shutil.copyfileobj(stream, spool, 1 << 20)
+        spool.seek(0)
+    except OSError as exc:
+        spool.close()
+        raise EtwInputError(f"cannot read {name}: {exc.strerror or exc}") from None
+    return spool
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream whose first bytes were read to recognise it, given back before the rest."""
+
+    def __init__(self, stream, head: bytes):
+        super().__init__()
+        self.stream, self.head, self._at = stream, head, 0
+
+    def readable(self):
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        if self._at < len(self.head):
+            take = self.head[self._at:self._at + n] if n >= 0 else self.head[self._at:]
+            self._at += len(take)
+            if n < 0 or len(take) < n:
+                more = self.stream.read(-1 if n < 0 else n - len(take))
+                return take + (more or b"")
+            return take
+        return self.stream.read(n)
+
+
+def open_path(path) -> tuple:
+    """(binary file, name) of a path, or EtwInputError naming why not."""
+    name = os.fspath(path)
+    try:
+        return open(name, "rb"), name
+    except OSError as exc:
+        raise EtwInputError(f"cannot read {name}: {exc.strerror or exc}") from None

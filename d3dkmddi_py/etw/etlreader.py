@@ -1,0 +1,199 @@
+"""DxgKrnl events out of an .etl file, and the summary of any .etl file.
+
+A DxgKrnl event is a manifest event (an EVENT_HEADER): its payload holds its template's fields in
+order, packed, with no names.  Pointers are 4 or 8 bytes by the event's own header flags, a
+``win:Boolean`` is 4 bytes.  A version this package has no template for is refused, naming the event,
+as is a payload shorter or longer than its template.  The events then are the same ``Event`` values
+the XML reader gives, in time order, numbered as tracerpt numbers them (every event counted).
+"""
+from __future__ import annotations
+
+import struct
+
+from ..errors import EtwInputError
+from . import etlfile
+from .events import Event, _flag
+from .schema import BIT_MAPS, BOOLEAN, IN_TYPE_BYTES, KINDS, POINTER, PROVIDER_GUID, TEMPLATES
+
+DXGKRNL = PROVIDER_GUID.strip("{}")
+_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+class _Layout:
+    """One (event, version, pointer size)'s payload: one struct, the names, where each field starts."""
+
+    __slots__ = ("struct", "names", "types", "starts", "booleans", "bit_maps")
+
+    def __init__(self, event: str, fields: tuple, pointer_size: int):
+        widths = [pointer_size if t == POINTER else IN_TYPE_BYTES[t] for _n, t in fields]
+        self.struct = struct.Struct("<" + "".join(_CODES[w] for w in widths))
+        self.names = tuple(n for n, _t in fields)
+        self.types = tuple(t for _n, t in fields)
+        starts, at = [], 0
+        for w in widths:
+            starts.append(at)
+            at += w
+        self.starts = tuple(starts)
+        self.booleans = tuple(n for n, t in fields if t == BOOLEAN)
+        self.bit_maps = tuple((n, BIT_MAPS[(event, n)]) for n, _t in fields if (event, n) in BIT_MAPS)
+
+
+_LAYOUTS: dict = {}
+
+
+def layout(event: str, version: int, pointer_size: int) -> _Layout | None:
+    key = (event, version, pointer_size)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        fields = TEMPLATES[event].get(version)
+        if fields is None:
+            return None
+        found = _LAYOUTS[key] = _Layout(event, fields, pointer_size)
+    return found
+
+
+def _where(name: str, rec, kind) -> str:
+    return f"{name}: event #{rec.number} ({kind.label}), {rec.buffer.where(rec.offset)}"
+
+
+def decode(rec, kind, header, name: str) -> Event:
+    """The Event of one DxgKrnl record; EtwInputError naming the event and field when it does not fit."""
+    if rec.kind not in etlfile.EVENT_HEADERS:
+        raise EtwInputError(f"{_where(name, rec, kind)}: a {etlfile.KIND_NAMES[rec.kind]} header, not the "
+                            f"EVENT_HEADER a manifest event has", event=rec.number)
+    lay = layout(kind.event, rec.version, rec.pointer_size)
+    if lay is None:
+        known = ", ".join(map(str, sorted(TEMPLATES[kind.event])))
+        raise EtwInputError(f"{_where(name, rec, kind)}: version {rec.version} of event {kind.event_id}, which this "
+                            f"package has no template for (it reads version {known}); the fields of another "
+                            f"version cannot be placed", event=rec.number, field="Version")
+    length = rec.offset + rec.size - rec.payload
+    if length != lay.struct.size:
+        raise _length_error(rec, kind, lay, length, name)
+    values = lay.struct.unpack_from(rec.buffer.data, rec.payload)
+    fields = dict(zip(lay.names, values))
+    for field in lay.booleans:
+        value = fields[field]
+        if value > 1:
+            raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {value}, not 0 or 1",
+                                event=rec.number, field=field)
+        fields[field] = bool(value)
+    for field, bit_map in lay.bit_maps:
+        fields[field] = _flag(bit_map, fields[field])
+    return Event(rec.number, kind, rec.version, fields, header.utc(rec.timestamp), rec.process_id, rec.thread_id,
+                 {}, name)
+
+
+def _length_error(rec, kind, lay: _Layout, length: int, name: str) -> EtwInputError:
+    where = _where(name, rec, kind)
+    pointers = f"{rec.pointer_size}-byte pointers"
+    if length < lay.struct.size:
+        cut = _first_cut(lay, length)
+        field = lay.names[cut]
+        return EtwInputError(f"{where}: the payload has {length} bytes, {lay.struct.size - length} fewer than version "
+                             f"{rec.version}'s {lay.struct.size} ({pointers}); it ends inside or before field {field} "
+                             f"(byte {lay.starts[cut]})", event=rec.number, field=field)
+    return EtwInputError(f"{where}: the payload has {length} bytes, {length - lay.struct.size} more than version "
+                         f"{rec.version}'s {lay.struct.size} ({pointers}) after its last field {lay.names[-1]}",
+                         event=rec.number, field=lay.names[-1])
+
+
+def _first_cut(lay: _Layout, length: int) -> int:
+    """The first field that does not fit in ``length`` bytes."""
+    ends = list(lay.starts[1:]) + [lay.struct.size]
+    return next(i for i, end in enumerate(ends) if end > length)
+
+
+def events(reader, stream, head: bytes):
+    """The DxgKrnl events of an .etl stream for ``reader`` (a TraceReader: its counts are kept)."""
+    etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
+    reader.etl_header = etl.header
+    header, name = etl.header, reader.name
+    names: dict = {}
+    for rec in etl.ordered():
+        reader.total += 1
+        if rec.provider != DXGKRNL:
+            reader.other_providers += 1
+            key = names.get(rec.provider)
+            if key is None:
+                key = etlfile.KNOWN_PROVIDERS.get(rec.provider) or rec.traits or \
+                    (f"{{{rec.provider}}}" if rec.provider else f"{etlfile.KIND_NAMES[rec.kind]} events")
+                if len(names) < 1024:
+                    names[rec.provider] = key
+            if key in reader.providers or len(reader.providers) < 64:
+                reader.providers[key] = reader.providers.get(key, 0) + 1
+            continue
+        kind = KINDS.get(rec.event_id)
+        if kind is None:
+            reader.other_dxgkrnl += 1
+            continue
+        event = decode(rec, kind, header, name)
+        reader.decoded += 1
+        yield event
+
+
+# ------------------------------------------------------------------ --summary
+def summary(stream, name: str, head: bytes = b"") -> dict:
+    """The log-file header's facts and the events per provider of an .etl stream, in file order.
+
+    ``providers``: one entry per provider GUID (lowercase, no braces), most events first, each with
+    its name where known (DxgKrnl, the kernel logger, a TraceLogging provider's own name) and its
+    events per id.  Classic kernel events are counted under the kernel logger's GUID with their
+    HookId (group << 8 | type) as the id; classic instance events carry no GUID (``null``).
+    """
+    etl = etlfile.EtlFile(stream, name, head)
+    counts: dict = {}  # (provider, id) -> events
+    names: dict = {}
+    kinds: dict = {}
+    total = 0
+    first = last = None
+    for buffer in etl.buffers():
+        prior = 0
+        for kind, p, size in etlfile.walk(buffer, name):
+            rec = etlfile.record(buffer, kind, p, size, name, prior)
+            prior = rec.timestamp
+            key = (rec.provider, rec.event_id)
+            counts[key] = counts.get(key, 0) + 1
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if rec.traits and rec.provider not in names:
+                names[rec.provider] = rec.traits
+            if first is None or rec.timestamp < first:
+                first = rec.timestamp
+            if last is None or rec.timestamp > last:
+                last = rec.timestamp
+            total += 1
+    return _summary_dict(etl, counts, names, kinds, total, first, last)
+
+
+def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first, last) -> dict:
+    providers: dict = {}
+    for (provider, event_id), n in counts.items():
+        entry = providers.get(provider)
+        if entry is None:
+            entry = providers[provider] = {"guid": provider, "name": names.get(provider)
+                                           or etlfile.KNOWN_PROVIDERS.get(provider), "events": 0, "ids": {}}
+        entry["events"] += n
+        entry["ids"][event_id] = entry["ids"].get(event_id, 0) + n
+    ordered = sorted(providers.values(), key=lambda e: (-e["events"], e["guid"] or ""))
+    for entry in ordered:
+        entry["ids"] = {str(k): v for k, v in sorted(entry["ids"].items())}
+    header = etl.header
+    facts = {k: v for k, v in header.as_dict().items() if k not in ("start_filetime", "header_time")}
+    return {
+        "format": "etl", "file": etl.name, **facts,
+        "buffers": etl.buffers_seen, "buffers_with_events_lost": etl.events_lost_flags, "events": total,
+        "first_event_ms": None if first is None else round(header.milliseconds(first), 3),
+        "last_event_ms": None if last is None else round(header.milliseconds(last), 3),
+        "header_kinds": _kind_totals(kinds),
+        "dxgkrnl_events": providers.get(DXGKRNL, {}).get("events", 0),
+        "providers": ordered,
+    }
+
+
+def _kind_totals(kinds: dict) -> dict:
+    out: dict = {}
+    for kind, n in sorted(kinds.items()):
+        label = etlfile.KIND_NAMES[kind]
+        out[label] = out.get(label, 0) + n
+    return out
+
