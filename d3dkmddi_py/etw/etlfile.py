@@ -384,8 +384,10 @@ class LogHeader:
         return self.perf_freq or 10_000_000
 
     def milliseconds(self, timestamp: int) -> float:
-        """A raw event timestamp as milliseconds from the trace's start (the header event)."""
-        return (timestamp - self.header_time) * 1000 / self.ticks_per_second()
+        """A raw event timestamp as milliseconds from the trace's start (the header event), to the
+        microsecond, halves rounded up (as PerfView prints them)."""
+        ticks = (timestamp - self.header_time) * 2_000_000 // self.ticks_per_second()
+        return (ticks + 1) // 2 / 1000
 
     def utc(self, timestamp: int) -> str:
         """A raw event timestamp as UTC, ISO 8601 with 7 fractional digits (the FILETIME resolution)."""

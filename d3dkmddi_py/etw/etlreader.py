@@ -182,8 +182,8 @@ def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first
     return {
         "format": "etl", "file": etl.name, **facts,
         "buffers": etl.buffers_seen, "buffers_with_events_lost": etl.events_lost_flags, "events": total,
-        "first_event_ms": None if first is None else round(header.milliseconds(first), 3),
-        "last_event_ms": None if last is None else round(header.milliseconds(last), 3),
+        "first_event_ms": None if first is None else header.milliseconds(first),
+        "last_event_ms": None if last is None else header.milliseconds(last),
         "header_kinds": _kind_totals(kinds),
         "dxgkrnl_events": providers.get(DXGKRNL, {}).get("events", 0),
         "providers": ordered,

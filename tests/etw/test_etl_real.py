@@ -1,0 +1,156 @@
+"""The .etl reader on real files Windows wrote (tests/etw/real): each read to its end, the counts and
+header facts two independent readers agree on, and PerfView's per-event readings."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from d3dkmddi_py import etw
+from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.etw.etlfile import KERNEL_LOGGER_GUID, EtlFile
+from tests.etw.etl_files import NAMES, baseline, unpack
+
+
+@pytest.fixture(scope="session")
+def real(tmp_path_factory):
+    return unpack(tmp_path_factory.mktemp("real-etl"))
+
+
+def providers(facts: dict) -> dict:
+    return {p["guid"]: p["events"] for p in facts["providers"]}
+
+
+# Per file: events per provider GUID (hand-typed from tests/etw/real/README and ../shared's README;
+# the kernel logger's are the log-file header and its companion events).
+EXPECTED = {
+    "powershell": {"a0c1853b-5c40-4b15-8766-3cf1c58f985a": 112, KERNEL_LOGGER_GUID: 2},
+    "gcevents": {"e13c0d23-ccbc-4e12-931b-d9cc2eee27e4": 69, KERNEL_LOGGER_GUID: 2},
+    "primitive-types": {"d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615": 5, KERNEL_LOGGER_GUID: 2},
+    "AMSITrace": {"8e805eb3-6a8f-4a1e-90fa-a831d94e54a1": 19, KERNEL_LOGGER_GUID: 2},
+    "lxcore_kernel": {"0cd1c309-0878-4515-83db-749843b3f5c9": 2, KERNEL_LOGGER_GUID: 2},
+}
+# net.4.5.2.x64: the counts PerfView's baseline and a second parser agree on.
+NET_PROVIDERS = {
+    "763fd754-7086-4dfe-95eb-c01a46faf4ca": 1627,  # Microsoft-Windows-DotNETRuntimePrivate
+    "edd08927-9cc4-4e65-b970-c2560fb5c289": 562,  # Microsoft-Windows-Kernel-File
+    "b675ec37-bdb6-4648-bc92-f3fdc74d3ca2": 77,  # Microsoft-Windows-Kernel-EventTracing
+    "a8a71ac1-040f-54a2-07ca-00a89b5ab761": 108,  # PerfView's EventSource
+    "1c95126e-7eea-49a9-a3fe-a378b03ddb4d": 4,  # Microsoft-Windows-DNS-Client
+    "315a8872-923e-4ea2-9889-33cd4754bf64": 8,  # Microsoft-Windows-Immersive-Shell
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_real_file_reads_to_its_end(real, name):
+    facts = etw.summary(real[name])
+    assert facts["events"] == sum(p["events"] for p in facts["providers"]) > 0
+    assert facts["buffers"] >= 2
+    assert all(sum(p["ids"].values()) == p["events"] for p in facts["providers"])
+    with open(real[name], "rb") as f:
+        in_time_order = list(EtlFile(f, name, ordered=True).ordered())
+    assert len(in_time_order) == facts["events"]
+    times = [r.timestamp for r in in_time_order]
+    assert times == sorted(times)
+    if name in EXPECTED:
+        assert providers(facts) == EXPECTED[name]
+    reader = etw.read(real[name])
+    assert list(reader) == [] and reader.total == facts["events"] and reader.format == "etl"
+    with pytest.raises(EtwInputError, match=f"it has {facts['events']} events"):
+        reader.check_found()
+
+
+def test_the_kernel_logger_file_holds_classic_kernel_events_only(real):
+    facts = etw.summary(real["ShutdownPerfDiagLogger"])
+    assert providers(facts) == {KERNEL_LOGGER_GUID: facts["events"]}
+    assert 16_000 < facts["events"] < 18_000  # "about 17,000 classic kernel events"
+    assert set(facts["header_kinds"]) == {"system", "perfinfo"}
+    assert facts["windows_build"] == 18362
+
+
+def test_net_4_5_2_counts_and_header_facts(real):
+    facts = etw.summary(real["net.4.5.2.x64"])
+    got = providers(facts)
+    assert {guid: got.get(guid) for guid in NET_PROVIDERS} == NET_PROVIDERS
+    assert (facts["pointer_size"], facts["processors"], facts["buffer_size"], facts["timer_resolution"]) == \
+        (8, 8, 65_536, 156_250)
+    assert facts["header_kinds"].keys() == {"system", "perfinfo", "full", "EVENT_HEADER"}
+
+
+def test_compressed_buffers_are_read(real):
+    """Both files hold ETW_BUFFER_FLAG_COMPRESSED buffers (XPRESS); their events are all there."""
+    facts = etw.summary(real["SelfDescribingSingleEvent"])
+    assert facts["windows_build"] == 22000 and facts["events"] == 22
+    assert {p["name"] for p in facts["providers"]} >= {"MySource"}  # a TraceLogging provider's own name
+    assert etw.summary(real["net.4.5.2.x64"])["events"] > 140_000
+
+
+def test_guids_are_windows_guids_not_swapped(real):
+    """The first three groups are little-endian: the .NET runtime is e13c0d23-ccbc-4e12-..., never
+    230d3ce1-bccc-124e-... as one public reader reports it."""
+    assert "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4" in providers(etw.summary(real["gcevents"]))
+
+
+@pytest.mark.parametrize("name", ["primitive-types", "gcevents", "net.4.5.2.x64"])
+def test_events_equal_perfviews_readings(real, name):
+    """Each PerfView line (time in ms from the trace's start, process, thread, processor, payload
+    length) is one of our events, in the same order.  primitive-types must match every line; the
+    others every line but the events TraceEvent makes up itself (MSNT_SystemTrace)."""
+    def signed(v):
+        return -1 if v is None else v - (1 << 32) if v >= 1 << 31 else v
+
+    with open(real[name], "rb") as f:
+        etl = EtlFile(f, name, ordered=True)
+        records = list(etl.ordered())
+        ours = [(etl.header.milliseconds(r.timestamp), signed(r.process_id), signed(r.thread_id), r.processor,
+                 r.offset + r.size - r.payload) for r in records]
+    lines = [row for row in baseline(name) if not row[1].startswith("MSNT_SystemTrace/")]
+    at = 0
+    for ms, event, *rest in lines:
+        want = (ms, *rest)
+        while at < len(ours) and ours[at] != want and ours[at][0] <= ms:
+            at += 1
+        assert at < len(ours) and ours[at] == want, f"{event} at {ms} ms: {want} not found in order"
+        at += 1
+    if name == "primitive-types":  # every event: the header, then the five of the test's provider
+        assert ours[0] == (lines[0][0], *lines[0][2:])
+        mine = [row for row, r in zip(ours, records) if r.provider != KERNEL_LOGGER_GUID]
+        assert mine == [(ms, *rest) for ms, _event, *rest in lines[1:]]
+
+
+def test_primitive_types_header_event_is_perfviews(real):
+    facts = etw.summary(real["primitive-types"])
+    assert (facts["logger_name"], facts["buffers_written"], facts["events_lost"], facts["perf_freq"],
+            facts["clock"], facts["time_zone_bias_minutes"], facts["cpu_mhz"]) == \
+        ("solar_system", 2, 0, 10_000_000, "QPC", -120, 2304)
+    assert facts["log_file_name"] == "C:\\primitive-types_000004.etl"
+    assert facts["last_event_ms"] == 4626.652
+
+
+def test_summary_command_text_and_json(real):
+    out = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", str(real["powershell"]), "--summary",
+                          "--json"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == ""
+    facts = json.loads(out.stdout)
+    assert providers(facts)["a0c1853b-5c40-4b15-8766-3cf1c58f985a"] == 112
+    with open(real["powershell"], "rb") as f:
+        text = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", "-", "--summary"], stdin=f,
+                              capture_output=True, text=True)
+    assert text.returncode == 0 and "a0c1853b-5c40-4b15-8766-3cf1c58f985a" in text.stdout
+    assert "112" in text.stdout and "pointer size:" in text.stdout
+
+
+def test_without_dxgkrnl_events_the_command_exits_2_naming_what_it_saw(real):
+    out = subprocess.run([sys.executable, "-m", "d3dkmddi_py", "etw", str(real["gcevents"])],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "it has 71 events, 71 of other providers" in out.stderr
+
+
+def test_standard_input_and_bytes_read_as_the_file(real):
+    data = real["gcevents"].read_bytes()
+    assert etw.summary(data) | {"file": ""} == etw.summary(real["gcevents"]) | {"file": ""}
+    assert etw.summary(io.BufferedReader(io.BytesIO(data)))["events"] == 71
