@@ -11,7 +11,7 @@ NAMES = ("AMSITrace", "SelfDescribingSingleEvent", "ShutdownPerfDiagLogger", "gc
          "powershell", "primitive-types", "net.4.5.2.x64")
 
 # PerfView's line: "EVENT 2,942.306: provider/event PID=..; TID=..; PName=..; ProceNum=..; DataLen=..;"
-_LINE = re.compile(r"^EVENT ([\d,]+\.\d+): (\S+) PID=(-?\d+); TID=(-?\d+); PName=[^;]*; ProceNum=(\d+); "
+_LINE = re.compile(r"^EVENT ([\d,]+\.\d+): (.+?) PID=(-?\d+); TID=(-?\d+); PName=[^;]*; ProceNum=(\d+); "
                    r"DataLen=(\d+);")
 
 
