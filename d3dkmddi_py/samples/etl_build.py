@@ -1,0 +1,138 @@
+"""Write .etl files as Windows lays them out, from a list of events: the tests' twin of a tracerpt
+XML trace, and a way to make a DxgKrnl trace on a machine without Windows.
+
+The layout is the one ``etw.etlfile`` reads: a header buffer holding the log-file header (a system
+event), then buffers of EVENT_HEADER events, each processor's events in its own buffers.  Buffers can
+be written out of time order across processors (as a real logger flushes them) and compressed
+(an XPRESS stream of literals only: valid, not small).
+"""
+from __future__ import annotations
+
+import struct
+import uuid
+
+from ..etw.etlfile import BUFFER_HEADER, BUFFER_TYPE_HEADER, FLAG_COMPRESSED, FLAG_PROC_INDEX, HEADER_32_BIT, \
+    HEADER_64_BIT
+from ..etw.etlreader import layout
+from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
+
+START_FILETIME = 134_083_065_021_234_567  # 2025-11-23T10:15:02.1234567Z
+PERF_FREQ = 10_000_000
+_BUFFER = struct.Struct("<IIIiqqQHHIIHH16x")
+_EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQQ16s")
+
+
+class EtlEvent:
+    """One event to write: its provider, descriptor, who logged it, when (ticks after the header
+    event), on which processor, and its payload bytes."""
+
+    __slots__ = ("provider", "event_id", "version", "opcode", "task", "keyword", "level", "process_id",
+                 "thread_id", "ticks", "processor", "payload", "pointer_size")
+
+    def __init__(self, provider: str, event_id: int, version: int, payload: bytes, *, opcode: int = 0, task: int = 0,
+                 keyword: int = 0, level: int = 0, process_id: int = 4, thread_id: int = 120, ticks: int = 0,
+                 processor: int = 0, pointer_size: int = 8):
+        self.provider, self.event_id, self.version, self.payload = provider.strip("{}"), event_id, version, payload
+        self.opcode, self.task, self.keyword, self.level = opcode, task, keyword, level
+        self.process_id, self.thread_id, self.ticks, self.processor = process_id, thread_id, ticks, processor
+        self.pointer_size = pointer_size
+
+
+def dxgkrnl_payload(event: str, version: int, fields: dict, pointer_size: int = 8) -> bytes:
+    """A DxgKrnl event's payload: its template's fields packed in order (Booleans as 4 bytes)."""
+    lay = layout(event, version, pointer_size)
+    if lay is None:
+        raise ValueError(f"no template for {event} version {version}: {sorted(TEMPLATES[event])}")
+    values = [int(fields[name]) if t != BOOLEAN else int(bool(fields[name])) for name, t in zip(lay.names, lay.types)]
+    try:
+        return lay.struct.pack(*values)
+    except struct.error:
+        ends = list(lay.starts[1:]) + [lay.struct.size]
+        for name, value, start, end in zip(lay.names, values, lay.starts, ends):
+            if not 0 <= value < 1 << 8 * (end - start):
+                raise ValueError(f"{event} field {name} = {value:#x} does not fit its {end - start} bytes "
+                                 f"({pointer_size}-byte pointers)") from None
+        raise
+
+
+def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_size: int = 8, **where) -> EtlEvent:
+    """An EtlEvent of DxgKrnl event ``kind`` (an etw EventKind) with ``fields``."""
+    version = kind.version if version is None else version
+    return EtlEvent(PROVIDER_GUID, kind.event_id, version, dxgkrnl_payload(kind.event, version, fields, pointer_size),
+                    opcode=OPCODES[kind.opcode], task=kind.task, keyword=0x8000000000000040, level=0,
+                    pointer_size=pointer_size, **where)
+
+
+def _event_bytes(e: EtlEvent, header_ticks: int) -> bytes:
+    flags = HEADER_64_BIT if e.pointer_size == 8 else HEADER_32_BIT
+    size = 80 + len(e.payload)
+    head = _EVENT.pack(size, 0x13 if e.pointer_size == 8 else 0x12, 0xC0, flags, 0, e.thread_id, e.process_id,
+                       header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id, e.version, 0, e.level,
+                       e.opcode, e.task, e.keyword, 0, bytes(16))
+    return _aligned(head + e.payload)
+
+
+def _aligned(data: bytes) -> bytes:
+    return data + bytes(-len(data) % 8)
+
+
+def _literals(data: bytes) -> bytes:
+    """An XPRESS stream that decompresses to ``data``: flag words of zeros, each before 32 literals."""
+    out = bytearray()
+    for i in range(0, len(data), 32):
+        out += bytes(4) + data[i:i + 32]
+    return bytes(out)
+
+
+def _buffer(events: bytes, size: int, processor: int, flags: int, type_: int, timestamp: int, compress: bool) -> bytes:
+    saved = BUFFER_HEADER + len(events)
+    if compress:
+        body = _literals(events)
+        return _BUFFER.pack(BUFFER_HEADER + len(body), saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved,
+                            flags | FLAG_COMPRESSED, type_) + body
+    return _BUFFER.pack(size, saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved, flags, type_) + events + \
+        b"\xff" * (size - saved)
+
+
+def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int) -> bytes:
+    name, file_name = "d3dkmddi_py", "C:\\traces\\twin.etl"
+    data = struct.pack("<IIIIqIIIIIIII", buffer_size, 0x0501000A, 22631, processors,
+                       START_FILETIME + last_ticks, 156_250, 0, 0, buffers, 1, 8, 0, 3000)
+    data += bytes(16)  # the two name pointers (8 bytes each): numbers the reader never follows
+    data += struct.pack("<i", -60) + bytes(168)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
+    data = _aligned(data)
+    data += struct.pack("<qqqII", START_FILETIME - 36_000_000_000, PERF_FREQ, START_FILETIME, 1, 0)
+    data += (name + "\0" + file_name + "\0").encode("utf-16-le")
+    system = struct.pack("<HBBHBBIIqII", 2, 0x02, 0xC0, 32 + len(data), 0, 0, 8, 4, header_ticks, 0, 0)
+    return _aligned(system + data)
+
+
+def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress: bool = False,
+              reverse_processors: bool = True, header_ticks: int = 5_000_000_000) -> bytes:
+    """An .etl file of ``events`` (EtlEvent), each on its processor (``processor % processors``).
+
+    ``reverse_processors`` writes the higher processors' buffers first, so their events come before
+    earlier ones of processor 0 in the file (a reader must merge by time).
+    """
+    per: dict = {p: [] for p in range(processors)}
+    for e in events:
+        per[e.processor % processors].append(_event_bytes(e, header_ticks))
+    room = buffer_size - BUFFER_HEADER
+    bodies = []
+    for p in (sorted(per, reverse=True) if reverse_processors else sorted(per)):
+        current = b""
+        for record in per[p]:
+            if len(record) > room:
+                raise ValueError(f"an event of {len(record)} bytes does not fit a {buffer_size}-byte buffer")
+            if len(current) + len(record) > room:
+                bodies.append((p, current))
+                current = b""
+            current += record
+        if current:
+            bodies.append((p, current))
+    last = max((e.ticks for e in events), default=0)
+    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last)
+    out = [_buffer(header, buffer_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, header_ticks, False)]
+    for p, body in bodies:
+        out.append(_buffer(body, buffer_size, p, FLAG_PROC_INDEX, 0, header_ticks, compress))
+    return b"".join(out)

@@ -1,0 +1,70 @@
+"""Test-only: the same events as an .etl file and as tracerpt-style XML, so every output of the two
+can be compared byte for byte."""
+from __future__ import annotations
+
+from d3dkmddi_py.etw.etlfile import filetime_text
+from d3dkmddi_py.etw.schema import FIELDS, OPCODES, PROVIDER, PROVIDER_GUID, TEMPLATES
+from d3dkmddi_py.samples import etl_build, etw_build
+
+KERNEL_PROCESS = etw_build.KERNEL_PROCESS
+EVENT_TRACE_GUID = etw_build.EVENT_TRACE_GUID
+TICKS_APART = 1_234  # 123.4 microseconds between events
+
+
+class Dxg:
+    """A DxgKrnl event for both files."""
+
+    def __init__(self, kind, fields: dict, version: int | None = None, process_id: int = 0x1F40, thread_id: int = 77):
+        self.kind, self.fields, self.process_id, self.thread_id = kind, fields, process_id, thread_id
+        self.version = kind.version if version is None else version
+
+
+class Other:
+    """An event of another provider (or another DxgKrnl event) with a payload of ``data`` UInt32s."""
+
+    def __init__(self, provider: tuple, event_id: int, data: tuple = (), process_id: int = 4, thread_id: int = 8):
+        self.provider, self.event_id, self.data = provider, event_id, data
+        self.process_id, self.thread_id = process_id, thread_id
+
+
+def _number(in_type: str, value) -> str:
+    return etw_build._number(in_type, value)
+
+
+def twin(items, *, pointer_size: int = 8, processors: int = 2, compress: bool = False, buffer_size: int = 4096):
+    """(.etl bytes, XML text) of ``items`` (Dxg / Other), in that order; the .etl's header event is
+    the XML's first event, as tracerpt writes it."""
+    etl_events = []
+    xml = [etw_build._event(lambda: filetime_text(etl_build.START_FILETIME), provider=None, guid=EVENT_TRACE_GUID,
+                            event_id=0, version=2, task=0, opcode=0, keywords="0x0",
+                            data=[("BufferSize", str(buffer_size))], pid=4, tid=8)]
+    for i, item in enumerate(items, 1):
+        ticks = i * TICKS_APART
+        when = filetime_text(etl_build.START_FILETIME + ticks)
+        where = dict(process_id=item.process_id, thread_id=item.thread_id, ticks=ticks, processor=i % processors)
+        if isinstance(item, Dxg):
+            kind = item.kind
+            etl_events.append(etl_build.dxgkrnl_event(kind, item.fields, version=item.version,
+                                                      pointer_size=pointer_size, **where))
+            fields = TEMPLATES[kind.event][item.version]
+            data = [(n, _number(t, item.fields[n])) for n, t in fields]
+            xml.append(etw_build._event(lambda: when, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id,
+                                        version=item.version, task=kind.task, opcode=OPCODES[kind.opcode],
+                                        keywords="0x8000000000000040", data=data,
+                                        rendering=(kind.opcode, kind.event), pid=item.process_id,
+                                        tid=item.thread_id))
+        else:
+            name, guid = item.provider
+            payload = b"".join(v.to_bytes(4, "little") for v in item.data)
+            etl_events.append(etl_build.EtlEvent(guid, item.event_id, 0, payload, pointer_size=pointer_size, **where))
+            xml.append(etw_build._event(lambda: when, provider=name, guid=guid, event_id=item.event_id, version=0,
+                                        task=0, opcode=0, keywords="0x0",
+                                        data=[(f"Value{j}", _number("UInt32", v)) for j, v in enumerate(item.data)],
+                                        pid=item.process_id, tid=item.thread_id))
+    etl = etl_build.etl_bytes(etl_events, processors=processors, compress=compress, buffer_size=buffer_size)
+    text = "<Events>" + etw_build.EOL + "".join(xml) + "</Events>" + etw_build.EOL
+    return etl, text
+
+
+def fields_of(event) -> dict:
+    return {n: event.fields[n] for n, _t in FIELDS[event.event]}

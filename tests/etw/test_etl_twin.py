@@ -1,0 +1,160 @@
+"""The same DxgKrnl events as an .etl file and as tracerpt XML give identical output: text, JSON and
+every column format; and the .etl twin of the bundled sample reads as the sample does."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from d3dkmddi_py import etw
+from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.etw.command import SAMPLE_PATH
+from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, KIND_BY_NAME, POINTER, PROVIDER, PROVIDER_GUID, TEMPLATES
+from d3dkmddi_py.samples import etl_build
+from tests.etw.etl_twin import KERNEL_PROCESS, Dxg, Other, twin
+from tests.etw.helpers import alloc_fields, run, seg_fields
+
+THREAD_CLASSIC = (None, "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}")
+DXGKRNL = (PROVIDER, PROVIDER_GUID)
+START = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Start")]
+STOP = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Stop")]
+SEGMENT = KIND_BY_NAME[("ReportSegment", "Info")]
+
+
+def sample_items(pointer_size: int = 8) -> list:
+    """The bundled sample's events in its order: its DxgKrnl events as they read, its other events
+    (the kernel's process event, DxgKrnl's AdapterDCStart, a classic thread event) where it has them.
+    For 4-byte pointers, pointers keep their low 32 bits."""
+    events = {e.number: e for e in etw.read(SAMPLE_PATH)}
+    if pointer_size == 4:
+        for e in events.values():
+            for name, in_type in TEMPLATES[e.event][e.version]:
+                if in_type == POINTER:
+                    e.fields[name] &= 0xFFFFFFFF
+    noise = {2: Other(KERNEL_PROCESS, 1, (0x1F40,)), 3: Other(DXGKRNL, 26, (3, 2)), 16: Other(THREAD_CLASSIC, 36)}
+    items = []
+    for number in range(2, max(events) + 1):
+        e = events.get(number)
+        items.append(noise[number] if e is None else Dxg(e.kind, e.fields, e.version, e.process_id, e.thread_id))
+    return items
+
+
+def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
+    out = {}
+    for label, argv in (("text", []), ("json", ["--json"])):
+        out[label] = run(["-", *argv], stdin=data, monkeypatch=monkeypatch)
+    for fmt in ("csv", "jsonl"):
+        path = tmp_path / f"rows.{fmt}"
+        status = run(["-", "--format", fmt, "-o", str(path)], stdin=data, monkeypatch=monkeypatch)[1]
+        out[fmt] = (path.read_bytes(), status)
+    return out
+
+
+@pytest.mark.parametrize("variant", [
+    dict(), dict(pointer_size=4), dict(compress=True), dict(processors=4, buffer_size=1024),
+    dict(processors=1, compress=True, pointer_size=4)], ids=["x64", "32-bit", "compressed", "4-cpus", "one-cpu"])
+def test_the_sample_as_etl_and_as_xml_gives_identical_output(variant, monkeypatch, tmp_path):
+    etl, xml = twin(sample_items(variant.get("pointer_size", 8)), **variant)
+    assert etl[:4] != b"<Eve"
+    from_etl = outputs(etl, monkeypatch, tmp_path)
+    from_xml = outputs(xml.encode("ascii"), monkeypatch, tmp_path)
+    assert from_etl == from_xml
+    assert from_etl["text"][1] == 1  # the sample's findings
+
+
+def test_the_etl_twin_reads_as_the_bundled_sample(monkeypatch):
+    """Apart from the file's name (line 1), the .etl twin's report is the bundled sample's."""
+    etl, _xml = twin(sample_items(), compress=True)
+    twin_text, twin_status = run(["-"], stdin=etl, monkeypatch=monkeypatch)
+    sample_text, sample_status = run(["sample"])
+    assert twin_text.split("\n", 1)[1] == sample_text.split("\n", 1)[1]
+    assert twin_status == sample_status == 1
+    assert [(e.number, e.fields) for e in etw.read(etl)] == [(e.number, e.fields) for e in etw.read(SAMPLE_PATH)]
+
+
+def test_events_come_out_in_time_order_across_processors():
+    """Processor 1's buffers are written before processor 0's: the reader merges them by time."""
+    items = [Dxg(START, alloc_fields(hDxgGlobalAlloc=0x100 + i, hVidMmGlobalAlloc=0x200 + i)) for i in range(40)]
+    etl, xml = twin(items, processors=2, buffer_size=512)
+    read = list(etw.read(etl))
+    assert [e.number for e in read] == list(range(2, 42))
+    assert [e.fields["hDxgGlobalAlloc"] for e in read] == [0x100 + i for i in range(40)]
+    assert read == list(etw.read(xml.encode()))
+
+
+def test_version_3_adds_page_table_or_directory():
+    fields = dict(alloc_fields(), PageTableOrDirectory=True)
+    etl, xml = twin([Dxg(START, fields, version=3)])
+    (event,) = etw.read(etl)
+    assert event.version == 3 and event.fields["PageTableOrDirectory"] is True
+    assert [event] == list(etw.read(xml.encode()))
+
+
+def one_event(kind, fields, *, version=None, payload: bytes | None = None, pointer_size=8) -> bytes:
+    e = etl_build.dxgkrnl_event(kind, fields, version=version, pointer_size=pointer_size, ticks=10)
+    if payload is not None:
+        e.payload = payload
+    return etl_build.etl_bytes([e])
+
+
+def test_an_unknown_version_is_refused_naming_the_event():
+    with pytest.raises(EtwInputError, match=r"event #2 \(AdapterAllocation Start, EventID 33\).*version 9 of event 33.*"
+                                            r"version 2, 3"):
+        list(etw.read(_with_version(one_event(START, alloc_fields()), 9)))
+    with pytest.raises(EtwInputError, match=r"version 7 of event 78.*version 1\b"):
+        list(etw.read(_with_version(one_event(SEGMENT, seg_fields(1, 1)), 7)))
+
+
+def _descriptor(data: bytes) -> int:
+    """Where the first DxgKrnl event's EVENT_DESCRIPTOR starts (after its provider GUID)."""
+    return data.index(uuid.UUID(PROVIDER_GUID.strip("{}")).bytes_le) + 16
+
+
+def _with_version(data: bytes, version: int) -> bytes:
+    out = bytearray(data)
+    out[_descriptor(data) + 2] = version
+    return bytes(out)
+
+
+@pytest.mark.parametrize("cut, field", [(2, "PhysicalAdapterIndex"), (4, "pSectionObject"), (100, "dwReadSegment"),
+                                        (142, "hProcessId")])
+def test_a_short_payload_names_the_field_it_ends_in(cut, field):
+    payload = etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields())
+    data = one_event(START, alloc_fields(), payload=payload[:-cut])
+    with pytest.raises(EtwInputError, match=rf"event #2 .*payload has {len(payload) - cut} bytes, {cut} fewer than "
+                                            rf"version 2's {len(payload)} \(8-byte pointers\).*field {field}") as e:
+        list(etw.read(data))
+    assert e.value.field == field and e.value.event == 2
+
+
+def test_a_long_payload_is_refused_naming_the_last_field():
+    payload = etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields())
+    with pytest.raises(EtwInputError, match="4 more than version 2's .* after its last field PhysicalAdapterIndex"):
+        list(etw.read(one_event(START, alloc_fields(), payload=payload + bytes(4))))
+
+
+def test_pointers_follow_the_events_own_header_flags():
+    """A 32-bit process's events carry 4-byte pointers whatever the log-file header says."""
+    fields = alloc_fields(hProcessId=0x1234, hDevice=0xFFFF0000, pDxgAdapter=0x8000_1000)
+    (event,) = etw.read(one_event(START, fields, pointer_size=4))
+    assert (event.fields["hProcessId"], event.fields["hDevice"], event.fields["pDxgAdapter"]) == \
+        (0x1234, 0xFFFF0000, 0x8000_1000)
+    with pytest.raises(ValueError, match="field pDxgAdapter = 0x10000000000 does not fit its 4 bytes"):
+        one_event(START, alloc_fields(pDxgAdapter=1 << 40), pointer_size=4)
+
+
+def test_a_boolean_other_than_0_or_1_is_refused():
+    payload = bytearray(etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields()))
+    payload[-2 - 8 - 4] = 2  # BackingStoreWasPinned, before pSectionObject (8) and PhysicalAdapterIndex (2)
+    with pytest.raises(EtwInputError, match="field BackingStoreWasPinned \\(Boolean\\) = 2, not 0 or 1"):
+        list(etw.read(one_event(START, alloc_fields(), payload=bytes(payload))))
+
+
+def test_other_dxgkrnl_events_and_other_providers_are_counted():
+    etl, _xml = twin([Other(DXGKRNL, 26, (1,)), Other(KERNEL_PROCESS, 1), Dxg(SEGMENT, seg_fields(1, 1))])
+    reader = etw.read(etl)
+    assert len(list(reader)) == 1
+    assert (reader.total, reader.decoded, reader.other_dxgkrnl, reader.other_providers) == (4, 1, 1, 2)
+    facts = etw.summary(etl)
+    assert facts["dxgkrnl_events"] == 2
+    assert {p["guid"]: p["ids"] for p in facts["providers"]}[PROVIDER_GUID.strip("{}")] == {"26": 1, "78": 1}
