@@ -30,7 +30,7 @@ BUFFER_HEADER = 0x48
 _BUFFER = struct.Struct("<IIIiqqQHHIIHH")  # to BufferType (0x38); 16 bytes of padding follow
 FLAG_EVENTS_LOST, FLAG_BUFFER_LOST, FLAG_PROC_INDEX, FLAG_COMPRESSED = 0x2, 0x4, 0x20, 0x40
 BUFFER_TYPE_HEADER = 4
-LARGEST_BUFFER = 1 << 26  # ETW buffers are at most 16 MB (evntrace.h); a larger one is damage
+LARGEST_BUFFER = 1 << 24  # an ETW buffer is at most 16 MB (BufferSize is at most 16384 KB); a larger one is damage
 
 # The type byte of an event's marker (TRACE_HEADER_TYPE_*, ntwmi.h).
 SYSTEM32, SYSTEM64, COMPACT32, COMPACT64 = 0x01, 0x02, 0x03, 0x04
@@ -220,7 +220,7 @@ def check_header(head: bytes, index: int, at: int, name: str) -> int:
     flags = _U16.unpack_from(head, 0x34)[0]
     where = f"buffer {index} (file offset {at})"
     if size < BUFFER_HEADER or size > LARGEST_BUFFER:
-        raise _error(name, where, f"BufferSize is {size}, not a buffer (72 bytes to 64 MB); not an .etl file, or "
+        raise _error(name, where, f"BufferSize is {size}, not a buffer (72 bytes to 16 MB); not an .etl file, or "
                                   f"damaged here")
     if flags & FLAG_COMPRESSED:
         if not BUFFER_HEADER <= saved <= LARGEST_BUFFER:
@@ -274,13 +274,17 @@ def walk(buffer: Buffer, name: str):
             raise _error(name, buffer.where(p), f"0x{marker:08x} is not an event header's marker: damaged, or the "
                                                 f"buffer's SavedOffset ({end}) is past its events")
         if size < least:
-            raise _error(name, buffer.where(p), f"a {KIND_NAMES[kind]} event of {size} bytes, shorter than its "
+            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {size} bytes, shorter than its "
                                                 f"{least}-byte header")
         if p + size > end:
-            raise _error(name, buffer.where(p), f"a {KIND_NAMES[kind]} event of {size} bytes runs {p + size - end} "
+            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {size} bytes runs {p + size - end} "
                                                 f"bytes past the end of its buffer's events (byte {end})")
         yield kind, p, size
         p += (size + 7) & ~7
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "AEIOUaeiou" else "a ") + word
 
 
 def _known_kinds() -> str:

@@ -59,7 +59,7 @@ def _where(name: str, rec, kind) -> str:
 def decode(rec, kind, header, name: str) -> Event:
     """The Event of one DxgKrnl record; EtwInputError naming the event and field when it does not fit."""
     if rec.kind not in etlfile.EVENT_HEADERS:
-        raise EtwInputError(f"{_where(name, rec, kind)}: a {etlfile.KIND_NAMES[rec.kind]} header, not the "
+        raise EtwInputError(f"{_where(name, rec, kind)}: {etlfile._a(etlfile.KIND_NAMES[rec.kind])} header, not the "
                             f"EVENT_HEADER a manifest event has", event=rec.number)
     lay = layout(kind.event, rec.version, rec.pointer_size)
     if lay is None:

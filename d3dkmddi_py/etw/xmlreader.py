@@ -162,7 +162,7 @@ class TraceReader:
         except pyexpat.ExpatError as exc:
             line, column = _mapped(origin, exc.lineno, exc.offset)
             if not self._root_seen and self.total == 0 and line <= 1 and column == 0:
-                raise EtwInputError(f"{self.name} is empty: no XML at all; {ETL_HINT}") from None
+                raise EtwInputError(f"{self.name} is empty: neither an .etl file nor XML; {ETL_HINT}") from None
             inside = f" (in event #{x.started})" if x.started else ""
             raise EtwInputError(f"{self.name}: the XML ends early (truncated) at line {line}, column {column}"
                                 f"{inside}: {pyexpat.errors.messages[exc.code]}") from None
