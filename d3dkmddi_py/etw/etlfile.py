@@ -159,8 +159,9 @@ class _Reader:
         except OSError as exc:
             raise EtwInputError(f"cannot read {self.name}: {exc.strerror or exc}") from None
 
-    def next_buffer(self):
-        """The next buffer, or None at the end of the file."""
+    def next_buffer(self, into: bytearray | None = None):
+        """The next buffer, or None at the end of the file.  With ``into``, its bytes are appended
+        there (then padded to 8) and its ``data`` is None."""
         at = self.position
         head = self._read(BUFFER_HEADER)
         if not head:
@@ -170,7 +171,7 @@ class _Reader:
                          f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
         rest = self._read_rest(head, at)
         self.position = at + len(head) + len(rest)
-        buffer = parse_buffer(head, rest, self.index, at, self.name)
+        buffer = parse_buffer(head, rest, self.index, at, self.name, into)
         self.index += 1
         return buffer
 
@@ -230,18 +231,23 @@ def check_header(head: bytes, index: int, at: int, name: str) -> int:
     return size
 
 
-def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str) -> Buffer:
+def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str, into: bytearray | None = None) -> Buffer:
     (size, saved, _current, _refs, timestamp, _sequence, _clock, _context, _logger, _state, _offset, flags,
      type_) = _BUFFER.unpack_from(head, 0)
+    body = rest
     if flags & FLAG_COMPRESSED:
         try:
             body = decompress(rest, saved - BUFFER_HEADER)
         except XpressError as exc:
             raise _error(name, f"buffer {index} (file offset {at})", f"its compressed events do not decompress: "
                                                                        f"{exc}") from None
+    data = None
+    if into is None:
         data = head + body
     else:
-        data = head + rest
+        into += head
+        into += body
+        into += bytes(-len(into) & 7)
     return Buffer(index, at, size, _processor(head), flags, type_, timestamp, data, saved)
 
 
@@ -511,6 +517,35 @@ class EtlFile:
             self._seen(buffer)
             yield buffer
             buffer = self._reader.next_buffer()
+
+    def runs(self, limit: int):
+        """Every buffer in file order, in runs of about ``limit`` bytes read into one bytearray, for
+        a reader of many buffers at once: (run, buffers, starts), buffer i's bytes (header and events,
+        decompressed) at ``run[starts[i]:]``, each start a multiple of 8, its ``data`` None (the
+        header buffer's is kept).  The buffers before one that cannot be read come before its error."""
+        first, self._first = self._first, None
+        if first is not None:
+            self._seen(first)
+            yield bytearray(first.data) + bytes(-len(first.data) & 7), [first], [0]
+        reader = self._reader
+        while True:
+            run, buffers, starts = bytearray(), [], []
+            try:
+                while len(run) < limit:
+                    start = len(run)
+                    buffer = reader.next_buffer(run)
+                    if buffer is None:
+                        break
+                    self._seen(buffer)
+                    buffers.append(buffer)
+                    starts.append(start)
+            except EtwInputError:
+                if buffers:
+                    yield run, buffers, starts
+                raise
+            if not buffers:
+                return
+            yield run, buffers, starts
 
     def records(self):
         """Every event's Record in file order, numbered from 1."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import struct
 
 from ..errors import EtwInputError
-from . import etlfile
+from .._numpy import numpy_module
+from . import etlcount, etlfile
 from .events import Event, _flag
 from .schema import BIT_MAPS, BOOLEAN, IN_TYPE_BYTES, KINDS, POINTER, PROVIDER_GUID, TEMPLATES
 
@@ -133,36 +134,20 @@ def events(reader, stream, head: bytes):
 
 
 # ------------------------------------------------------------------ --summary
-def summary(stream, name: str, head: bytes = b"") -> dict:
+def summary(stream, name: str, head: bytes = b"", *, columns: bool = True) -> dict:
     """The log-file header's facts and the events per provider of an .etl stream, in file order.
 
     ``providers``: one entry per provider GUID (lowercase, no braces), most events first, each with
     its name where known (DxgKrnl, the kernel logger, a TraceLogging provider's own name) and its
     events per id.  Classic kernel events are counted under the kernel logger's GUID with their
     HookId (group << 8 | type) as the id; classic instance events carry no GUID (``null``).
+    ``columns=False`` reads every event one by one (the column-wise count's oracle).
     """
     etl = etlfile.EtlFile(stream, name, head)
-    counts: dict = {}  # (provider, id) -> events
-    names: dict = {}
-    kinds: dict = {}
-    total = 0
-    first = last = None
-    for buffer in etl.buffers():
-        prior = 0
-        for kind, p, size in etlfile.walk(buffer, name):
-            rec = etlfile.record(buffer, kind, p, size, name, prior)
-            prior = rec.timestamp
-            key = (rec.provider, rec.event_id)
-            counts[key] = counts.get(key, 0) + 1
-            kinds[kind] = kinds.get(kind, 0) + 1
-            if rec.traits and rec.provider not in names:
-                names[rec.provider] = rec.traits
-            if first is None or rec.timestamp < first:
-                first = rec.timestamp
-            if last is None or rec.timestamp > last:
-                last = rec.timestamp
-            total += 1
-    return _summary_dict(etl, counts, names, kinds, total, first, last)
+    counts = etlcount.Counts(numpy_module() if columns else None)
+    counts.count(etl, name)
+    return _summary_dict(etl, counts.provider_counts(), counts.provider_names(), counts.kind_counts(), counts.total,
+                         counts.first, counts.last)
 
 
 def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first, last) -> dict:

@@ -11,6 +11,7 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.etw import etlreader
 from d3dkmddi_py.etw.etlfile import KERNEL_LOGGER_GUID, EtlFile
 from tests.etw.etl_files import NAMES, baseline, unpack
 
@@ -61,6 +62,27 @@ def test_every_real_file_reads_to_its_end(real, name):
     assert list(reader) == [] and reader.total == facts["events"] and reader.format == "etl"
     with pytest.raises(EtwInputError, match=f"it has {facts['events']} events"):
         reader.check_found()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_column_wise_count_is_the_event_by_event_count(real, name):
+    with open(real[name], "rb") as f:
+        fast = etlreader.summary(f, name)
+    with open(real[name], "rb") as f:
+        assert fast == etlreader.summary(f, name, columns=False)
+
+
+def test_the_column_wise_count_over_many_batches(real, tmp_path):
+    """The real kernel-logger file's buffers three times over (about 10 MB: three batches of buffers)."""
+    raw = real["ShutdownPerfDiagLogger"].read_bytes()
+    first = int.from_bytes(raw[:4], "little")
+    path = tmp_path / "repeated.etl"
+    path.write_bytes(raw[:first] + raw[first:] * 3)
+    with open(path, "rb") as f:
+        fast = etlreader.summary(f, "repeated.etl")
+    with open(path, "rb") as f:
+        assert fast == etlreader.summary(f, "repeated.etl", columns=False)
+    assert fast["events"] == 3 * 17_075 + 3  # its header buffer holds 3 of its 17,078 events
 
 
 def test_the_kernel_logger_file_holds_classic_kernel_events_only(real):

