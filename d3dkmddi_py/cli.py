@@ -407,7 +407,7 @@ def cmd_demo(args, stdout, stderr) -> int:
 def cmd_etw(args, stdout, stderr) -> int:
     from .etw import command as etw_command
 
-    return etw_command.run(args, stdout)
+    return etw_command.run(args, stdout, stderr)
 
 
 COMMANDS = {"decode": cmd_decode, "validate": cmd_validate, "layout": cmd_layout, "types": cmd_types,

@@ -22,9 +22,11 @@ FORMATS = ("csv", "jsonl", "parquet")
 class Progress:
     """A one-line bar on a stream, drawn only once ``delay`` seconds have passed."""
 
-    def __init__(self, label: str, total: int, stream=None, *, delay: float = 1.0, clock=time.monotonic,
-                 width: int = 30):
+    def __init__(self, label: str, total: int | None, stream=None, *, delay: float = 1.0, clock=time.monotonic,
+                 width: int = 30, unit: str = "records"):
+        """``total`` None: the count so far, without a bar (a stream whose length is not known)."""
         self.label, self.total, self.stream = label, total, stream if stream is not None else sys.stderr
+        self.unit = unit
         self.delay, self.clock, self.width = delay, clock, width
         self.started = clock()
         self.shown = False
@@ -34,10 +36,14 @@ class Progress:
         if elapsed < self.delay:
             return
         self.shown = True
+        if self.total is None:
+            self.stream.write(f"\r{self.label}: {done:,} {self.unit} {elapsed:.1f} s")
+            self.stream.flush()
+            return
         fraction = done / self.total if self.total else 1.0
         filled = int(fraction * self.width)
         bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {fraction:4.0%} {done:,}/{self.total:,} records {elapsed:.1f} s")
+        self.stream.write(f"\r{self.label} [{bar}] {fraction:4.0%} {done:,}/{self.total:,} {self.unit} {elapsed:.1f} s")
         self.stream.flush()
 
     def close(self, done: int) -> None:

@@ -17,10 +17,11 @@ from ..errors import EtwInputError
 from ..names import ABIS, NEWEST, parse_abi, parse_version
 from ..semantics import field_meanings
 from ..target import target as make_target
-from .bulkpath import ColumnWriter
+from ..bulk.write import Progress
 from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
 from .model import Tracker
+from .tables import TraceTables
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from .xmlreader import read, summary
 
@@ -47,8 +48,10 @@ def add_arguments(parser) -> None:
                         help="what an .etl file holds, whatever its providers: the log-file header's facts and the "
                              "events per provider and id (one JSON object with --json)")
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="one row per AdapterAllocation event with its findings, as columns")
-    parser.add_argument("--output", "-o", metavar="PATH", help="where --format writes (default standard output)")
+                        help="tables: segments, allocations and findings, one row per event (or finding), written "
+                             "into the directory --output names")
+    parser.add_argument("--output", "-o", metavar="DIR", help="the directory --format writes its tables into "
+                                                             "(created if missing)")
 
 
 def _source(args):
@@ -60,12 +63,15 @@ def _source(args):
     return args.file, args.file, args.file
 
 
-def run(args, stdout) -> int:
+def run(args, stdout, stderr=None) -> int:
     tgt = make_target(parse_abi(args.abi), parse_version(args.ddi))
     if args.json and args.format:
         raise EtwInputError(f"give --json or --format {args.format}, not both")
     if args.output is not None and not args.format:
         raise EtwInputError("--output is for --format csv, jsonl or parquet; text and --json go to standard output")
+    if args.format and args.output in (None, "-"):
+        raise EtwInputError(f"--format {args.format} writes three tables (segments, allocations, findings): give "
+                            f"--output DIR, a directory (created if missing)")
     source, name, path = _source(args)
     if args.summary:
         if args.format or args.output is not None:
@@ -74,7 +80,7 @@ def run(args, stdout) -> int:
     reader = read(source, name=name)
     tracker = Tracker(tgt)
     if args.format:
-        return _columns(args, reader, tracker, stdout, path)
+        return _tables(args, reader, tracker, stderr, path)
     if args.json:
         return _json(reader, tracker, stdout)
     return _text(reader, tracker, stdout, name)
@@ -151,18 +157,12 @@ def _json(reader, tracker: Tracker, stdout) -> int:
             continue
         flush()
         tracker.apply(event)
-        per, wide = tracker.segment_findings(event.adapter)
-        findings = per[event.segment_id] + [f for f in wide if _names_segment(f, event.segment_id)]
+        findings = tracker.findings_of_segment(event)
         errors += render.count_severity(findings, "error")
         stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True)) + "\n")
     flush()
     reader.check_found()
     return 1 if errors else 0
-
-
-def _names_segment(finding, segment_id: int) -> bool:
-    """An adapter-wide finding (one AGP segment) is reported with the segment its field names."""
-    return finding.field.startswith(f"segments[{segment_id - 1}].")
 
 
 # ------------------------------------------------------------------ text, per adapter
@@ -266,12 +266,24 @@ def _meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
             if path in leaves or path.split(".", 1)[0] in records}
 
 
-# ------------------------------------------------------------------ columns
-def _columns(args, reader, tracker: Tracker, stdout, input_path) -> int:
-    """Rows of AdapterAllocation events, findings from bulk.column_findings per chunk and adapter."""
-    writer = ColumnWriter(args.format, tracker, args.output, stdout, inputs=[input_path])
-    with writer:
-        for event in reader:
-            writer.add(event)
-        reader.check_found()
-    return 1 if writer.errors else 0
+# ------------------------------------------------------------------ tables
+def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
+    """segments, allocations and findings tables in the directory --output names."""
+    progress = None
+    if stderr is not None and hasattr(stderr, "isatty") and stderr.isatty():
+        progress = Progress(f"etw {args.format}", None, stderr, unit="events")
+    tables = TraceTables(args.format, args.output, tracker, inputs=[input_path], progress=progress)
+    try:
+        with tables:
+            for event in reader:
+                tables.add(event)
+            reader.check_found()
+    except BaseException:
+        if progress is not None:
+            progress.abandon()
+        raise
+    if progress is not None:
+        progress.close(tables.events)
+    if stderr is not None:
+        stderr.write(f"d3dkmddi: {tables.message()}\n")
+    return 1 if tables.errors else 0

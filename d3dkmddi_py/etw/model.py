@@ -123,6 +123,13 @@ class Tracker:
                 wide.append(f)
         return per, wide
 
+    def findings_of_segment(self, event) -> list:
+        """The findings of a ReportSegment event just applied: its segment's, and the adapter-wide ones
+        that name it (one AGP segment is reported with the segment its field names)."""
+        per, wide = self.segment_findings(event.adapter)
+        head = f"segments[{event.segment_id - 1}]."
+        return per[event.segment_id] + [f for f in wide if f.field.startswith(head)]
+
     def column_rows(self, items) -> list:
         """Per (event, allocation bytes) item: its (rule_id, severity, field) findings, from column-wise checks.
 

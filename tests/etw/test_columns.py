@@ -9,7 +9,7 @@ import pytest
 
 from d3dkmddi_py import etw, target
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import bulkpath, model
+from d3dkmddi_py.etw import model, tables
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import alloc_fields, run, trace, tracerpt_event
@@ -26,7 +26,7 @@ def test_column_findings_equal_the_per_event_checks(version):
         if e.event == "ReportSegment":
             tracker.apply(e)
     adapter, _note = tracker.view(events[0].adapter)
-    columns, rows = bulkpath.allocation_columns(events, target=t)
+    columns, rows = tables.allocation_columns(events, target=t)
     assert len(rows) == columns.count == sum(1 for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop")
     by_row = {}
     for row, rule_id, _sev, field, value in model.findings_rows(columns, adapter=adapter):
@@ -37,34 +37,114 @@ def test_column_findings_equal_the_per_event_checks(version):
     assert by_row  # the sample breaks rules
 
 
-def test_csv_and_jsonl_rows_carry_the_same_findings_as_json():
+def read_tables(directory, fmt: str) -> dict:
+    """table -> list of row dicts, every integer as int (CSV decimal, JSON "0x..." for hex columns)."""
+    out = {}
+    for name in ("segments", "allocations", "findings"):
+        path = directory / f"{name}.{fmt}"
+        if fmt == "csv":
+            rows = list(csv.DictReader(io.StringIO(path.read_text())))
+            header = path.read_text().split("\n", 1)[0].split(",")
+        elif fmt == "jsonl":
+            rows = [json.loads(line) for line in path.read_text().splitlines()]
+            header = list(rows[0]) if rows else None
+        else:
+            pq = pytest.importorskip("pyarrow.parquet")
+            table = pq.read_table(path)
+            rows, header = table.to_pylist(), table.column_names
+        out[name] = (header, [{k: _value(v) for k, v in row.items()} for row in rows])
+    return out
+
+
+def _value(v):
+    if isinstance(v, str):
+        if v.startswith("0x"):
+            return int(v, 16)
+        if v.lstrip("-").isdigit():
+            return int(v)
+        return v if v else None
+    return v
+
+
+def test_tables_carry_the_findings_json_reports(tmp_path):
     json_out, _ = run(["sample", "--json"])
-    expected = {o["number"]: sorted(f["rule"] for f in o["findings"]) for o in map(json.loads, json_out.splitlines())
-                if o["event"] == "AdapterAllocation"}
-    out, status = run(["sample", "--format", "jsonl"])
-    got = {o["number"]: sorted(f["rule"] for f in o["findings"]) for o in map(json.loads, out.splitlines())}
-    assert got == expected and status == 1
-    out, _ = run(["sample", "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(out)))
-    assert {int(r["number"]): sorted(x.split("@")[0] for x in r["findings"].split(";") if x) for r in rows} == expected
-    assert rows[0]["hDxgGlobalAlloc"].startswith("0x")
+    expected = sorted((o["number"], f["rule"], f["severity"], f["field"], f["message"])
+                      for o in map(json.loads, json_out.splitlines()) for f in o["findings"])
+    _, status = run(["sample", "--format", "csv", "-o", str(tmp_path)])
+    tables = read_tables(tmp_path, "csv")
+    header, rows = tables["findings"]
+    assert header == ["number", "rule", "severity", "field", "message"] and status == 1
+    assert sorted((r["number"], r["rule"], r["severity"], r["field"], r["message"]) for r in rows) == expected
+    per_event = {}
+    for n, _rule, severity, *_ in expected:
+        per_event.setdefault(n, [0, 0])[severity == "warning"] += 1
+    for table in ("segments", "allocations"):
+        for r in tables[table][1]:
+            assert [r["errors"], r["warnings"]] == per_event.get(r["number"], [0, 0])
 
 
-def test_parquet_to_a_path(tmp_path):
+def test_tables_rows_and_columns(tmp_path):
+    run(["sample", "--format", "jsonl", "-o", str(tmp_path)])
+    tables = read_tables(tmp_path, "jsonl")
+    events = list(etw.read(SAMPLE))
+    segs, allocs = tables["segments"][1], tables["allocations"][1]
+    assert [r["number"] for r in segs] == [e.number for e in events if e.event == "ReportSegment"]
+    assert [r["number"] for r in allocs] == [e.number for e in events if e.event == "AdapterAllocation"]
+    by_number = {e.number: e for e in events}
+    for r in allocs:
+        e = by_number[r["number"]]
+        assert (r["opcode"], r["adapter"], r["hDxgGlobalAlloc"], r["AllocationFlags"]) == \
+            (e.opcode, e.adapter, e.fields["hDxgGlobalAlloc"], int(e.fields["Flags"]))
+        # the decoded structure, as decode names its leaves: PreferredSegment decoded, Flags by bit
+        assert r["PreferredSegment.Value"] == e.fields["PreferredSegment"]
+        assert r["PreferredSegment.SegmentId0"] == e.fields["PreferredSegment"] & 0x1F
+        assert r["Size"] == e.fields["allocSize"] and r["AllocationPriority"] == e.fields["Priority"]
+        assert r["UsageHint.v1.Width"] == e.fields["Width"]
+    header = tables["allocations"][0]
+    assert header[:5] == ["number", "time", "opcode", "process", "adapter"] and header[-2:] == ["errors", "warnings"]
+    assert "FlagsWddm2.CpuVisible" in header and "pPrivateDriverData" not in header  # no event fills it
+
+
+def test_the_same_columns_and_values_in_every_format(tmp_path):
+    pytest.importorskip("pyarrow")
+    got = {}
+    for fmt in ("csv", "jsonl", "parquet"):
+        run(["sample", "--format", fmt, "-o", str(tmp_path / fmt)])
+        got[fmt] = read_tables(tmp_path / fmt, fmt)
+    assert got["csv"] == got["jsonl"] == got["parquet"]
+
+
+def test_parquet_types(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    out = tmp_path / "rows.parquet"
-    _, status = run(["sample", "--format", "parquet", "--output", str(out)])
-    table = pq.read_table(out)
-    assert status == 1 and table.num_rows == 41 and "findings" in table.column_names
-    assert table.schema.field("hDxgGlobalAlloc").type == "uint64"
+    _, status = run(["sample", "--format", "parquet", "--output", str(tmp_path)])
+    allocations = pq.read_table(tmp_path / "allocations.parquet")
+    assert status == 1 and allocations.num_rows == 41
+    assert allocations.schema.field("hDxgGlobalAlloc").type == "uint64"
+    assert allocations.schema.field("number").type == "int64"
+    assert pq.read_table(tmp_path / "findings.parquet").num_rows == 17
+
+
+def test_a_trace_without_findings_still_gets_every_table(tmp_path):
+    p = tmp_path / "t.xml"
+    p.write_bytes(trace(tracerpt_event(33, alloc_fields())))
+    _, status = run([str(p), "--format", "csv", "-o", str(tmp_path / "out")])
+    assert status == 0
+    assert (tmp_path / "out" / "findings.csv").read_text() == "number,rule,severity,field,message\n"
+    assert (tmp_path / "out" / "segments.csv").read_text().startswith("number,time,opcode,process,adapter,")
 
 
 def test_output_may_not_be_the_input(tmp_path):
     p = tmp_path / "t.xml"
     p.write_bytes(trace(tracerpt_event(33, alloc_fields())))
-    with pytest.raises(Exception, match="t.xml"):
+    with pytest.raises(Exception, match="not a directory"):
         run([str(p), "--format", "csv", "--output", str(p)])
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "allocations.csv").symlink_to(p)  # a table over the input, through a symlink
+    with pytest.raises(Exception, match="t.xml"):
+        run([str(p), "--format", "csv", "--output", str(out)])
     assert p.read_bytes().startswith(b"<Events>")
+    assert sorted(x.name for x in out.iterdir()) == ["allocations.csv"]  # nothing half-written is left
 
 
 def test_option_conflicts():
@@ -72,6 +152,9 @@ def test_option_conflicts():
         run(["sample", "--json", "--format", "csv"])
     with pytest.raises(EtwInputError, match="--output is for --format"):
         run(["sample", "--output", "x.csv"])
+    for argv in (["sample", "--format", "csv"], ["sample", "--format", "csv", "-o", "-"]):
+        with pytest.raises(EtwInputError, match="give --output DIR"):
+            run(argv)
 
 
 def test_standard_input(monkeypatch):

@@ -46,13 +46,14 @@ def test_sample_json_lines():
     assert any(f["severity"] == "error" for line in lines for f in line["findings"])
 
 
-def test_csv_goes_to_the_output_file_and_nothing_to_stdout(tmp_path):
-    target = tmp_path / "rows.csv"
+def test_tables_go_to_the_directory_and_nothing_to_stdout(tmp_path):
+    target = tmp_path / "new" / "tables"  # created, parents too
     out, err, status = etw("sample", "--format", "csv", "--output", target)
     assert status == 1 and out == ""
-    assert "Traceback" not in err
-    rows = target.read_text().splitlines()
-    assert len(rows) > 10 and "," in rows[0]
+    assert err == f"d3dkmddi: wrote 4 segments, 41 allocations, 17 findings to {target}\n"
+    assert sorted(p.name for p in target.iterdir()) == ["allocations.csv", "findings.csv", "segments.csv"]
+    rows = (target / "allocations.csv").read_text().splitlines()
+    assert len(rows) == 42 and "," in rows[0]
 
 
 def test_output_equal_to_the_input_is_refused(tmp_path):
@@ -96,13 +97,14 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-@pytest.mark.parametrize("mode", [[], ["--json"], ["--format", "jsonl"]])
+@pytest.mark.parametrize("mode", [[], ["--json"], ["--format", "jsonl", "-o", "OUT"]])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case, mode):
     data, says = BAD[case]
     p = tmp_path / "t.xml"
     p.write_bytes(data)
-    out, err, status = etw(p, *mode)
+    out, err, status = etw(p, *[tmp_path / "out" if m == "OUT" else m for m in mode])
     assert status == 2, err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())  # no table half-written
     assert err.count("\n") == 1 and err.endswith("\n") and "Traceback" not in err
     assert err.startswith("d3dkmddi: error: ") and says in err
 

@@ -44,9 +44,10 @@ def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
     for label, argv in (("text", []), ("json", ["--json"])):
         out[label] = run(["-", *argv], stdin=data, monkeypatch=monkeypatch)
     for fmt in ("csv", "jsonl"):
-        path = tmp_path / f"rows.{fmt}"
+        path = tmp_path / f"tables.{fmt}"
         status = run(["-", "--format", fmt, "-o", str(path)], stdin=data, monkeypatch=monkeypatch)[1]
-        out[fmt] = (path.read_bytes(), status)
+        out[fmt] = ({p.name: p.read_bytes() for p in sorted(path.iterdir())}, status)
+        assert len(out[fmt][0]) == 3
     return out
 
 

@@ -1,0 +1,171 @@
+"""One writer per table format (CSV, JSON lines, Parquet) for tables given a chunk of rows at a time.
+
+A chunk is a ``Table``: column names, a kind per column and one sequence per column.  The kinds say
+how a value is written, the same in every chunk and the same rule as ``decode --format``:
+
+- ``int``: CSV and JSON numbers; Parquet int64 (a NumPy column keeps its own type).
+- ``hex``: a pointer, handle or 64-bit word: a CSV number, a ``"0x..."`` JSON string, Parquet uint64.
+  A signed leaf (LARGE_INTEGER) keeps its value in CSV and Parquet (int64); its ``mask`` gives JSON
+  its bit pattern, as ``decode --format jsonl`` writes it.
+- ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
+- ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from .columns import _need
+
+KINDS = ("int", "hex", "text", "opt")
+FORMATS = ("csv", "jsonl", "parquet")
+
+
+class Table:
+    __slots__ = ("names", "kinds", "columns", "masks")
+
+    def __init__(self, names, kinds, columns, masks=None):
+        self.names, self.kinds, self.columns = list(names), list(kinds), list(columns)
+        self.masks = list(masks) if masks is not None else [None] * len(self.names)
+        if not len(self.names) == len(self.kinds) == len(self.columns):
+            raise ValueError("a Table needs one kind and one column per name")
+        bad = [k for k in self.kinds if k not in KINDS]
+        if bad:
+            raise ValueError(f"unknown column kind {bad[0]!r}; kinds: {', '.join(KINDS)}")
+
+    @property
+    def rows(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+
+def _lists(table: Table) -> list:
+    return [c.tolist() if hasattr(c, "tolist") else list(c) for c in table.columns]
+
+
+def _csv_cell(text) -> str:
+    if text is None:
+        return ""
+    if any(c in text for c in ',"\r\n') or text != text.strip():
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+class _TextWriter:
+    def __init__(self, out):
+        self.out = out
+        self.header = None
+        self.template = None
+
+    def _check(self, table: Table) -> None:
+        if self.header is None:
+            self.header = (table.names, table.kinds)
+            self._start(table)
+        elif self.header != (table.names, table.kinds):
+            raise ValueError("every chunk of a table needs the same columns")
+
+    def _start(self, table: Table) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class CsvWriter(_TextWriter):
+    def _start(self, table: Table) -> None:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(table.names)
+        self.out.write(buffer.getvalue())
+        self.template = ",".join("%s" if k in ("text", "opt") else "%d" for k in table.kinds) + "\n"
+
+    def write(self, table: Table) -> None:
+        self._check(table)
+        lists = _lists(table)
+        for i, kind in enumerate(table.kinds):
+            if kind == "text":
+                lists[i] = [_csv_cell(v) for v in lists[i]]
+            elif kind == "opt":
+                lists[i] = ["" if v is None else int(v) for v in lists[i]]
+        template = self.template
+        self.out.writelines(template % row for row in zip(*lists))
+
+
+class JsonlWriter(_TextWriter):
+    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s"}
+
+    def _start(self, table: Table) -> None:
+        self.template = "{" + ",".join(json.dumps(n).replace("%", "%%") + ":" + self._CELL[k]
+                                       for n, k in zip(table.names, table.kinds)) + "}\n"
+
+    def write(self, table: Table) -> None:
+        self._check(table)
+        lists = _lists(table)
+        for i, kind in enumerate(table.kinds):
+            if kind == "text":
+                lists[i] = [json.dumps(v) for v in lists[i]]
+            elif kind == "opt":
+                lists[i] = ["null" if v is None else int(v) for v in lists[i]]
+            elif table.masks[i] is not None:
+                mask = table.masks[i]
+                lists[i] = [v & mask for v in lists[i]]
+        template = self.template
+        self.out.writelines(template % row for row in zip(*lists))
+
+
+class ParquetWriter:
+    def __init__(self, out):
+        self.pa = _need("pyarrow", "arrow", "--format parquet")
+        self.pq = _need("pyarrow.parquet", "arrow", "--format parquet")
+        self.out = getattr(out, "buffer", out)
+        self.writer = None
+        self.schema = None
+
+    def write(self, table: Table) -> None:
+        pa = self.pa
+        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64()}
+        arrays = []
+        for column, kind in zip(table.columns, table.kinds):
+            if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
+                arrays.append(pa.array(column))
+            else:
+                arrays.append(pa.array(list(column), type=types[kind]))
+        chunk = pa.Table.from_arrays(arrays, names=table.names)
+        if self.writer is None:
+            self.schema = chunk.schema
+            self.writer = self.pq.ParquetWriter(self.out, self.schema)
+        elif chunk.schema != self.schema:
+            chunk = chunk.cast(self.schema)
+        self.writer.write_table(chunk)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def writer(fmt: str, out):
+    """The writer of ``fmt`` over an open file (text for csv and jsonl, binary for parquet)."""
+    if fmt == "csv":
+        return CsvWriter(out)
+    if fmt == "jsonl":
+        return JsonlWriter(out)
+    if fmt == "parquet":
+        return ParquetWriter(out)
+    raise ValueError(f"unknown table format {fmt!r}; formats: {', '.join(FORMATS)}")
+
+
+def columns_table(columns, prefix: str = "", paths=None) -> Table:
+    """A Table of decoded ``Columns`` (one column per leaf, named ``prefix + path``), kinds as
+    ``decode --format`` writes them: pointers, handles, pointer-sized and 64-bit leaves hex in JSON."""
+    from ..jsonvalue import json_hex
+
+    leaves = columns.layout.by_path
+    names, kinds, arrays, masks = [], [], [], []
+    for path in columns if paths is None else paths:
+        leaf = leaves[path]
+        hexed = json_hex(leaf)
+        names.append(prefix + path)
+        kinds.append("hex" if hexed else "int")
+        arrays.append(columns[path])
+        masks.append((1 << leaf.bit_width) - 1 if hexed and leaf.signed else None)
+    return Table(names, kinds, arrays, masks)

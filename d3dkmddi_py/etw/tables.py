@@ -1,0 +1,221 @@
+"""A trace as three tables in a directory: ``segments``, ``allocations`` and ``findings`` (CSV, JSON
+lines or Parquet; the same columns in every format).
+
+One row per ReportSegment and per AdapterAllocation event, in trace order: the event's number, time,
+opcode, process and adapter, then (allocations) its handles and the event fields no mirror member
+holds, then the mirror structure's leaves as ``decode --format`` names them (PreferredSegment
+decoded, Flags by bit; members no event field fills are left out, they would only read 0), then
+the event's error and warning counts.  ``findings``: one row per finding, keyed by event number.
+Allocations are decoded and checked column-wise a chunk at a time, each against the segments
+reported before it; each file appears complete or not at all (``outfile.open_output``).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from .. import bulk, render
+from ..bulk.table import Table, columns_table, writer
+from ..errors import EtwInputError
+from ..outfile import OutputError, open_output, safe_name
+from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
+from .model import Tracker
+from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, POINTER, UINT64
+
+CHUNK_EVENTS = 65536
+TABLES = ("segments", "allocations", "findings")
+HANDLES = ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hDxgSharedResource")
+# AdapterAllocation fields no mirror member holds (besides the adapter and the handles), kept as columns;
+# AllocationFlags is the event's whole Flags word (its kernel bits 20-31 have no mirror bit).
+_ALLOCATION_TYPES = {**dict(ALLOCATION_FIELDS), **EXTRA_FIELDS}
+EVENT_ONLY = tuple(m.field for m in MAPPING if m.event == ADAPTER_ALLOCATION and m.mirror_type is None
+                   and m.field not in HANDLES + ("pDxgAdapter",))
+FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
+
+
+def _kind(in_type: str) -> str:
+    return "hex" if in_type in (POINTER, UINT64) else "int"
+
+
+class TraceTables:
+    """Rows of a trace's events, written into ``directory`` as ``fmt``; use as a context manager."""
+
+    def __init__(self, fmt: str, directory, tracker: Tracker, *, inputs=(), progress=None,
+                 chunk: int = CHUNK_EVENTS):
+        self.fmt, self.tracker, self.inputs, self.progress, self.chunk = fmt, tracker, inputs, progress, chunk
+        self.directory = os.fspath(directory)
+        self.counts = dict.fromkeys(TABLES, 0)
+        self.errors = 0
+        self.events = 0
+        self._pending: list = []  # (event, allocation bytes, usage bytes)
+        self._segments: list = []  # (event, findings)
+        self._stack = contextlib.ExitStack()
+        self._writers: dict = {}
+        self._started: set = set()  # tables that have had a chunk
+        pk = tracker.packer
+        unknown = {ALLOCATION_TYPE: set(pk.unknown_members(ALLOCATION_TYPE)),
+                   USAGE_TYPE: set(pk.unknown_members(USAGE_TYPE)), SEGMENT: set(pk.unknown_members(SEGMENT))}
+        self._types = {ALLOCATION_TYPE: ALLOCATION_TYPE, USAGE_TYPE: USAGE_TYPE, SEGMENT: pk.segment_type}
+        self._paths = {kind: [leaf.path for leaf in pk.classes[kind]._leaves_
+                              if leaf.path.split(".")[0].split("[")[0] not in unknown[kind]]
+                       for kind in self._types}
+
+    # ---- files
+    def __enter__(self):
+        if os.path.lexists(self.directory) and not os.path.isdir(self.directory):
+            raise OutputError(self.directory, f"cannot write tables into {safe_name(self.directory)}: it is not a "
+                                              f"directory; give a directory (created if missing)")
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(self.directory, f"cannot create the directory {safe_name(self.directory)}: "
+                                              f"{exc.strerror or exc}") from None
+        binary = self.fmt == "parquet"
+        try:
+            for name in TABLES:
+                path = os.path.join(self.directory, f"{name}.{self.fmt}")
+                out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
+                self._writers[name] = writer(self.fmt, out)
+        except BaseException:
+            self._stack.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is None:
+                self.flush()
+                self._empty_tables()
+            for w in self._writers.values():
+                w.close()
+        except BaseException:
+            if not self._stack.__exit__(*sys.exc_info()):  # every file is discarded
+                raise
+            return False
+        return self._stack.__exit__(exc_type, exc, tb)
+
+    def _empty_tables(self) -> None:
+        """A table without rows still gets its columns (a CSV header, a Parquet schema)."""
+        if "segments" not in self._started:
+            self._write_segments([])
+        if "allocations" not in self._started:
+            self._write_allocations([])
+        if "findings" not in self._started:
+            self._write_findings([], [])
+
+    # ---- events
+    def add(self, event) -> None:
+        self.events += 1
+        if event.event == ADAPTER_ALLOCATION:
+            tracker = self.tracker
+            data = tracker.apply(event)
+            self._pending.append((event, data, tracker.packer.usage(event.fields, event.where)))
+            if len(self._pending) >= self.chunk:
+                self.flush()
+            return
+        self.flush()  # later allocations are checked against the new segments
+        self.tracker.apply(event)
+        self._segments.append((event, self.tracker.findings_of_segment(event)))
+        if len(self._segments) >= self.chunk:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._segments:
+            segments, self._segments = self._segments, []
+            self._write_segments(segments)
+        if self._pending:
+            pending, self._pending = self._pending, []
+            self._write_allocations(pending)
+        if self.progress is not None:
+            self.progress.update(self.events)
+
+    def _head(self, events, process) -> tuple:
+        names = ["number", "time", "opcode", "process", "adapter"]
+        kinds = ["int", "text", "text", "opt", "hex"]
+        columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events], process,
+                   [e.adapter for e in events]]
+        return names, kinds, columns
+
+    def _write_segments(self, items) -> None:
+        events = [e for e, _f in items]
+        names, kinds, columns = self._head(events, [e.process_id for e in events])
+        names += ["ulSegmentId", "MemorySegmentGroup"]
+        kinds += ["int", "int"]
+        columns += [[e.segment_id for e in events], [int(e.fields["MemorySegmentGroup"]) for e in events]]
+        data = b"".join(self.tracker.packer.segment(e.fields, e.where) for e in events)
+        decoded = bulk.decode_array(self._types[SEGMENT], data, target=self.tracker.target)
+        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, f in items], events)
+
+    def _write_allocations(self, items) -> None:
+        events = [e for e, _d, _u in items]
+        found = self.tracker.batch_findings([(e, d) for e, d, _u in items])
+        found = [[] if e.opcode == "Stop" else f for e, f in zip(events, found)]
+        names, kinds, columns = self._head(events, [e.process_id for e in events])
+        for name in HANDLES + ("AllocationFlags",) + EVENT_ONLY:
+            field = "Flags" if name == "AllocationFlags" else name
+            in_type = _ALLOCATION_TYPES[field]
+            names.append(name)
+            if field in EXTRA_FIELDS:  # not in every version of the event
+                kinds.append("opt")
+                columns.append([None if field not in e.fields else int(e.fields[field]) for e in events])
+            else:
+                kinds.append("hex" if name == "AllocationFlags" else _kind(in_type) if in_type != BOOLEAN else "int")
+                columns.append([int(e.fields[field]) for e in events])
+        target = self.tracker.target
+        decoded = bulk.decode_array(ALLOCATION_TYPE, b"".join(d for _e, d, _u in items), target=target)
+        usage = bulk.decode_array(USAGE_TYPE, b"".join(u for _e, _d, u in items), target=target)
+        extra = columns_table(usage, "UsageHint.", self._paths[USAGE_TYPE])
+        self._write("allocations", names, kinds, columns, decoded, ALLOCATION_TYPE, found, events, extra)
+
+    def _write(self, table, names, kinds, columns, decoded, kind, found, events, extra=None) -> None:
+        leaves = columns_table(decoded, "", self._paths[kind])
+        masks = [None] * len(names) + leaves.masks
+        names, kinds, columns = names + leaves.names, kinds + leaves.kinds, columns + leaves.columns
+        if extra is not None:
+            names, kinds, columns = names + extra.names, kinds + extra.kinds, columns + extra.columns
+            masks += extra.masks
+        errors = [render.count_severity(f, "error") for f in found]
+        warnings = [render.count_severity(f, "warning") for f in found]
+        self._writers[table].write(Table(names + ["errors", "warnings"], kinds + ["int", "int"],
+                                         columns + [errors, warnings], masks + [None, None]))
+        self.counts[table] += len(events)
+        self.errors += sum(errors)
+        self._started.add(table)
+        numbers = [e.number for e, fs in zip(events, found) for _f in fs]
+        if numbers:
+            self._write_findings(numbers, [f for fs in found for f in fs])
+
+    def _write_findings(self, numbers: list, findings: list) -> None:
+        cells = [render.finding_json(f) for f in findings]
+        self._writers["findings"].write(Table(
+            [n for n, _k in FINDING_COLUMNS], [k for _n, k in FINDING_COLUMNS],
+            [numbers, [c["rule_id"] for c in cells], [c["severity"] for c in cells], [c["field"] for c in cells],
+             [c["message"] for c in cells]]))
+        self._started.add("findings")
+        self.counts["findings"] += len(numbers)
+
+    def message(self) -> str:
+        s, a, f = (self.counts[t] for t in TABLES)
+        return (f"wrote {s:,} segment{'s' if s != 1 else ''}, {a:,} allocation{'s' if a != 1 else ''}, "
+                f"{f:,} finding{'s' if f != 1 else ''} to {safe_name(self.directory)}")
+
+
+def allocation_columns(events, *, target=None):
+    """(Columns of DXGK_ALLOCATIONINFO, the events in row order) for the Start/DCStart events given."""
+    tracker = Tracker(target)
+    rows = [e for e in events if e.event == ADAPTER_ALLOCATION and e.opcode != "Stop"]
+    data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
+    return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows
+
+
+def tables_of(events, fmt: str, directory, *, target=None, inputs=()) -> TraceTables:
+    """Write the tables of ``events`` (``etw.read(...)``) into ``directory``; returns the writer, whose
+    ``counts`` give the rows of each table."""
+    if fmt not in ("csv", "jsonl", "parquet"):
+        raise EtwInputError(f"unknown table format {fmt!r}; formats: csv, jsonl, parquet")
+    tables = TraceTables(fmt, directory, Tracker(target), inputs=inputs)
+    with tables:
+        for event in events:
+            tables.add(event)
+    return tables
