@@ -122,17 +122,39 @@ def _finding(f) -> dict:
 _TYPES = {event: {**dict(fields), **EXTRA_FIELDS} for event, fields in FIELDS.items()}
 
 
-def event_json(event, type_name: str, findings, checked: bool) -> dict:
+def event_json(event, type_name: str, findings, checked: bool, record: dict | None = None) -> dict:
+    """One event as --json writes it; ``record``: its mirror record as ``decode --json`` writes it."""
     types = _TYPES[event.event]
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
-    names = {}
     if event.event == ADAPTER_ALLOCATION:
         names = {"Flags": flag_names(AllocationFlag, event.fields["Flags"]),
                  "UsageFlags": flag_names(UsageFlag, event.fields["UsageFlags"])}
+    else:  # the DXGK_SEGMENTFLAGS word, named as the record at this target names it
+        names = {"Flags": record["names"].get("Flags.Value", "0") if record is not None else ""}
     return {"event": event.event, "opcode": event.opcode, "number": event.number, "id": event.event_id,
             "version": event.version, "adapter": f"0x{event.adapter:x}", "type": type_name, "time": event.time,
             "fields": fields, "names": names, "extra": dict(event.extra), "checked": checked,
-            "findings": [_finding(f) for f in findings]}
+            "findings": [_finding(f) for f in findings], "record": record}
+
+
+class _Records:
+    """The mirror record of an event as ``decode --json`` writes it: leaves, names, the meanings of the
+    members the event carried, and its findings.  Meanings are kept per (bytes, segments) seen."""
+
+    def __init__(self, tracker: Tracker):
+        self.tracker = tracker
+        self.meanings: dict = {}
+
+    def of(self, kind: str, data: bytes, adapter, findings) -> dict:
+        pk, tgt = self.tracker.packer, self.tracker.target
+        type_name = pk.segment_type if kind == SEGMENT else ALLOCATION_TYPE
+        key = (kind, data, id(adapter))
+        meanings = self.meanings.get(key)
+        if meanings is None:
+            if len(self.meanings) >= 4096:
+                self.meanings.clear()
+            meanings = self.meanings[key] = _meanings(data, type_name, tgt, adapter, kind)
+        return render.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
 
 
 def _json(reader, tracker: Tracker, stdout) -> int:
@@ -141,12 +163,16 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     segments reported before it."""
     errors = 0
     pending = []
+    records = _Records(tracker)
 
     def flush():
         nonlocal errors
-        for (event, _data), findings in zip(pending, tracker.batch_findings(pending)):
+        for (event, data), findings in zip(pending, tracker.batch_findings(pending)):
             errors += render.count_severity(findings, "error")
-            stdout.write(json.dumps(event_json(event, ALLOCATION_TYPE, findings, event.opcode != "Stop")) + "\n")
+            checked = event.opcode != "Stop"
+            adapter = tracker.view(event.adapter)[0] if checked else None
+            record = records.of(ALLOCATION_TYPE, data, adapter, findings)
+            stdout.write(json.dumps(event_json(event, ALLOCATION_TYPE, findings, checked, record)) + "\n")
         pending.clear()
 
     for event in reader:
@@ -156,10 +182,11 @@ def _json(reader, tracker: Tracker, stdout) -> int:
                 flush()
             continue
         flush()
-        tracker.apply(event)
+        data = tracker.apply(event)
         findings = tracker.findings_of_segment(event)
         errors += render.count_severity(findings, "error")
-        stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True)) + "\n")
+        record = records.of(SEGMENT, data, None, findings)
+        stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True, record)) + "\n")
     flush()
     reader.check_found()
     return 1 if errors else 0
