@@ -49,6 +49,26 @@ def repeated_trace(path: str, copies: int) -> None:
             f.write(raw[first:])
 
 
+def allocation_trace(path: str, n: int) -> None:
+    """The bundled sample's segments, then ``n`` AdapterAllocation events (its clean allocations
+    repeated, Start and DCStart), on 4 processors, in 64 KB buffers."""
+    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.samples import etl_build, etw_build
+
+    segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
+                for i, f in enumerate(etw_build.segment_events())]
+    breaking = {a.note for a in etw_build.build.ALLOCATIONS if a.breaks}
+    clean = [(o, f) for o, note, f in etw_build.allocation_events() if note not in breaking]
+    made = [etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", o)], f) for o, f in clean]
+    events = list(segments)
+    for i in range(n):
+        e = made[i % len(made)]
+        events.append(etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
+                                          task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
+    with open(path, "wb") as f:
+        f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
+
+
 def floor_walk(path: str) -> int:
     """Events counted by reading each buffer and following each event's size: nothing else."""
     events = 0

@@ -35,12 +35,6 @@ class Counts:
         self.total = 0
         self.first = None
         self.last = None
-        if np is not None:
-            self._least = np.zeros(256, dtype=np.int64)
-            for kind, least in etlfile.HEADER_LENGTH.items():
-                if kind < 256:
-                    self._least[kind] = least
-            self._second = np.array(_SECOND, dtype=bool)
 
     # ---- results, as the slow reader gives them
     def provider_counts(self) -> dict:
@@ -77,36 +71,12 @@ class Counts:
         """Count buffers held in one bytearray column-wise; False (nothing counted) if any event does
         not check out."""
         np = self.np
-        ends = [start + buffer.end for start, buffer in zip(starts, buffers)]
-        if any(buffer.end & 1 for buffer in buffers):
+        got = scan(np, run, buffers, starts)
+        if got is None:
             return False
-        run += _SLACK
-        with memoryview(run) as view, view.cast("H") as words:
-            offsets = _walk_sizes(words, starts, ends)
-        if offsets is None:
-            return False
-        if not offsets:
+        if got.o is None:
             return True
-        u8 = np.frombuffer(run, dtype=np.uint8)
-        u16, u64 = u8.view("<u2"), u8.view("<i8")
-        o = np.array(offsets, dtype=np.int64) << 1  # the loop gave half-word indexes
-        kind = u8[o + 2]
-        second = self._second[kind]
-        size = np.where(second, u16[(o + 4) >> 1], u16[o >> 1]).astype(np.int64)
-        least = self._least[kind]
-        if not ((u8[o + 3] & 0xC0) == 0xC0).all() or not (least > 0).all() or not (size >= least).all():
-            return False
-        # an event past its buffer's end can only be the buffer's last
-        end_array = np.array(ends, dtype=np.int64)
-        last = np.searchsorted(o, end_array) - 1
-        has_events = last >= np.searchsorted(o, np.array(starts, dtype=np.int64))
-        if (o[last[has_events]] + size[last[has_events]] > end_array[has_events]).any():
-            return False
-        is_event = (kind == etlfile.EVENT32) | (kind == etlfile.EVENT64)
-        extended = np.flatnonzero(is_event & ((u8[o + 4] & etlfile.EXTENDED_INFO) != 0))
-        named = self._extended_items(u8, u16, o[extended], size[extended])
-        if named is None:
-            return False
+        o, kind, second, is_event, u8, u16, u64 = got.o, got.kind, got.second, got.is_event, got.u8, got.u16, got.u64
         is_instance = (kind == etlfile.INSTANCE32) | (kind == etlfile.INSTANCE64)
         with_guid = ~(second | is_instance)
         provider = np.where(second, 1, 0)
@@ -114,37 +84,18 @@ class Counts:
             provider[with_guid] = self._providers(u64, o[with_guid])
         event_id = np.where(is_event, u16[(o + 40) >> 1], np.where(second, u16[(o + 6) >> 1], u8[o + 4]))
         keys, counts = np.unique(provider << 16 | event_id, return_counts=True)
-        got = self.keys
+        tally = self.keys
         for key, n in zip(keys.tolist(), counts.tolist()):
-            got[key] = got.get(key, 0) + n
+            tally[key] = tally.get(key, 0) + n
         per_kind = np.bincount(kind, minlength=256)
         for k in np.flatnonzero(per_kind).tolist():
             self.kinds[k] = self.kinds.get(k, 0) + int(per_kind[k])
-        perfinfo = (kind == etlfile.PERFINFO32) | (kind == etlfile.PERFINFO64)
-        times = u64[np.where(perfinfo, o + 8, o + 16) >> 3]
-        self._times(int(times.min()), int(times.max()))
+        self._times(int(got.times.min()), int(got.times.max()))
         self.total += len(o)
-        if named.any():
-            self._names(run, buffers, starts, o[extended[named]], provider[extended[named]], name)
+        named = got.extended[got.named]
+        if len(named):
+            self._names(run, buffers, starts, o[named], provider[named], name)
         return True
-
-    def _extended_items(self, u8, u16, o, size):
-        """Whether each event's chain of extended items holds a TraceLogging traits item that may carry
-        a name; None if an item runs past its event (the exact reader then names it)."""
-        np = self.np
-        at, stop = o + 80, o + size
-        named = np.zeros(len(o), dtype=bool)
-        rows = np.arange(len(o))
-        while len(at):
-            if (at + 8 > stop).any():
-                return None
-            length = u16[(at + 6) >> 1].astype(np.int64)
-            if (at + 8 + length > stop).any():
-                return None
-            named[rows[(u16[(at + 2) >> 1] == etlfile.EXT_TYPE_PROV_TRAITS) & (length > 2) & (u8[at + 10] != 0)]] = True
-            more = (u16[(at + 4) >> 1] & 1) != 0
-            at, stop, rows = (at + ((8 + length + 7) & ~7))[more], stop[more], rows[more]
-        return named
 
     def _providers(self, u64, o):
         """Each event's provider index, from the GUID at byte 24 of its header."""
@@ -196,6 +147,96 @@ class Counts:
                 self.names[guid] = rec.traits
             self._times(rec.timestamp, rec.timestamp)
             self.total += 1
+
+
+class Scan:
+    """The events of buffers held in one bytearray, read column-wise: their offsets in it (``o``),
+    header kinds, sizes, times, payload starts, and views of the bytes; ``o`` None when there are none."""
+
+    __slots__ = ("o", "kind", "size", "second", "is_event", "times", "extended", "named", "payload", "u8", "u16",
+                 "u64")
+
+
+def scan(np, run: bytearray, buffers: list, starts: list):
+    """A Scan of ``buffers`` (as ``etlfile.EtlFile.runs`` gives them), or None if any event does not
+    check out (an unknown kind, a size shorter than its header, the last event past the end, an
+    extended item past its event, a TraceMessage record): the exact reader then names what is there.
+    Appends slack to ``run``."""
+    ends = [start + buffer.end for start, buffer in zip(starts, buffers)]
+    if any(buffer.end & 1 for buffer in buffers):
+        return None
+    run += _SLACK
+    with memoryview(run) as view, view.cast("H") as words:
+        offsets = _walk_sizes(words, starts, ends)
+    if offsets is None:
+        return None
+    got = Scan()
+    got.o = None
+    if not offsets:
+        return got
+    u8 = np.frombuffer(run, dtype=np.uint8)
+    u16, u64 = u8.view("<u2"), u8.view("<i8")
+    o = np.array(offsets, dtype=np.int64) << 1  # the loop gave half-word indexes
+    kind = u8[o + 2]
+    second, least = _tables(np)
+    second, least = second[kind], least[kind]
+    size = np.where(second, u16[(o + 4) >> 1], u16[o >> 1]).astype(np.int64)
+    if not ((u8[o + 3] & 0xC0) == 0xC0).all() or not (least > 0).all() or not (size >= least).all():
+        return None
+    # an event past its buffer's end can only be the buffer's last
+    end_array = np.array(ends, dtype=np.int64)
+    last = np.searchsorted(o, end_array) - 1
+    has_events = last >= np.searchsorted(o, np.array(starts, dtype=np.int64))
+    if (o[last[has_events]] + size[last[has_events]] > end_array[has_events]).any():
+        return None
+    is_event = (kind == etlfile.EVENT32) | (kind == etlfile.EVENT64)
+    extended = np.flatnonzero(is_event & ((u8[o + 4] & etlfile.EXTENDED_INFO) != 0))
+    items = _extended_items(np, u8, u16, o[extended], size[extended])
+    if items is None:
+        return None
+    got.named, payload_of_extended = items
+    got.payload = o + 80
+    got.payload[extended] = payload_of_extended
+    perfinfo = (kind == etlfile.PERFINFO32) | (kind == etlfile.PERFINFO64)
+    got.times = u64[np.where(perfinfo, o + 8, o + 16) >> 3]
+    got.o, got.kind, got.size, got.second, got.is_event, got.extended = o, kind, size, second, is_event, extended
+    got.u8, got.u16, got.u64 = u8, u16, u64
+    return got
+
+
+def _extended_items(np, u8, u16, o, size):
+    """(whether each event's chain of extended items holds a TraceLogging traits item that may carry
+    a name, where its payload starts); None if an item runs past its event."""
+    at, stop = o + 80, o + size
+    named = np.zeros(len(o), dtype=bool)
+    payload = np.zeros(len(o), dtype=np.int64)
+    rows = np.arange(len(o))
+    while len(at):
+        if (at + 8 > stop).any():
+            return None
+        length = u16[(at + 6) >> 1].astype(np.int64)
+        if (at + 8 + length > stop).any():
+            return None
+        named[rows[(u16[(at + 2) >> 1] == etlfile.EXT_TYPE_PROV_TRAITS) & (length > 2) & (u8[at + 10] != 0)]] = True
+        more = (u16[(at + 4) >> 1] & 1) != 0
+        at = at + ((8 + length + 7) & ~7)
+        payload[rows[~more]] = at[~more]
+        at, stop, rows = at[more], stop[more], rows[more]
+    return named, payload
+
+
+_KIND_TABLES: list = []
+
+
+def _tables(np) -> tuple:
+    """(size in the second word, header length) by kind byte, as arrays."""
+    if not _KIND_TABLES:
+        least = np.zeros(256, dtype=np.int64)
+        for kind, length in etlfile.HEADER_LENGTH.items():
+            if kind < 256:
+                least[kind] = length
+        _KIND_TABLES.extend((np.array(_SECOND, dtype=bool), least))
+    return _KIND_TABLES[0], _KIND_TABLES[1]
 
 
 def _walk_sizes(words, starts: list, ends: list):
