@@ -66,6 +66,8 @@ _LOGFILE_FIXED = struct.Struct("<IIIIqIIIIIIII")  # BufferSize .. CpuSpeedInMHz 
 _LOGFILE_TAIL = struct.Struct("<qqqII")  # BootTime, PerfFreq, StartTime, ReservedFlags, BuffersLost
 _TIME_ZONE = 172  # TIME_ZONE_INFORMATION
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
+_UNIX_EPOCH_FILETIME = 116_444_736_000_000_000  # 1970-01-01 in 100 ns since 1601
+_LAST_FILETIME = 2_650_467_743_990_000_000  # 9999-12-31T23:59:59 in 100 ns since 1601
 CLOCKS = {1: "QPC", 2: "system time", 3: "CPU cycle counter"}
 
 _MARK = struct.Struct("<IH")  # an event's first word, and the next half-word (the size of some kinds)
@@ -399,6 +401,19 @@ class LogHeader:
         ticks = (timestamp - self.header_time) * 2_000_000 // self.ticks_per_second()
         return (ticks + 1) // 2 / 1000
 
+    def utc_texts(self, np, timestamps) -> list:
+        """``utc`` of an array of raw timestamps, as a list."""
+        tps = self.ticks_per_second()
+        diff = np.asarray(timestamps, dtype=np.int64) - self.header_time
+        hundred_ns = self.start_filetime + (diff // tps) * 10_000_000 + (diff % tps) * 10_000_000 // tps
+        if len(hundred_ns) == 0:
+            return []
+        if hundred_ns.min() <= 0 or hundred_ns.max() >= _LAST_FILETIME:  # no date, or past year 9999
+            return [filetime_text(v) for v in hundred_ns.tolist()]
+        seconds = (hundred_ns - _UNIX_EPOCH_FILETIME) // 10_000_000
+        stamps = np.datetime_as_string(seconds.astype("datetime64[s]")).tolist()
+        return [f"{s}.{f:07d}Z" for s, f in zip(stamps, (hundred_ns % 10_000_000).tolist())]
+
     def utc(self, timestamp: int) -> str:
         """A raw event timestamp as UTC, ISO 8601 with 7 fractional digits (the FILETIME resolution)."""
         hundred_ns = self.start_filetime + (timestamp - self.header_time) * 10_000_000 // self.ticks_per_second()
@@ -570,6 +585,23 @@ class EtlFile:
             number += 1
             rec.number = number
             yield rec
+
+    def processor_buffers(self) -> dict:
+        """processor -> (index, file offset) of its buffers in file order (``ordered`` reading)."""
+        if not _can_seek(self._stream):
+            raise EtwInputError(f"{self.name}: ordered reading needs a seekable input (open it with ordered=True)")
+        return self._index()
+
+    def buffer_reader(self):
+        """A reader of single buffers, placed by ``seek_buffer``."""
+        return _Reader(self._stream, self.name)
+
+    def seek_buffer(self, reader, index: int, at: int) -> None:
+        try:
+            self._stream.seek(self._origin + at)
+        except (OSError, ValueError) as exc:
+            raise EtwInputError(f"cannot read {self.name}: {exc}") from None
+        reader.index, reader.position = index, at
 
     def _index(self) -> dict:
         """processor -> (index, file offset) of its buffers, in file order (the header buffer too)."""

@@ -310,6 +310,24 @@ class Packer:
     def usage(self, fields: dict, where=lambda: "event") -> bytes:
         return bytes(self._pack(USAGE_TYPE, fields, where))
 
+    def pack_columns(self, np, kind: str, columns: dict, count: int):
+        """The mirror records of ``count`` events given as field columns (uint64 arrays), as bytes;
+        None if a value does not fit its member (``allocation`` and ``segment`` name it)."""
+        out = np.zeros((count, self.classes[kind]._layout_.size), dtype=np.uint8)
+        for slot in self.slots[kind]:
+            values = columns[slot.field]
+            if slot.size < 8 and (values >> np.uint64(8 * slot.size)).any():
+                return None
+            out[:, slot.offset:slot.offset + slot.size] = \
+                values.astype(f"<u{slot.size}").view(np.uint8).reshape(count, slot.size)
+        if kind == ALLOCATION_TYPE:
+            flags = columns["Flags"]
+            word = np.zeros(count, dtype="<u4")
+            for bit, mirror_bit in self.flag_bits.items():
+                word |= np.where(flags & np.uint64(bit), np.uint32(mirror_bit), np.uint32(0)).astype("<u4")
+            out[:, self.flag_offset:self.flag_offset + 4] = word.view(np.uint8).reshape(count, 4)
+        return out.tobytes()
+
     def unknown_members(self, kind: str) -> tuple:
         """Members of the mirror type whose bytes no event field fills (union arms of a filled one count as filled)."""
         filled = set()

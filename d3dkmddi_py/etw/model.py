@@ -136,25 +136,49 @@ class Tracker:
         Start and DCStart items are grouped by adapter and checked against the segments the tracker holds
         now; Stop items get [] (an allocation is checked when it starts).
         """
-        found = [[] for _ in items]
-        groups: dict = {}
-        for i, (event, _data) in enumerate(items):
-            if event.opcode != "Stop":
-                groups.setdefault(event.adapter, []).append(i)
+        return self._rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
+                          b"".join(d for _e, d in items))
+
+    def _rows(self, adapters, checked, data: bytes) -> list:
+        found = [[] for _ in adapters]
+        for row, finding in self._found(adapters, checked, data).items():
+            found[row] = finding
+        return found
+
+    def _found(self, adapters, checked, data: bytes) -> dict:
+        """row -> its (rule_id, severity, field) findings, for the rows that have any."""
+        found: dict = {}
+        if not len(adapters):
+            return found
+        size = len(data) // len(adapters)
+        if all(checked) and len(set(adapters)) == 1:  # the common case: one adapter, no Stop
+            groups = {adapters[0]: range(len(adapters))}
+        else:
+            groups = {}
+            for i, (pointer, check_it) in enumerate(zip(adapters, checked)):
+                if check_it:
+                    groups.setdefault(pointer, []).append(i)
         for pointer, rows in groups.items():
             adapter, _note = self.view(pointer)
-            data = b"".join(items[i][1] for i in rows)
-            columns = bulk.decode_array(ALLOCATION_TYPE, data, target=self.target, count=len(rows))
+            part = data if len(rows) == len(adapters) else b"".join(data[i * size:(i + 1) * size] for i in rows)
+            columns = bulk.decode_array(ALLOCATION_TYPE, part, target=self.target)
             for row, rule_id, severity, name, _value in findings_rows(columns, adapter=adapter):
-                found[rows[row]].append((rule_id, severity, name))
+                found.setdefault(rows[row], []).append((rule_id, severity, name))
         return found
 
     def batch_findings(self, items) -> list:
         """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
         and only those are checked one by one for the messages."""
-        out = []
-        for (event, data), rows in zip(items, self.column_rows(items)):
-            out.append(self.check_allocation(event.adapter, data) if rows else [])
+        return self.findings_of_rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
+                                     b"".join(d for _e, d in items))
+
+    def findings_of_rows(self, adapters, checked, data: bytes) -> list:
+        """``batch_findings`` of allocation records given as columns: each row's adapter pointer,
+        whether it is checked (not a Stop), and the records' bytes."""
+        size = len(data) // len(adapters) if len(adapters) else 0
+        out = [[] for _ in adapters]
+        for i in self._found(adapters, checked, data):
+            out[i] = self.check_allocation(adapters[i], data[i * size:(i + 1) * size])
         return out
 
     def finish(self) -> dict:

@@ -16,12 +16,15 @@ import os
 import sys
 
 from .. import bulk, render
+from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
 from ..errors import EtwInputError
 from ..outfile import OutputError, open_output, safe_name
+from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
 from .model import Tracker
-from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, POINTER, UINT64
+from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
+    TEMPLATES, UINT64
 
 CHUNK_EVENTS = 65536
 TABLES = ("segments", "allocations", "findings")
@@ -100,7 +103,7 @@ class TraceTables:
         if "segments" not in self._started:
             self._write_segments([])
         if "allocations" not in self._started:
-            self._write_allocations([])
+            self._allocation_rows(_rows_of_events([]))
         if "findings" not in self._started:
             self._write_findings([], [])
 
@@ -108,9 +111,8 @@ class TraceTables:
     def add(self, event) -> None:
         self.events += 1
         if event.event == ADAPTER_ALLOCATION:
-            tracker = self.tracker
-            data = tracker.apply(event)
-            self._pending.append((event, data, tracker.packer.usage(event.fields, event.where)))
+            pk = self.tracker.packer
+            self._pending.append((event, pk.allocation(event.fields, event.where), pk.usage(event.fields, event.where)))
             if len(self._pending) >= self.chunk:
                 self.flush()
             return
@@ -120,71 +122,92 @@ class TraceTables:
         if len(self._segments) >= self.chunk:
             self.flush()
 
+    def add_batch(self, batch, header, source: str) -> None:
+        """An ``etlcolumns.DxgBatch``: its allocations column-wise, its (few) segments as Events.
+        Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
+        its mirror member): the caller starts again from the Events."""
+        np = numpy_module()
+        segments = np.flatnonzero(batch.ids == REPORT_SEGMENT_ID).tolist()
+        start = 0
+        for row in segments + [len(batch)]:
+            if row > start:
+                self.flush()
+                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, start, row, header))
+                self.events += row - start
+            if row < len(batch):
+                self.add(batch.event(row, header.utc(int(batch.times[row])), source))
+            start = row + 1
+        if self.progress is not None:
+            self.progress.update(self.events)
+
+    def restart(self) -> None:
+        """Discard everything written so far (the files too), to start again from the first event."""
+        self._stack.__exit__(etlcolumns.NeedExact, etlcolumns.NeedExact("restart"), None)  # temporary files go
+        self.__init__(self.fmt, self.directory, Tracker(self.tracker.target), inputs=self.inputs,
+                      progress=self.progress, chunk=self.chunk)
+        self.__enter__()
+
     def flush(self) -> None:
         if self._segments:
             segments, self._segments = self._segments, []
             self._write_segments(segments)
         if self._pending:
             pending, self._pending = self._pending, []
-            self._write_allocations(pending)
+            self._allocation_rows(_rows_of_events(pending))
         if self.progress is not None:
             self.progress.update(self.events)
 
-    def _head(self, events, process) -> tuple:
-        names = ["number", "time", "opcode", "process", "adapter"]
-        kinds = ["int", "text", "text", "opt", "hex"]
-        columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events], process,
-                   [e.adapter for e in events]]
-        return names, kinds, columns
-
     def _write_segments(self, items) -> None:
         events = [e for e, _f in items]
-        names, kinds, columns = self._head(events, [e.process_id for e in events])
+        names, kinds, columns = list(_HEAD_NAMES), list(_HEAD_KINDS), [
+            [e.number for e in events], [e.time for e in events], [e.opcode for e in events],
+            [e.process_id for e in events], [e.adapter for e in events]]
         names += ["ulSegmentId", "MemorySegmentGroup"]
         kinds += ["int", "int"]
         columns += [[e.segment_id for e in events], [int(e.fields["MemorySegmentGroup"]) for e in events]]
         data = b"".join(self.tracker.packer.segment(e.fields, e.where) for e in events)
         decoded = bulk.decode_array(self._types[SEGMENT], data, target=self.tracker.target)
-        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, f in items], events)
+        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, f in items],
+                    [e.number for e in events])
 
-    def _write_allocations(self, items) -> None:
-        events = [e for e, _d, _u in items]
-        found = self.tracker.batch_findings([(e, d) for e, d, _u in items])
-        found = [[] if e.opcode == "Stop" else f for e, f in zip(events, found)]
-        names, kinds, columns = self._head(events, [e.process_id for e in events])
+    def _allocation_rows(self, rows) -> None:
+        found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data)
+        names, kinds = list(_HEAD_NAMES), list(_HEAD_KINDS)
+        columns = [_list(rows.numbers), rows.times, rows.opcodes, _list(rows.pids), rows.adapters]
         for name in HANDLES + ("AllocationFlags",) + EVENT_ONLY:
             field = "Flags" if name == "AllocationFlags" else name
             in_type = _ALLOCATION_TYPES[field]
             names.append(name)
             if field in EXTRA_FIELDS:  # not in every version of the event
                 kinds.append("opt")
-                columns.append([None if field not in e.fields else int(e.fields[field]) for e in events])
             else:
                 kinds.append("hex" if name == "AllocationFlags" else _kind(in_type) if in_type != BOOLEAN else "int")
-                columns.append([int(e.fields[field]) for e in events])
+            columns.append(_list(rows.fields[field]))  # typed by kind, whichever path made them
         target = self.tracker.target
-        decoded = bulk.decode_array(ALLOCATION_TYPE, b"".join(d for _e, d, _u in items), target=target)
-        usage = bulk.decode_array(USAGE_TYPE, b"".join(u for _e, _d, u in items), target=target)
+        decoded = bulk.decode_array(ALLOCATION_TYPE, rows.data, target=target)
+        usage = bulk.decode_array(USAGE_TYPE, rows.usage, target=target)
         extra = columns_table(usage, "UsageHint.", self._paths[USAGE_TYPE])
-        self._write("allocations", names, kinds, columns, decoded, ALLOCATION_TYPE, found, events, extra)
+        self._write("allocations", names, kinds, columns, decoded, ALLOCATION_TYPE, found, rows.numbers, extra)
 
-    def _write(self, table, names, kinds, columns, decoded, kind, found, events, extra=None) -> None:
+    def _write(self, table, names, kinds, columns, decoded, kind, found, numbers, extra=None) -> None:
         leaves = columns_table(decoded, "", self._paths[kind])
         masks = [None] * len(names) + leaves.masks
         names, kinds, columns = names + leaves.names, kinds + leaves.kinds, columns + leaves.columns
         if extra is not None:
             names, kinds, columns = names + extra.names, kinds + extra.kinds, columns + extra.columns
             masks += extra.masks
-        errors = [render.count_severity(f, "error") for f in found]
-        warnings = [render.count_severity(f, "warning") for f in found]
+        errors, warnings = [0] * len(found), [0] * len(found)
+        for i, fs in enumerate(found):
+            if fs:
+                errors[i], warnings[i] = render.count_severity(fs, "error"), render.count_severity(fs, "warning")
         self._writers[table].write(Table(names + ["errors", "warnings"], kinds + ["int", "int"],
                                          columns + [errors, warnings], masks + [None, None]))
-        self.counts[table] += len(events)
+        self.counts[table] += len(found)
         self.errors += sum(errors)
         self._started.add(table)
-        numbers = [e.number for e, fs in zip(events, found) for _f in fs]
-        if numbers:
-            self._write_findings(numbers, [f for fs in found for f in fs])
+        if any(found):
+            numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
+            self._write_findings([n for n, fs in zip(numbers, found) for _f in fs], [f for fs in found for f in fs])
 
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
@@ -199,6 +222,61 @@ class TraceTables:
         s, a, f = (self.counts[t] for t in TABLES)
         return (f"wrote {s:,} segment{'s' if s != 1 else ''}, {a:,} allocation{'s' if a != 1 else ''}, "
                 f"{f:,} finding{'s' if f != 1 else ''} to {safe_name(self.directory)}")
+
+
+_HEAD_NAMES = ("number", "time", "opcode", "process", "adapter")
+_HEAD_KINDS = ("int", "text", "text", "opt", "hex")
+_ROW_FIELDS = HANDLES + ("Flags",) + EVENT_ONLY
+REPORT_SEGMENT_ID = next(k for k, kind in KINDS.items() if kind.event == REPORT_SEGMENT)
+_OPCODES = {k: kind.opcode for k, kind in KINDS.items()}
+
+
+def _list(values) -> list:
+    return values.tolist() if hasattr(values, "tolist") else values
+
+
+class _Rows:
+    """AdapterAllocation events as columns: what the allocations table is written from."""
+
+    __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data", "usage")
+
+
+def _rows_of_events(items) -> _Rows:
+    """(Event, allocation bytes, usage bytes) items as rows."""
+    rows = _Rows()
+    events = [e for e, _d, _u in items]
+    rows.numbers, rows.times, rows.opcodes = [e.number for e in events], [e.time for e in events], \
+        [e.opcode for e in events]
+    rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
+    rows.checked = [e.opcode != "Stop" for e in events]
+    rows.fields = {name: [e.fields.get(name) if name in EXTRA_FIELDS and name not in e.fields
+                          else int(e.fields[name]) for e in events] for name in _ROW_FIELDS}
+    rows.data, rows.usage = b"".join(d for _e, d, _u in items), b"".join(u for _e, _d, u in items)
+    return rows
+
+
+def _rows_of_batch(np, pk, batch, start: int, stop: int, header) -> _Rows:
+    """Rows ``start:stop`` of an etlcolumns.DxgBatch (AdapterAllocation events only)."""
+    rows = _Rows()
+    ids = batch.ids[start:stop]
+    rows.numbers, rows.times = batch.numbers[start:stop], header.utc_texts(np, batch.times[start:stop])
+    rows.opcodes = [_OPCODES[i] for i in ids.tolist()]
+    rows.pids, rows.adapters = batch.pids[start:stop], batch.column("pDxgAdapter")[start:stop].tolist()
+    rows.checked = [o != "Stop" for o in rows.opcodes]
+    columns = {name: batch.column(name)[start:stop] for name in etlcolumns.FIELD_NAMES}
+    rows.fields = {name: columns[name] for name in _ROW_FIELDS}
+    versions = batch.versions[start:stop]
+    for name in EXTRA_FIELDS:  # only in the versions whose template has it
+        has = np.isin(versions, [v for v, fields in TEMPLATES[ADAPTER_ALLOCATION].items() if name in dict(fields)])
+        values = columns[name].tolist()
+        rows.fields[name] = values if has.all() else [None] * len(values) if not has.any() else \
+            [v if h else None for v, h in zip(values, has.tolist())]
+    count = stop - start
+    rows.data = pk.pack_columns(np, ALLOCATION_TYPE, columns, count)
+    rows.usage = pk.pack_columns(np, USAGE_TYPE, columns, count)
+    if rows.data is None or rows.usage is None:
+        raise etlcolumns.NeedExact("a value that does not fit its mirror member")
+    return rows
 
 
 def allocation_columns(events, *, target=None):

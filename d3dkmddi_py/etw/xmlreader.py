@@ -45,6 +45,9 @@ class TraceReader:
         self.blocks_expat = 0
         self.format = None
         self.etl_header = None
+        # set by a reader of columns (the tables): an .etl file then gives etlcolumns.DxgBatch objects,
+        # or etlreader.RESTART and then Events from the start
+        self.columns = False
         self._used = False
         self._root_seen = False  # the root element started: the input is XML
         self._root_at = None  # byte offset of the root start tag, from the guard
@@ -87,7 +90,8 @@ class TraceReader:
             head = self._read(stream)
             if isinstance(head, bytes) and etlfile.is_etl(head):
                 self.format = "etl"
-                yield from etlreader.events(self, stream, head)
+                read = etlreader.column_events if self.columns else etlreader.events
+                yield from read(self, stream, head)
             else:
                 self.format = "xml"
                 yield from self._parse(stream, head)

@@ -1,0 +1,262 @@
+"""The DxgKrnl events of an .etl file as columns, in the event-by-event reader's order and numbering.
+
+Each processor's buffers are read in runs (``etlcount.scan``); its DxgKrnl payloads are decoded with
+one NumPy record type per (event, version, pointer size) into a matrix of field values.  The
+processors are merged as ``etlfile.EtlFile.ordered`` merges them (``heapq.merge`` of their events by
+(time, buffer offset, event offset)): a greedy merge of per-processor streams, which equals a sort by
+each event's running maximum key within its processor, then its place there.  Chunks are merged up
+to the smallest last key any unfinished processor has loaded, so memory holds one run per processor.
+
+Anything this path does not read exactly as ``etlreader.decode`` would (damage, an unknown version, a
+payload of another length, a Boolean not 0 or 1, a DxgKrnl GUID on a classic header, a trace without
+DxgKrnl events) raises NeedExact: the caller starts again on the event-by-event reader, which names it.
+"""
+from __future__ import annotations
+
+import uuid
+
+from . import etlcount, etlfile
+from .etlreader import DXGKRNL, layout
+from .events import Event, _flag
+from .schema import ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, SEGMENT_FIELDS, TEMPLATES
+
+# every field of every template, one matrix column each
+FIELD_NAMES = tuple(dict.fromkeys([n for n, _t in ALLOCATION_FIELDS] + list(EXTRA_FIELDS)
+                                  + [n for n, _t in SEGMENT_FIELDS]))
+COLUMN = {name: i for i, name in enumerate(FIELD_NAMES)}
+_GUID = uuid.UUID(DXGKRNL).bytes_le
+_RUN_BYTES = 4 << 20  # read per merge step, over all processors
+_LEAST_RUN = 1 << 16  # per processor
+
+
+class NeedExact(Exception):
+    """Something only the event-by-event reader reads (and names) exactly."""
+
+
+class DxgBatch:
+    """DxgKrnl events in trace order: numbers, raw times, process and thread ids, event ids,
+    versions, and a matrix of field values (one column per FIELD_NAMES; 0 where a version lacks it)."""
+
+    __slots__ = ("numbers", "times", "pids", "tids", "ids", "versions", "matrix")
+
+    def __init__(self, numbers, times, pids, tids, ids, versions, matrix):
+        self.numbers, self.times, self.pids, self.tids = numbers, times, pids, tids
+        self.ids, self.versions, self.matrix = ids, versions, matrix
+
+    def __len__(self):
+        return len(self.times)
+
+    def column(self, name: str):
+        return self.matrix[:, COLUMN[name]]
+
+    def event(self, i: int, time: str | None, source: str) -> Event:
+        """Row ``i`` as the Event ``etlreader.decode`` gives."""
+        kind = KINDS[int(self.ids[i])]
+        version = int(self.versions[i])
+        row = self.matrix[i].tolist()
+        fields = {}
+        for name, in_type in TEMPLATES[kind.event][version]:
+            value = row[COLUMN[name]]
+            fields[name] = bool(value) if in_type == BOOLEAN else value
+        for name, bit_map in layout(kind.event, version, 8).bit_maps:
+            fields[name] = _flag(bit_map, fields[name])
+        return Event(int(self.numbers[i]), kind, version, fields, time, int(self.pids[i]), int(self.tids[i]), {},
+                     source)
+
+
+class _Decoder:
+    """NumPy record types of the DxgKrnl templates, per (event id, version, pointer size)."""
+
+    def __init__(self, np):
+        self.np = np
+        self.types: dict = {}
+
+    def of(self, event_id: int, version: int, pointer_size: int):
+        key = (event_id, version, pointer_size)
+        found = self.types.get(key)
+        if found is None:
+            lay = layout(KINDS[event_id].event, version, pointer_size)
+            if lay is None:
+                raise NeedExact(f"version {version} of event {event_id}")
+            widths = [b - a for a, b in zip(lay.starts, list(lay.starts[1:]) + [lay.struct.size])]
+            dtype = self.np.dtype({"names": list(lay.names), "formats": [f"<u{w}" for w in widths],
+                                   "offsets": list(lay.starts), "itemsize": lay.struct.size})
+            found = self.types[key] = (dtype, lay)
+        return found
+
+
+def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) -> dict:
+    """One processor's run of buffers: every event's key, and its DxgKrnl events decoded."""
+    got = etlcount.scan(np, run, buffers, starts)
+    if got is None:
+        raise NeedExact("a buffer the column-wise scan does not read")
+    if got.o is None:
+        return None
+    o, u8, u16, u64 = got.o, got.u8, got.u16, got.u64
+    start_array = np.array(starts, dtype=np.int64)
+    which = np.searchsorted(start_array, o, side="right") - 1
+    at = np.array([b.file_offset for b in buffers], dtype=np.int64)[which]
+    p = o - start_array[which]
+    full = (got.kind == etlfile.FULL32) | (got.kind == etlfile.FULL64)
+    low, high = np.frombuffer(_GUID, dtype="<i8")
+    has_guid = got.is_event | full
+    ours = has_guid & (u64[(o + 24) >> 3] == low) & (u64[(o + 32) >> 3] == high)
+    if (ours & full).any():
+        raise NeedExact("a DxgKrnl GUID on a classic header")
+    ids = u16[(o + 40) >> 1]
+    known = ours & np.isin(ids, list(KINDS))
+    rows = np.flatnonzero(known)
+    out = {"ts": got.times, "at": at, "p": p, "dxg": np.full(len(o), -1, dtype=np.int64),
+           "events": len(o), "other_dxgkrnl": int((ours & ~known).sum()), "other_providers": int((~ours).sum())}
+    out["dxg"][rows] = np.arange(len(rows))
+    e = o[rows]
+    flags = u16[(e + 4) >> 1]
+    is32 = got.kind[rows] == etlfile.EVENT32
+    pointer = np.where((flags & etlfile.HEADER_32_BIT) != 0, 4,
+                       np.where((flags & etlfile.HEADER_64_BIT) != 0, 8, np.where(is32, 4, 8)))
+    version = u8[e + 42]
+    event_ids = ids[rows]
+    payload = got.payload[rows]
+    length = e + got.size[rows] - payload
+    matrix = np.zeros((len(rows), len(FIELD_NAMES)), dtype=np.uint64)
+    if len(rows):
+        combos = np.unique(np.stack([event_ids.astype(np.int64), version.astype(np.int64), pointer]), axis=1)
+        for event_id, ver, psize in combos.T.tolist():
+            dtype, lay = decoder.of(event_id, ver, psize)
+            sel = np.flatnonzero((event_ids == event_id) & (version == ver) & (pointer == psize))
+            if (length[sel] != dtype.itemsize).any():
+                raise NeedExact("a payload of another length")
+            raw = u8[payload[sel][:, None] + np.arange(dtype.itemsize)]
+            values = raw.view(dtype).ravel()
+            for name in lay.names:
+                column = values[name]
+                if name in lay.booleans and (column > 1).any():
+                    raise NeedExact("a Boolean not 0 or 1")
+                matrix[sel, COLUMN[name]] = column
+    u32 = u8.view("<u4")
+    out["batch"] = DxgBatch(None, got.times[rows], u32[(e + 12) >> 2].astype(np.int64),
+                            u32[(e + 8) >> 2].astype(np.int64), event_ids.astype(np.int64),
+                            version.astype(np.int64), matrix)
+    return out
+
+
+def _running_max(np, ts, at, p, carry):
+    """Each event's running maximum key (time, buffer offset, event offset) within its processor."""
+    top_ts = np.maximum.accumulate(ts)
+    if carry is not None:
+        top_ts = np.maximum(top_ts, carry[0])
+    holder = np.where(ts == top_ts, np.arange(len(ts)), -1)
+    last = np.maximum.accumulate(holder)
+    if carry is None:
+        return top_ts, at[last], p[last]
+    return (top_ts, np.where(last >= 0, at[np.maximum(last, 0)], carry[1]),
+            np.where(last >= 0, p[np.maximum(last, 0)], carry[2]))
+
+
+class _Stream:
+    """One processor's events, loaded a run at a time."""
+
+    def __init__(self, np, decoder, etl, reader, offsets, limit):
+        self.np, self.decoder, self.etl, self.reader, self.limit = np, decoder, etl, reader, limit
+        self.buffers = iter(offsets)
+        self.done = False
+        self.carry = None
+        self.pending = None  # dict of arrays, or None when empty
+
+    def load(self, counts: dict) -> None:
+        """Read runs until some events are pending or the processor has no more buffers."""
+        np = self.np
+        while self.pending is None and not self.done:
+            run, buffers, starts = bytearray(), [], []
+            for index, at in self.buffers:
+                self.etl.seek_buffer(self.reader, index, at)
+                starts.append(len(run))
+                buffers.append(self.reader.next_buffer(run))
+                if len(run) >= self.limit:
+                    break
+            else:
+                self.done = True
+            if not buffers:
+                return
+            chunk = _load(np, self.decoder, run, buffers, starts)
+            if chunk is None:
+                continue
+            for key in ("events", "other_dxgkrnl", "other_providers"):
+                counts[key] += chunk[key]
+            pm = _running_max(np, chunk["ts"], chunk["at"], chunk["p"], self.carry)
+            self.carry = (pm[0][-1], pm[1][-1], pm[2][-1])
+            self.pending = {"ts": pm[0], "at": pm[1], "p": pm[2], "dxg": chunk["dxg"], "batch": chunk["batch"]}
+
+    def last_key(self) -> tuple:
+        return tuple(int(self.pending[k][-1]) for k in ("ts", "at", "p"))
+
+    def take(self, horizon):
+        """The pending events whose key is at most ``horizon`` (a prefix): (keys, dxg rows, batch part)."""
+        np = self.np
+        pend = self.pending
+        if horizon is None:
+            n = len(pend["ts"])
+        else:
+            h_ts, h_at, h_p = horizon
+            ts, at, p = pend["ts"], pend["at"], pend["p"]
+            below = (ts < h_ts) | ((ts == h_ts) & ((at < h_at) | ((at == h_at) & (p <= h_p))))
+            n = int(below.sum())
+        keys = (pend["ts"][:n], pend["at"][:n], pend["p"][:n])
+        dxg = pend["dxg"][:n]
+        d = int((dxg >= 0).sum())
+        batch = pend["batch"]
+        part = _slice(batch, 0, d)
+        if n == len(pend["ts"]):
+            self.pending = None
+        else:
+            rest = pend["dxg"][n:]
+            self.pending = {"ts": pend["ts"][n:], "at": pend["at"][n:], "p": pend["p"][n:],
+                            "dxg": np.where(rest >= 0, rest - d, -1), "batch": _slice(batch, d, len(batch))}
+        return keys, dxg, part
+
+
+def _slice(batch: DxgBatch, a: int, b: int) -> DxgBatch:
+    return DxgBatch(None, batch.times[a:b], batch.pids[a:b], batch.tids[a:b], batch.ids[a:b], batch.versions[a:b],
+                    batch.matrix[a:b])
+
+
+def batches(np, etl, counts: dict):
+    """DxgBatch after DxgBatch of an EtlFile opened with ``ordered=True``, in time order; ``counts``
+    gets "events", "decoded", "other_dxgkrnl" and "other_providers"."""
+    decoder = _Decoder(np)
+    per = etl.processor_buffers()
+    limit = max(_LEAST_RUN, _RUN_BYTES // max(1, len(per)))
+    streams = [_Stream(np, decoder, etl, etl.buffer_reader(), offsets, limit) for offsets in per.values()]
+    numbered = 0
+    while True:
+        for s in streams:
+            if s.pending is None:
+                s.load(counts)
+        live = [s for s in streams if s.pending is not None]
+        if not live:
+            break
+        waiting = [s.last_key() for s in live if not s.done]  # a finished processor holds nothing back
+        horizon = min(waiting) if waiting else None
+        parts = [s.take(horizon) for s in live]
+        ts = np.concatenate([k[0] for k, _d, _b in parts])
+        at = np.concatenate([k[1] for k, _d, _b in parts])
+        p = np.concatenate([k[2] for k, _d, _b in parts])
+        dxg = []
+        base = 0
+        for _k, d, b in parts:
+            dxg.append(np.where(d >= 0, d + base, -1))
+            base += len(b)
+        order = np.lexsort((p, at, ts))  # stable: a processor's ties keep their order
+        dxg = np.concatenate(dxg)[order]
+        mine = np.flatnonzero(dxg >= 0)
+        if len(mine):
+            merged = DxgBatch(None, *(np.concatenate([getattr(b, f) for _k, _d, b in parts])
+                                      for f in ("times", "pids", "tids", "ids", "versions", "matrix")))
+            rows = dxg[mine]
+            out = DxgBatch(numbered + 1 + mine, merged.times[rows], merged.pids[rows], merged.tids[rows],
+                           merged.ids[rows], merged.versions[rows], merged.matrix[rows])
+            counts["decoded"] += len(out)
+            yield out
+        numbered += len(order)
+    if not counts["decoded"]:
+        raise NeedExact("no DxgKrnl event: the exact reader says what the trace holds")

@@ -1,0 +1,136 @@
+"""The column-wise reading of an .etl file for the tables (etlcolumns) against the event-by-event
+reader: the same tables byte for byte, in the same order and numbering, on traces built to be hard
+(processors out of order, clocks that step back, ties across processors, mid-trace segment reports,
+Stop events, two adapters, 32-bit events, compressed buffers, versions 2 and 3), on seeded mutations
+of them, and where only the event-by-event reader can go on (it starts again and says why)."""
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from d3dkmddi_py.errors import EtwInputError, OutputError
+from d3dkmddi_py.etw import etlcolumns, read
+from d3dkmddi_py.etw.command import _fill
+from d3dkmddi_py.etw.model import Tracker
+from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
+from d3dkmddi_py.etw.tables import TraceTables
+from d3dkmddi_py.samples import etl_build
+
+from .helpers import alloc_fields, seg_fields
+
+ADAPTERS = (0xFFFFB80C4D2E5000, 0xFFFFB80C4D2F6000)
+
+
+def hard_trace(seed: int, n: int = 600, *, pointer_size: int = 8, compress: bool = False, processors: int = 4,
+               skew: bool = True, sizes: tuple = (0x1234, 0x10000)) -> bytes:
+    rng = random.Random(seed)
+    events, ticks = [], 1000
+    segment = KIND_BY_NAME[("ReportSegment", "Info")]
+    kinds = [KIND_BY_NAME[("AdapterAllocation", o)] for o in ("Start", "DCStart", "Stop")]
+    mask = (1 << 8 * pointer_size) - 1
+    for adapter in ADAPTERS:
+        for sid, flags in ((1, 0x11), (2, 0x5)):
+            events.append(etl_build.dxgkrnl_event(segment, seg_fields(sid, flags, pDxgAdapter=adapter & mask),
+                                                  pointer_size=pointer_size, ticks=ticks, processor=0))
+    for i in range(n):
+        ticks += rng.choice((0, 0, 1, 7, 50))  # ties across processors
+        when = ticks - rng.randrange(200) if skew and rng.random() < 0.1 else ticks  # a clock that steps back
+        cpu = rng.randrange(processors)
+        if i == n // 2:  # the segments change mid-trace
+            events.append(etl_build.dxgkrnl_event(segment, seg_fields(2, 0x401, pDxgAdapter=ADAPTERS[0] & mask),
+                                                  pointer_size=pointer_size, ticks=when, processor=cpu))
+            continue
+        if rng.random() < 0.08:  # another provider's event
+            events.append(etl_build.EtlEvent("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", 1, 3, bytes(12), ticks=when,
+                                             processor=cpu))
+            continue
+        kind = rng.choice(kinds)
+        fields = alloc_fields(pDxgAdapter=rng.choice(ADAPTERS) & mask, hDxgGlobalAlloc=0x8000 + rng.randrange(64),
+                              Priority=rng.choice((0, 0x78000000)), allocSize=rng.choice(sizes),
+                              Flags=rng.choice((0, 0x1, 0x4001, 0x100000)), PreferredSegment=rng.choice((1, 2, 0x21)),
+                              BackingStoreWasPinned=rng.random() < 0.5, hProcessId=rng.randrange(1 << 20),
+                              PageTableOrDirectory=rng.random() < 0.5)
+        version = rng.choice((2, 3))
+        events.append(etl_build.dxgkrnl_event(kind, fields, version=version, pointer_size=pointer_size, ticks=when,
+                                              processor=cpu, process_id=rng.randrange(5000)))
+    return etl_build.etl_bytes(events, processors=processors, buffer_size=2048, compress=compress)
+
+
+def tables(data: bytes, tmp_path, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
+    """The three tables' bytes (or the error's text) from one path of the reader."""
+    out = tmp_path / f"out-{columns}-{fmt}"
+    reader = read(io.BytesIO(data), name="trace.etl")
+    reader.columns = columns
+    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
+    try:
+        with t:
+            _fill(t, reader)
+            reader.check_found()
+    except (EtwInputError, OutputError) as exc:
+        return {"error": str(exc)}
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@pytest.fixture
+def small_runs(monkeypatch):
+    """One buffer per run: every merge step has to hold events back."""
+    monkeypatch.setattr(etlcolumns, "_RUN_BYTES", 1)
+    monkeypatch.setattr(etlcolumns, "_LEAST_RUN", 1)
+
+
+@pytest.mark.parametrize("variant", [dict(), dict(pointer_size=4), dict(compress=True), dict(processors=1),
+                                     dict(processors=7, skew=False)],
+                         ids=["x64", "32-bit", "compressed", "one-cpu", "seven-cpus"])
+def test_column_wise_tables_equal_the_event_by_event_ones(variant, tmp_path, small_runs):
+    data = hard_trace(11, **variant)
+    fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
+    assert "error" not in exact and fast == exact
+    assert exact["allocations.csv"].count(b"\n") > 500 and exact["findings.csv"].count(b"\n") > 50
+
+
+def test_column_wise_in_big_runs_and_every_format(tmp_path):
+    pytest.importorskip("pyarrow")
+    data = hard_trace(12, n=3000)
+    for fmt in ("jsonl", "parquet"):
+        assert tables(data, tmp_path, True, fmt) == tables(data, tmp_path, False, fmt)
+
+
+def test_mutants_give_the_same_tables_or_the_same_error(tmp_path, small_runs):
+    data = hard_trace(13, n=120, processors=2)
+    rng = random.Random(20261126)
+    outcomes = {"same": 0, "refused": 0}
+    for _ in range(150):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 6)):
+            b[rng.randrange(2048, len(b))] = rng.randrange(256)  # the header buffer stays: an .etl file
+        fast, exact = tables(bytes(b), tmp_path, True), tables(bytes(b), tmp_path, False)
+        assert fast == exact
+        outcomes["refused" if "error" in fast else "same"] += 1
+    assert outcomes["same"] > 10 and outcomes["refused"] > 10, outcomes
+
+
+def test_an_unknown_version_late_in_the_trace_starts_again_and_names_the_event(tmp_path, small_runs):
+    events = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], seg_fields(1, 0x11), ticks=1)]
+    start = KIND_BY_NAME[("AdapterAllocation", "Start")]
+    for i in range(400):
+        events.append(etl_build.dxgkrnl_event(start, alloc_fields(hDxgGlobalAlloc=i + 1), ticks=10 + i))
+    bad = etl_build.dxgkrnl_event(start, alloc_fields(), ticks=5000)
+    events.append(etl_build.EtlEvent(PROVIDER_GUID, bad.event_id, 9, bad.payload, opcode=bad.opcode, ticks=5000))
+    data = etl_build.etl_bytes(events, processors=2, buffer_size=1024)
+    fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
+    assert fast == exact and "version 9 of event 33" in fast["error"] and "event #403 " in fast["error"]  # after the header and 401 events
+    assert not any((tmp_path / "out-True-csv").iterdir())  # what the column-wise path wrote is gone
+
+
+def test_a_value_that_does_not_fit_the_abi_starts_again_and_names_it(tmp_path):
+    data = hard_trace(14, n=50, sizes=(0x10000, 1 << 33))  # SIZE_T is 4 bytes on x86
+    fast, exact = tables(data, tmp_path, True, abi="x86"), tables(data, tmp_path, False, abi="x86")
+    assert fast == exact and "does not fit" in fast["error"] and "check --abi" in fast["error"]
+
+
+def test_a_trace_without_dxgkrnl_events_is_named_as_before(tmp_path):
+    data = etl_build.etl_bytes([etl_build.EtlEvent("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", 1, 3, bytes(12))])
+    fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
+    assert fast == exact and "no ReportSegment (78) or AdapterAllocation" in fast["error"]
