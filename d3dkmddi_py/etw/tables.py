@@ -45,9 +45,12 @@ class TraceTables:
     """Rows of a trace's events, written into ``directory`` as ``fmt``; use as a context manager."""
 
     def __init__(self, fmt: str, directory, tracker: Tracker, *, inputs=(), progress=None,
-                 chunk: int = CHUNK_EVENTS):
+                 chunk: int = CHUNK_EVENTS, sinks: dict | None = None):
+        """``sinks``: table name -> an object with ``write(Table)`` and ``close()``, in place of the
+        files (``directory`` and ``fmt`` are then not used)."""
         self.fmt, self.tracker, self.inputs, self.progress, self.chunk = fmt, tracker, inputs, progress, chunk
-        self.directory = os.fspath(directory)
+        self.sinks = sinks
+        self.directory = os.fspath(directory) if directory is not None else None
         self.counts = dict.fromkeys(TABLES, 0)
         self.errors = 0
         self.events = 0
@@ -66,6 +69,9 @@ class TraceTables:
 
     # ---- files
     def __enter__(self):
+        if self.sinks is not None:
+            self._writers = dict(self.sinks)
+            return self
         if os.path.lexists(self.directory) and not os.path.isdir(self.directory):
             raise OutputError(self.directory, f"cannot write tables into {safe_name(self.directory)}: it is not a "
                                               f"directory; give a directory (created if missing)")
@@ -143,8 +149,11 @@ class TraceTables:
     def restart(self) -> None:
         """Discard everything written so far (the files too), to start again from the first event."""
         self._stack.__exit__(etlcolumns.NeedExact, etlcolumns.NeedExact("restart"), None)  # temporary files go
+        if self.sinks is not None:
+            for sink in self.sinks.values():
+                sink.restart()
         self.__init__(self.fmt, self.directory, Tracker(self.tracker.target), inputs=self.inputs,
-                      progress=self.progress, chunk=self.chunk)
+                      progress=self.progress, chunk=self.chunk, sinks=self.sinks)
         self.__enter__()
 
     def flush(self) -> None:

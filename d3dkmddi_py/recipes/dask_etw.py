@@ -1,0 +1,123 @@
+"""Recipe: a folder of GPU traces (.etl or their XML) into one Dask table of allocations (the ``dask`` extra).
+
+Each trace is one ``dask.delayed`` task: it is read as ``d3dkmddi etw FILE --format ...`` reads it
+(an .etl file column-wise), and its ``allocations`` table, the same columns as the command writes,
+becomes a pandas DataFrame with a ``file`` column in front.  A task holds only picklable values (a
+path and the target's names), so the threaded, the process and a distributed scheduler all run it.
+Every file is checked to be a trace before the graph is built, so a stray file fails the call, not
+a worker later.
+
+    from d3dkmddi_py.recipes.dask_etw import trace_allocations
+    table = trace_allocations("traces/", target=("x64", "WDDM3_1"))
+    busy = table.groupby("file").errors.sum().compute(scheduler="processes")
+
+``trace_findings`` gives the findings tables the same way.
+"""
+from __future__ import annotations
+
+import os
+from glob import glob
+
+from ..bulk.columns import _need
+from ..errors import EtwInputError
+from ..etw import etlfile
+from ..etw.command import _fill
+from ..etw.model import Tracker
+from ..etw.tables import TraceTables
+from ..etw.xmlreader import read
+from ..outfile import safe_name
+
+
+class _Frames:
+    """A table sink that keeps its chunks, to make one pandas DataFrame."""
+
+    def __init__(self):
+        self.chunks = []
+
+    def write(self, table) -> None:
+        self.chunks.append(table)
+
+    def close(self) -> None:
+        pass
+
+    def restart(self) -> None:
+        self.chunks.clear()
+
+    def frame(self, path: str):
+        pd = _need("pandas", "dask", "trace_allocations")
+        first = self.chunks[0]
+        columns = {"file": pd.Series([os.path.basename(path)] * sum(len(c.columns[0]) for c in self.chunks),
+                                     dtype=object)}
+        for i, (name, kind) in enumerate(zip(first.names, first.kinds)):
+            columns[name] = _series(pd, [c.columns[i] for c in self.chunks], kind)
+        return pd.DataFrame(columns)
+
+
+def _series(pd, parts: list, kind: str):
+    np = _need("numpy", "dask", "trace_allocations")
+    if kind == "text":
+        return pd.Series([v for p in parts for v in p], dtype=object)
+    if kind == "opt":
+        return pd.Series(pd.array([v for p in parts for v in p], dtype="Int64"))
+    arrays = [p if hasattr(p, "dtype") else np.array(p, dtype=np.uint64 if kind == "hex" else np.int64)
+              for p in parts]
+    return pd.Series(np.concatenate(arrays))
+
+
+def _tables(path: str, target: tuple) -> dict:
+    sinks = {name: _Frames() for name in ("segments", "allocations", "findings")}
+    reader = read(path) if path is not None else None
+    tables = TraceTables(None, None, Tracker(target), sinks=sinks)
+    with tables:
+        if reader is not None:
+            reader.columns = True
+            _fill(tables, reader)
+            reader.check_found()
+    return sinks
+
+
+def trace_table(path: str | None, table: str = "allocations", *, target=("x64", "WDDM3_2")):
+    """One trace's table (``allocations``, ``segments`` or ``findings``) as a pandas DataFrame;
+    ``path`` None: the table's columns without rows."""
+    return _tables(path, target)[table].frame(path or "")
+
+
+def trace_files(folder, pattern: str = "*.etl") -> list:
+    """The traces of ``folder`` matching ``pattern``, sorted; each must be an .etl file or XML."""
+    if not isinstance(folder, (str, os.PathLike)) or not isinstance(pattern, str):
+        raise EtwInputError(f"folder must be a path and pattern a str, not {type(folder).__name__} and "
+                            f"{type(pattern).__name__}")
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        raise EtwInputError(f"{safe_name(folder)} is not a folder of traces")
+    files = sorted(p for p in glob(os.path.join(folder, pattern)) if os.path.isfile(p))
+    if not files:
+        raise EtwInputError(f"no file matches {pattern[:60]!r} in {safe_name(folder)}")
+    for path in files:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+        if not etlfile.is_etl(head) and not head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<"):
+            raise EtwInputError(f"{safe_name(path)} is neither an .etl file nor XML; move it out of the folder or "
+                                f"narrow the pattern")
+    return files
+
+
+def _folder(folder, table: str, target, pattern: str):
+    dask = _need("dask", "dask", "trace_allocations")
+    dd = _need("dask.dataframe", "dask", "trace_allocations")
+    files = trace_files(folder, pattern)
+    target = tuple(target)
+    meta = trace_table(None, table, target=target)
+    parts = [dask.delayed(trace_table)(path, table, target=target) for path in files]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def trace_allocations(folder, *, target=("x64", "WDDM3_2"), pattern: str = "*.etl"):
+    """Every AdapterAllocation event of every matching trace: one lazy ``dask.dataframe.DataFrame``,
+    one partition per trace, the columns of ``etw --format``'s allocations table after ``file``."""
+    return _folder(folder, "allocations", target, pattern)
+
+
+def trace_findings(folder, *, target=("x64", "WDDM3_2"), pattern: str = "*.etl"):
+    """Every finding of every matching trace, as ``trace_allocations`` (the findings table's columns)."""
+    return _folder(folder, "findings", target, pattern)

@@ -1,0 +1,84 @@
+"""The Dask recipe for a folder of traces: one allocations table, each trace's rows as the command
+writes them, on the synchronous and the process scheduler."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from d3dkmddi_py.errors import EtwInputError
+
+from ..conftest import require
+from .etl_twin import twin
+from .helpers import run
+from .test_etl_columns import hard_trace
+from .test_etl_twin import sample_items
+
+try:
+    import dask
+    import dask.dataframe  # noqa: F401
+    from d3dkmddi_py.recipes.dask_etw import trace_allocations, trace_findings
+except ImportError:  # the test extra installs dask[dataframe]; under CI its absence fails
+    dask = None
+
+
+@pytest.fixture
+def folder(tmp_path):
+    require(dask is not None, "dask[dataframe] (the dask extra)")
+    etl, xml = twin(sample_items())
+    traces = {"a.etl": etl, "b.etl": xml.encode("ascii"), "c.etl": hard_trace(3, n=200)}
+    for name, data in traces.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "notes.txt").write_text("not a trace")
+    return tmp_path, traces
+
+
+def command_rows(path, tmp_path, table: str) -> list:
+    out = tmp_path / f"tables-{path.name}"
+    run([str(path), "--format", "jsonl", "-o", str(out)])
+    return [json.loads(line) for line in (out / f"{table}.jsonl").read_text().splitlines()]
+
+
+def test_one_table_of_every_trace_as_the_command_writes_it(folder, tmp_path):
+    path, traces = folder
+    table = trace_allocations(path)
+    assert table.npartitions == 3
+    with dask.config.set(scheduler="synchronous"):
+        frame = table.compute()
+    for name in traces:
+        part = frame[frame.file == name].drop(columns="file")
+        rows = command_rows(path / name, tmp_path, "allocations")
+        assert len(part) == len(rows) > 0
+        for got, want in zip(part.to_dict("records"), rows):
+            assert {k: _plain(v) for k, v in got.items()} == {k: int(v, 16) if isinstance(v, str) and
+                                                              v.startswith("0x") else v for k, v in want.items()}
+    # the twins: one trace as .etl and as XML
+    a, b = (frame[frame.file == n].drop(columns="file").reset_index(drop=True) for n in ("a.etl", "b.etl"))
+    assert a.equals(b)
+
+
+def _plain(v):
+    try:
+        import pandas as pd
+        if v is pd.NA:
+            return None
+    except ImportError:
+        pass
+    return v.item() if hasattr(v, "item") else v
+
+
+def test_the_process_scheduler_gives_the_same_table(folder):
+    path, _traces = folder
+    with dask.config.set(scheduler="synchronous"):
+        here = trace_findings(path).compute()
+    there = trace_findings(path).compute(scheduler="processes", num_workers=2)
+    assert len(here) > 10 and here.reset_index(drop=True).equals(there.reset_index(drop=True))
+
+
+def test_a_stray_file_is_refused_before_any_task(folder):
+    path, _traces = folder
+    (path / "zzz.etl").write_bytes(b"\x00" * 100)
+    with pytest.raises(EtwInputError, match="zzz.etl is neither an .etl file nor XML"):
+        trace_allocations(path)
+    with pytest.raises(EtwInputError, match="no file matches"):
+        trace_allocations(path, pattern="*.none")
