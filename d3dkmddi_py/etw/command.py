@@ -140,22 +140,33 @@ def event_json(event, type_name: str, findings, checked: bool, record: dict | No
 
 class _Records:
     """The mirror record of an event as ``decode --json`` writes it: leaves, names, the meanings of the
-    members the event carried, and its findings.  Meanings are kept per (bytes, segments) seen."""
+    members the event carried, and its findings; and that JSON text.  A record is a function of its
+    bytes, the adapter's segments and whether it is checked, so each is made once per those."""
 
     def __init__(self, tracker: Tracker):
         self.tracker = tracker
-        self.meanings: dict = {}
+        self.made: dict = {}  # (kind, bytes, id(adapter), checked) -> (adapter, record, its JSON text)
 
-    def of(self, kind: str, data: bytes, adapter, findings) -> dict:
-        pk, tgt = self.tracker.packer, self.tracker.target
-        type_name = pk.segment_type if kind == SEGMENT else ALLOCATION_TYPE
-        key = (kind, data, id(adapter))
-        meanings = self.meanings.get(key)
-        if meanings is None:
-            if len(self.meanings) >= 4096:
-                self.meanings.clear()
-            meanings = self.meanings[key] = _meanings(data, type_name, tgt, adapter, kind)
-        return render.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
+    def of(self, kind: str, data: bytes, adapter, findings, checked: bool = True) -> tuple:
+        """(record dict, its JSON text); ``checked`` False: a Stop, whose record has no findings."""
+        key = (kind, data, id(adapter), checked)
+        made = self.made.get(key)
+        if made is None or made[0] is not adapter:  # the entry holds its adapter, so the id is its own
+            pk, tgt = self.tracker.packer, self.tracker.target
+            type_name = pk.segment_type if kind == SEGMENT else ALLOCATION_TYPE
+            meanings = _meanings(data, type_name, tgt, adapter, kind)
+            record = render.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
+            if len(self.made) >= 4096:
+                self.made.clear()
+            made = self.made[key] = (adapter, record, json.dumps(record))
+        return made[1], made[2]
+
+
+def _line(event, type_name: str, findings, checked: bool, record: tuple) -> str:
+    """``event_json``'s line, the record's JSON text spliced in (made once per distinct record)."""
+    obj = event_json(event, type_name, findings, checked, record[0])
+    del obj["record"]
+    return json.dumps(obj)[:-1] + ', "record": ' + record[1] + "}\n"
 
 
 def _json(reader, tracker: Tracker, stdout) -> int:
@@ -172,8 +183,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
             errors += render.count_severity(findings, "error")
             checked = event.opcode != "Stop"
             adapter = tracker.view(event.adapter)[0] if checked else None
-            record = records.of(ALLOCATION_TYPE, data, adapter, findings)
-            stdout.write(json.dumps(event_json(event, ALLOCATION_TYPE, findings, checked, record)) + "\n")
+            stdout.write(_line(event, ALLOCATION_TYPE, findings, checked,
+                               records.of(ALLOCATION_TYPE, data, adapter, findings, checked)))
         pending.clear()
 
     for event in reader:
@@ -186,8 +197,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         data = tracker.apply(event)
         findings = tracker.findings_of_segment(event)
         errors += render.count_severity(findings, "error")
-        record = records.of(SEGMENT, data, None, findings)
-        stdout.write(json.dumps(event_json(event, tracker.packer.segment_type, findings, True, record)) + "\n")
+        stdout.write(_line(event, tracker.packer.segment_type, findings, True,
+                           records.of(SEGMENT, data, None, findings)))
     flush()
     reader.check_found()
     return 1 if errors else 0

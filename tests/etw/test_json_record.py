@@ -52,3 +52,16 @@ def test_segment_flags_are_named_as_allocation_flags_are(tmp_path):
         word = line["fields"]["Flags"]
         decoded = decode_json("DXGK_SEGMENTFLAGS", word.to_bytes(4, "little"), tmp_path)
         assert line["names"] == {"Flags": decoded["names"]["Value"]}
+
+
+def test_a_stop_with_the_bytes_of_a_start_has_no_findings_in_its_record(monkeypatch):
+    """Records are made once per (bytes, segments, checked): a Stop is never given a Start's findings."""
+    from .helpers import alloc_fields, trace, tracerpt_event
+
+    fields = alloc_fields(Priority=0)
+    data = trace(tracerpt_event(33, fields), tracerpt_event(34, fields), tracerpt_event(33, fields))
+    out, status = run(["-", "--json"], stdin=data, monkeypatch=monkeypatch)
+    start, stop, again = map(json.loads, out.splitlines())
+    assert status == 1 and [f["rule_id"] for f in start["record"]["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
+    assert stop["record"]["findings"] == [] and stop["findings"] == [] and not stop["checked"]
+    assert again["record"] == start["record"] and stop["record"]["bytes"] == start["record"]["bytes"]
