@@ -1,6 +1,6 @@
 """Benchmarks: the bulk decoder, and the command line end to end (time and peak memory).
 
-    python tools/bench.py [--quick] [--only bulk|command|etw]
+    python tools/bench.py [--quick] [--only bulk|small|command|etw|etl]
 
 Command line (each command in a fresh process, output to a file; peak memory is the child's
 maximum resident set size): import time and a one-word decode against a bare interpreter;
@@ -11,7 +11,8 @@ Two files: random words (the worst case: ~5 findings a record) and a realistic m
 segment flag words drivers report.  Every figure is a ratio or a rate measured in this run; next to
 each validate figure, the time to write and fsync as many bytes alone (the floor no code removes).
 
-ETW: tools/bench_etw.py on a 100,000-event tracerpt trace: ``etw.read`` in events/s and as a ratio to
+.etl: tools/bench_etl.py (``--summary`` against a bare walk of the buffers, AdapterAllocation events to
+columns). ETW XML: tools/bench_etw.py on a 100,000-event tracerpt trace: ``etw.read`` in events/s and as a ratio to
 bare streaming parses of the same file (expat with no handler, expat visiting every element, and
 ElementTree's iterparse), each reading the same events and decoding nothing.
 
@@ -319,8 +320,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
     parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
-    parser.add_argument("--only", choices=("bulk", "small", "command", "etw"), help="run one part")
+    parser.add_argument("--only", choices=("bulk", "small", "command", "etw", "etl"), help="run one part")
     args = parser.parse_args(argv)
+    if args.only in (None, "etl"):
+        import bench_etl  # tools/: the .etl reader's --summary and column-wise decoding
+
+        print("The .etl reader (tools/bench_etl.py):")
+        bench_etl.main(["--copies", "6" if args.quick else "60", "--allocations", "30000" if args.quick else "300000"])
+        if args.only == "etl":
+            return 0
+        print()
     if args.only in (None, "etw"):
         import bench_etw  # tools/: the ETW reader against bare streaming parses of the same trace
 

@@ -148,16 +148,15 @@ class _Discard:
 
 def to_columns(path: str, columns: bool, tmp: str) -> int:
     """The tables' rows of a trace, made and dropped (the writers discard them): allocations counted."""
-    from d3dkmddi_py.etw import command, tables
+    from d3dkmddi_py.etw import tables
 
     reader = etw.read(path)
-    reader.columns = columns
     real = tables.writer
     tables.writer = lambda fmt, out: _Discard()
     try:
         t = tables.TraceTables("csv", os.path.join(tmp, "discarded"), tables.Tracker(None))
         with t:
-            command._fill(t, reader)
+            t.read(reader, columns=columns)
     finally:
         tables.writer = real
     return t.counts["allocations"]

@@ -22,7 +22,6 @@ from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
 from .model import Tracker
 from .tables import TraceTables
-from . import etlcolumns, etlreader
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from .xmlreader import read, summary
 
@@ -306,35 +305,15 @@ def _meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
 
 
 # ------------------------------------------------------------------ tables
-def _fill(tables: TraceTables, reader) -> None:
-    """Events, or column batches of an .etl file; where the batches cannot go on exactly, the reader
-    starts again with Events (after RESTART) and so do the tables."""
-    items = iter(reader)
-    item = next(items, None)
-    while item is not None:
-        try:
-            if item is etlreader.RESTART:
-                tables.restart()
-            elif isinstance(item, etlcolumns.DxgBatch):
-                tables.add_batch(item, reader.etl_header, reader.name)
-            else:
-                tables.add(item)
-        except etlcolumns.NeedExact as exc:
-            item = items.throw(exc)  # the reader answers RESTART, then gives Events
-            continue
-        item = next(items, None)
-
-
 def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
     """segments, allocations and findings tables in the directory --output names."""
     progress = None
     if stderr is not None and hasattr(stderr, "isatty") and stderr.isatty():
         progress = Progress(f"etw {args.format}", None, stderr, unit="events")
     tables = TraceTables(args.format, args.output, tracker, inputs=[input_path], progress=progress)
-    reader.columns = True  # an .etl file is read column-wise where it can be
     try:
         with tables:
-            _fill(tables, reader)
+            tables.read(reader)
             reader.check_found()
     except BaseException:
         if progress is not None:

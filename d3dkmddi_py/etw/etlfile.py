@@ -165,17 +165,24 @@ class _Reader:
         """The next buffer, or None at the end of the file.  With ``into``, its bytes are appended
         there (then padded to 8) and its ``data`` is None."""
         at = self.position
+        head = self._read_header(at)
+        if head is None:
+            return None
+        rest = self._read_rest(head, at)
+        self.position = at + len(head) + len(rest)
+        buffer = parse_buffer(head, rest, self.index, at, self.name, into)
+        self.index += 1
+        return buffer
+
+    def _read_header(self, at: int):
+        """The next buffer's 72-byte header, or None at the end of the file."""
         head = self._read(BUFFER_HEADER)
         if not head:
             return None
         if len(head) < BUFFER_HEADER:
             raise _error(self.name, f"buffer {self.index} (file offset {at})",
                          f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
-        rest = self._read_rest(head, at)
-        self.position = at + len(head) + len(rest)
-        buffer = parse_buffer(head, rest, self.index, at, self.name, into)
-        self.index += 1
-        return buffer
+        return head
 
     def _read_rest(self, head: bytes, at: int) -> bytes:
         size = check_header(head, self.index, at, self.name)
@@ -194,12 +201,9 @@ class _Reader:
         """(index, file offset, processor, size) of the next buffer, its body not read (the index
         pass), or None at the end.  Seeks past its body."""
         at = self.position
-        head = self._read(BUFFER_HEADER)
-        if not head:
+        head = self._read_header(at)
+        if head is None:
             return None
-        if len(head) < BUFFER_HEADER:
-            raise _error(self.name, f"buffer {self.index} (file offset {at})",
-                         f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
         size = check_header(head, self.index, at, self.name)
         try:
             self.stream.seek(origin + at + size)

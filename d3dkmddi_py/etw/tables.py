@@ -20,7 +20,7 @@ from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
 from ..errors import EtwInputError
 from ..outfile import OutputError, open_output, safe_name
-from . import etlcolumns
+from . import etlcolumns, etlreader
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
@@ -127,6 +127,26 @@ class TraceTables:
         self._segments.append((event, self.tracker.findings_of_segment(event)))
         if len(self._segments) >= self.chunk:
             self.flush()
+
+    def read(self, reader, *, columns: bool = True) -> None:
+        """Every event of a TraceReader; an .etl file column-wise, and where the batches cannot go on
+        exactly, the reader starts again with Events (after RESTART) and so do the tables.
+        ``columns=False``: Events only (the column-wise path's oracle in the tests)."""
+        reader.columns = columns
+        items = iter(reader)
+        item = next(items, None)
+        while item is not None:
+            try:
+                if item is etlreader.RESTART:
+                    self.restart()
+                elif isinstance(item, etlcolumns.DxgBatch):
+                    self.add_batch(item, reader.etl_header, reader.name)
+                else:
+                    self.add(item)
+            except etlcolumns.NeedExact as exc:
+                item = items.throw(exc)  # the reader answers RESTART, then gives Events
+                continue
+            item = next(items, None)
 
     def add_batch(self, batch, header, source: str) -> None:
         """An ``etlcolumns.DxgBatch``: its allocations column-wise, its (few) segments as Events.

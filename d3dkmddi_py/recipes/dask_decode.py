@@ -19,11 +19,10 @@ space separated).  ``folder_findings`` gives the findings themselves, one row ea
 from __future__ import annotations
 
 import os
-from glob import glob
 
 from ..bulk import decode_array
 from ..errors import InvalidArgument
-from ..outfile import safe_name
+from ._files import folder_files
 from ..bulk._source import Source, check_span, struct_layout
 from ..bulk.columns import _need
 from ..bulk.findings import findings
@@ -33,16 +32,7 @@ FINDING_COLUMNS = ("file", "record", "rule_id", "severity", "field", "value")
 
 def blob_files(folder, pattern: str = "*.bin") -> list:
     """The files of ``folder`` matching ``pattern``, sorted (the table's row order)."""
-    if not isinstance(folder, (str, os.PathLike)) or not isinstance(pattern, str):
-        raise InvalidArgument(f"folder must be a path and pattern a str, not {type(folder).__name__} and "
-                              f"{type(pattern).__name__}")
-    folder = os.fspath(folder)
-    if not os.path.isdir(folder):
-        raise InvalidArgument(f"{safe_name(folder)} is not a folder of blobs")
-    files = sorted(p for p in glob(os.path.join(folder, pattern)) if os.path.isfile(p))
-    if not files:
-        raise InvalidArgument(f"no file matches {pattern[:60]!r} in {safe_name(folder)}")
-    return files
+    return folder_files(folder, pattern, "blobs", InvalidArgument)
 
 
 def _key(cls) -> tuple:

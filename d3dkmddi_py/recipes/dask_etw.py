@@ -16,15 +16,14 @@ a worker later.
 from __future__ import annotations
 
 import os
-from glob import glob
 
 from ..bulk.columns import _need
 from ..errors import EtwInputError
 from ..etw import etlfile
-from ..etw.command import _fill
 from ..etw.model import Tracker
 from ..etw.tables import TraceTables
 from ..etw.xmlreader import read
+from ._files import folder_files
 from ..outfile import safe_name
 
 
@@ -70,8 +69,7 @@ def _tables(path: str, target: tuple) -> dict:
     tables = TraceTables(None, None, Tracker(target), sinks=sinks)
     with tables:
         if reader is not None:
-            reader.columns = True
-            _fill(tables, reader)
+            tables.read(reader)
             reader.check_found()
     return sinks
 
@@ -84,15 +82,7 @@ def trace_table(path: str | None, table: str = "allocations", *, target=("x64", 
 
 def trace_files(folder, pattern: str = "*.etl") -> list:
     """The traces of ``folder`` matching ``pattern``, sorted; each must be an .etl file or XML."""
-    if not isinstance(folder, (str, os.PathLike)) or not isinstance(pattern, str):
-        raise EtwInputError(f"folder must be a path and pattern a str, not {type(folder).__name__} and "
-                            f"{type(pattern).__name__}")
-    folder = os.fspath(folder)
-    if not os.path.isdir(folder):
-        raise EtwInputError(f"{safe_name(folder)} is not a folder of traces")
-    files = sorted(p for p in glob(os.path.join(folder, pattern)) if os.path.isfile(p))
-    if not files:
-        raise EtwInputError(f"no file matches {pattern[:60]!r} in {safe_name(folder)}")
+    files = folder_files(folder, pattern, "traces", EtwInputError)
     for path in files:
         with open(path, "rb") as f:
             head = f.read(4096)

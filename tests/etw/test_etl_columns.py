@@ -12,7 +12,6 @@ import pytest
 
 from d3dkmddi_py.errors import EtwInputError, OutputError
 from d3dkmddi_py.etw import etlcolumns, read
-from d3dkmddi_py.etw.command import _fill
 from d3dkmddi_py.etw.model import Tracker
 from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
 from d3dkmddi_py.etw.tables import TraceTables
@@ -62,11 +61,10 @@ def tables(data: bytes, tmp_path, columns: bool, fmt: str = "csv", abi: str = "x
     """The three tables' bytes (or the error's text) from one path of the reader."""
     out = tmp_path / f"out-{columns}-{fmt}"
     reader = read(io.BytesIO(data), name="trace.etl")
-    reader.columns = columns
     t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
     try:
         with t:
-            _fill(t, reader)
+            t.read(reader, columns=columns)
             reader.check_found()
     except (EtwInputError, OutputError) as exc:
         return {"error": str(exc)}
