@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import uuid
 
-from . import etlcount, etlfile
+from .._numpy import numpy_module
+from . import etlcount, etlfile, etlreader
 from .etlreader import DXGKRNL, layout
 from .events import Event, _flag
 from .schema import ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, SEGMENT_FIELDS, TEMPLATES
@@ -260,3 +261,24 @@ def batches(np, etl, counts: dict):
         numbered += len(order)
     if not counts["decoded"]:
         raise NeedExact("no DxgKrnl event: the exact reader says what the trace holds")
+
+
+RESTART = "restart"  # column_events: what came before is void; the events follow from the start
+
+
+def column_events(reader, stream, head: bytes):
+    """DxgBatch after DxgBatch of an .etl stream, for a reader of columns; where the
+    column-wise path cannot read the file exactly, RESTART and then every Event from the start."""
+    etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
+    reader.etl_header = etl.header
+    counts = dict.fromkeys(("events", "decoded", "other_dxgkrnl", "other_providers"), 0)
+    try:
+        yield from batches(numpy_module(), etl, counts)
+    except NeedExact:
+        yield RESTART
+        yield from etlreader.events_of(reader, etl)
+        return
+    reader.total += counts["events"]
+    reader.decoded += counts["decoded"]
+    reader.other_dxgkrnl += counts["other_dxgkrnl"]
+    reader.other_providers += counts["other_providers"]

@@ -105,37 +105,14 @@ def _first_cut(lay: _Layout, length: int) -> int:
     return next(i for i, end in enumerate(ends) if end > length)
 
 
-RESTART = "restart"  # column_events: what came before is void; the events follow from the start
-
-
-def column_events(reader, stream, head: bytes):
-    """``etlcolumns.DxgBatch`` after DxgBatch of an .etl stream, for a reader of columns; where the
-    column-wise path cannot read the file exactly, RESTART and then every Event from the start."""
-    from . import etlcolumns
-
-    etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
-    reader.etl_header = etl.header
-    counts = dict.fromkeys(("events", "decoded", "other_dxgkrnl", "other_providers"), 0)
-    try:
-        yield from etlcolumns.batches(numpy_module(), etl, counts)
-    except etlcolumns.NeedExact:
-        yield RESTART
-        yield from _events_of(reader, etl)
-        return
-    reader.total += counts["events"]
-    reader.decoded += counts["decoded"]
-    reader.other_dxgkrnl += counts["other_dxgkrnl"]
-    reader.other_providers += counts["other_providers"]
-
-
 def events(reader, stream, head: bytes):
     """The DxgKrnl events of an .etl stream for ``reader`` (a TraceReader: its counts are kept)."""
     etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
     reader.etl_header = etl.header
-    return _events_of(reader, etl)
+    return events_of(reader, etl)
 
 
-def _events_of(reader, etl):
+def events_of(reader, etl):
     header, name = etl.header, reader.name
     names: dict = {}
     for rec in etl.ordered():

@@ -20,7 +20,7 @@ from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
 from ..errors import EtwInputError
 from ..outfile import OutputError, open_output, safe_name
-from . import etlcolumns, etlreader
+from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
 from .model import Tracker
 from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
@@ -137,7 +137,7 @@ class TraceTables:
         item = next(items, None)
         while item is not None:
             try:
-                if item is etlreader.RESTART:
+                if item is etlcolumns.RESTART:
                     self.restart()
                 elif isinstance(item, etlcolumns.DxgBatch):
                     self.add_batch(item, reader.etl_header, reader.name)

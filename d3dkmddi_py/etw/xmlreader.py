@@ -14,7 +14,7 @@ import os
 import pyexpat
 
 from ..errors import EtwInputError
-from . import etlfile, etlreader, xmlfast
+from . import etlcolumns, etlfile, etlreader, xmlfast
 from .events import Event, parse_fields
 from .schema import EVENT_NAMESPACE, KINDS, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
@@ -46,7 +46,7 @@ class TraceReader:
         self.format = None
         self.etl_header = None
         # set by a reader of columns (the tables): an .etl file then gives etlcolumns.DxgBatch objects,
-        # or etlreader.RESTART and then Events from the start
+        # or etlcolumns.RESTART and then Events from the start
         self.columns = False
         self._used = False
         self._root_seen = False  # the root element started: the input is XML
@@ -90,7 +90,7 @@ class TraceReader:
             head = self._read(stream)
             if isinstance(head, bytes) and etlfile.is_etl(head):
                 self.format = "etl"
-                read = etlreader.column_events if self.columns else etlreader.events
+                read = etlcolumns.column_events if self.columns else etlreader.events
                 yield from read(self, stream, head)
             else:
                 self.format = "xml"

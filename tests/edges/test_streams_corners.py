@@ -33,8 +33,14 @@ def test_output_equal_to_standard_input_is_refused(tmp_path, how):
             "segments": ["validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, "--segments", "-",
                          "--format", "csv", *WDDM3_0],
             "etw": ["etw", "-", "--format", "csv"]}[how]
+    out = target
+    if how == "etw":  # the tables go into a directory: one of them is the input
+        out = tmp_path / "tables"
+        out.mkdir()
+        target = out / "allocations.csv"
+        target.write_bytes(before)
     with open(target, "rb") as stdin:
-        p = cli(*args, "-o", target, stdin=stdin)
+        p = cli(*args, "-o", out, stdin=stdin)
     err = one_line(p)
     assert "standard input" in err and "the same file" in err, err
     assert target.read_bytes() == before
@@ -49,16 +55,17 @@ def test_standard_output_appended_to_the_input_is_refused(tmp_path):
     assert target.read_bytes() == before
 
 
-@pytest.mark.parametrize("args", [["etw", "sample", "--format", "csv", "-o", TRACE],
+@pytest.mark.parametrize("args", [["etw", "sample", "--format", "csv", "-o", SAMPLES],
                                   ["decode", "DXGK_SEGMENTFLAGS", "0x485", "-o", SAMPLES / "new.txt"],
                                   ["decode", "DXGK_SEGMENTFLAGS", "0x485", "-o", REPO / "d3dkmddi_py" / "cli.py"]],
-                         ids=["the-bundled-trace", "a-new-file-in-the-package", "a-module"])
+                         ids=["the-samples-directory", "a-new-file-in-the-package", "a-module"])
 def test_package_files_are_never_outputs(args):
     before = {p: p.read_bytes() for p in (TRACE, REPO / "d3dkmddi_py" / "cli.py")}
+    listed = sorted(SAMPLES.iterdir())
     err = one_line(cli(*args))
     assert "the same file" in err or "inside the installed package" in err, err
     assert {p: p.read_bytes() for p in before} == before
-    assert not (SAMPLES / "new.txt").exists()
+    assert sorted(SAMPLES.iterdir()) == listed  # no table, no temporary file
 
 
 def test_package_files_are_never_outputs_through_a_symlink(tmp_path):
@@ -72,7 +79,7 @@ def test_package_files_are_never_outputs_through_a_symlink(tmp_path):
 STDOUT_COMMANDS = [
     ["--help"], ["--version"], ["decode", "--help"], ["etw", "--help"], ["types"], ["types", "--json"],
     ["layout", "DXGK_ALLOCATIONINFO"], ["decode", "DXGK_SEGMENTFLAGS", "0x485"], ["demo"], ["etw", "sample"],
-    ["etw", "sample", "--json"], ["etw", "sample", "--format", "csv"],
+    ["etw", "sample", "--json"],
     ["decode", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, "--count", "all", "--format", "csv"],
     ["validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, "--count", "all", *WDDM3_0],
 ]
