@@ -9,10 +9,9 @@ import pytest
 from d3dkmddi_py.errors import EtwInputError
 
 from ..conftest import require
-from .etl_twin import twin
+from .etl_hard import hard_trace
+from .etl_twin import sample_items, twin
 from .helpers import run
-from .test_etl_columns import hard_trace
-from .test_etl_twin import sample_items
 
 try:
     import dask

@@ -17,45 +17,8 @@ from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
 from d3dkmddi_py.etw.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 
+from .etl_hard import hard_trace
 from .helpers import alloc_fields, seg_fields
-
-ADAPTERS = (0xFFFFB80C4D2E5000, 0xFFFFB80C4D2F6000)
-
-
-def hard_trace(seed: int, n: int = 600, *, pointer_size: int = 8, compress: bool = False, processors: int = 4,
-               skew: bool = True, sizes: tuple = (0x1234, 0x10000)) -> bytes:
-    rng = random.Random(seed)
-    events, ticks = [], 1000
-    segment = KIND_BY_NAME[("ReportSegment", "Info")]
-    kinds = [KIND_BY_NAME[("AdapterAllocation", o)] for o in ("Start", "DCStart", "Stop")]
-    mask = (1 << 8 * pointer_size) - 1
-    for adapter in ADAPTERS:
-        for sid, flags in ((1, 0x11), (2, 0x5)):
-            events.append(etl_build.dxgkrnl_event(segment, seg_fields(sid, flags, pDxgAdapter=adapter & mask),
-                                                  pointer_size=pointer_size, ticks=ticks, processor=0))
-    for i in range(n):
-        ticks += rng.choice((0, 0, 1, 7, 50))  # ties across processors
-        when = ticks - rng.randrange(200) if skew and rng.random() < 0.1 else ticks  # a clock that steps back
-        cpu = rng.randrange(processors)
-        if i == n // 2:  # the segments change mid-trace
-            events.append(etl_build.dxgkrnl_event(segment, seg_fields(2, 0x401, pDxgAdapter=ADAPTERS[0] & mask),
-                                                  pointer_size=pointer_size, ticks=when, processor=cpu))
-            continue
-        if rng.random() < 0.08:  # another provider's event
-            events.append(etl_build.EtlEvent("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", 1, 3, bytes(12), ticks=when,
-                                             processor=cpu))
-            continue
-        kind = rng.choice(kinds)
-        fields = alloc_fields(pDxgAdapter=rng.choice(ADAPTERS) & mask, hDxgGlobalAlloc=0x8000 + rng.randrange(64),
-                              Priority=rng.choice((0, 0x78000000)), allocSize=rng.choice(sizes),
-                              Flags=rng.choice((0, 0x1, 0x4001, 0x100000)), PreferredSegment=rng.choice((1, 2, 0x21)),
-                              BackingStoreWasPinned=rng.random() < 0.5, hProcessId=rng.randrange(1 << 20),
-                              PageTableOrDirectory=rng.random() < 0.5)
-        version = rng.choice((2, 3))
-        events.append(etl_build.dxgkrnl_event(kind, fields, version=version, pointer_size=pointer_size, ticks=when,
-                                              processor=cpu, process_id=rng.randrange(5000)))
-    return etl_build.etl_bytes(events, processors=processors, buffer_size=2048, compress=compress)
-
 
 def tables(data: bytes, tmp_path, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
     """The three tables' bytes (or the error's text) from one path of the reader."""

@@ -9,34 +9,14 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw.command import SAMPLE_PATH
-from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, KIND_BY_NAME, POINTER, PROVIDER, PROVIDER_GUID, TEMPLATES
+from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, KIND_BY_NAME, PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
-from tests.etw.etl_twin import KERNEL_PROCESS, Dxg, Other, twin
+from tests.etw.etl_twin import DXGKRNL, KERNEL_PROCESS, Dxg, Other, sample_items, twin
 from tests.etw.helpers import alloc_fields, run, seg_fields
 
-THREAD_CLASSIC = (None, "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}")
-DXGKRNL = (PROVIDER, PROVIDER_GUID)
 START = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Start")]
 STOP = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Stop")]
 SEGMENT = KIND_BY_NAME[("ReportSegment", "Info")]
-
-
-def sample_items(pointer_size: int = 8) -> list:
-    """The bundled sample's events in its order: its DxgKrnl events as they read, its other events
-    (the kernel's process event, DxgKrnl's AdapterDCStart, a classic thread event) where it has them.
-    For 4-byte pointers, pointers keep their low 32 bits."""
-    events = {e.number: e for e in etw.read(SAMPLE_PATH)}
-    if pointer_size == 4:
-        for e in events.values():
-            for name, in_type in TEMPLATES[e.event][e.version]:
-                if in_type == POINTER:
-                    e.fields[name] &= 0xFFFFFFFF
-    noise = {2: Other(KERNEL_PROCESS, 1, (0x1F40,)), 3: Other(DXGKRNL, 26, (3, 2)), 16: Other(THREAD_CLASSIC, 36)}
-    items = []
-    for number in range(2, max(events) + 1):
-        e = events.get(number)
-        items.append(noise[number] if e is None else Dxg(e.kind, e.fields, e.version, e.process_id, e.thread_id))
-    return items
 
 
 def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
