@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from ._numpy import numpy_module
 from ._records import dataclass
+from .csvtext import csv_cell as _csv_cell
 from .errors import DecodeError, InvalidArgument
 from .span import _short, check_offset_count, check_range
 from .layout import TypeLayout
@@ -1038,15 +1039,12 @@ class FindingRows:
             self._parquet(list(zip(*self._rows(decoded))) or [()] * len(self.FIELDS))
 
     def _parquet(self, columns) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        from .bulk.table import ParquetWriter, Table
 
-        table = pa.table({name: pa.array(list(col), type=pa.int64() if i < 2 else pa.string())
-                          for i, (name, col) in enumerate(zip(self.FIELDS, columns))})
         if self.writer is None:
-            sink = self.out.buffer if hasattr(self.out, "buffer") else self.out
-            self.writer = pq.ParquetWriter(sink, table.schema)
-        self.writer.write_table(table)
+            self.writer = ParquetWriter(self.out)
+        self.writer.write(Table(self.FIELDS, ("int", "int", "text", "text", "text", "text"),
+                                [list(c) for c in columns]))
 
     def close(self, totals) -> None:
         if self.fmt == "parquet":
@@ -1055,44 +1053,26 @@ class FindingRows:
             self.writer.close()
 
 
-def _csv_cell(text: str) -> str:
-    """A CSV cell as csv.writer's default dialect writes it (quoted when it holds , " or a line end)."""
-    if "," in text or '"' in text or "\n" in text or "\r" in text:
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
 class ColumnRows:
     """``decode --format csv|jsonl|parquet``: every leaf as a column (the bulk writers)."""
 
     chunk_records = 65536  # rows whose columns and text are built at once
 
     def __init__(self, out, fmt: str):
-        self.out, self.fmt, self.writer, self.first = out, fmt, None, True
+        from .bulk.table import writer
+
+        self.writer = writer(fmt, out)
 
     def write(self, decoded: Decoded) -> None:
         from .bulk import columns_of_bytes
-        from .bulk.columns import csv_header, csv_lines, jsonl_lines
+        from .bulk.table import columns_table
 
         chunk = decoded.chunk
         cols = columns_of_bytes(chunk.layout, chunk.data, start=chunk.start, offset=chunk.offset)
-        if self.fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            table = cols.to_arrow()
-            if self.writer is None:
-                sink = self.out.buffer if hasattr(self.out, "buffer") else self.out
-                self.writer = pq.ParquetWriter(sink, table.schema)
-            self.writer.write_table(table)
-            return
-        if self.first and self.fmt == "csv":
-            self.out.write(csv_header(cols))
-        self.first = False
-        self.out.writelines(csv_lines(cols) if self.fmt == "csv" else jsonl_lines(cols))
+        self.writer.write(columns_table(cols, record=True))
 
     def close(self, totals) -> None:
-        if self.writer is not None:
-            self.writer.close()
+        self.writer.close()
 
 
 # ------------------------------------------------------------------ the run

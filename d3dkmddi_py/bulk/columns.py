@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
-import json
 import os
 from collections.abc import Mapping
 from .._numpy import numpy_module
-from ..jsonvalue import json_hex
 
 from ..outfile import check_output, open_output
 
@@ -118,15 +115,17 @@ class Columns(Mapping):
 
         A path is written through ``outfile.open_output``: complete or not at all.
         """
+        from .table import CsvWriter, columns_table
+
         with _text_out(out) as f:
-            if header:
-                f.write(csv_header(self))
-            f.writelines(csv_lines(self))
+            CsvWriter(f, header=header).write(columns_table(self, record=True))
 
     def to_jsonl(self, out) -> None:
         """One JSON object per record: ``record`` then every leaf, keys in leaf order (path or file as to_csv)."""
+        from .table import JsonlWriter, columns_table
+
         with _text_out(out) as f:
-            f.writelines(jsonl_lines(self))
+            JsonlWriter(f).write(columns_table(self, record=True))
 
     def to_parquet(self, path) -> None:
         """A Parquet file of :meth:`to_arrow`: a path (written as to_csv writes one) or a binary file object."""
@@ -138,34 +137,6 @@ class Columns(Mapping):
         table = self.to_arrow()
         with open_output(path, binary=True) as f:
             pq.write_table(table, f)
-
-
-def csv_header(columns: Columns) -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(["record", *columns])
-    return buffer.getvalue()
-
-
-def csv_lines(columns: Columns):
-    """CSV lines of the rows: every value is an integer, so none needs quoting."""
-    template = ",".join(["%d"] * (len(columns) + 1)) + "\n"
-    return (template % row for row in columns.rows())
-
-
-def jsonl_lines(columns: Columns):
-    """JSON lines of the rows, built from one template.  Pointers, handles, pointer-sized and 64-bit
-    leaves are ``"0x..."`` strings of their bit pattern (``jsonvalue``), the rest JSON numbers."""
-    leaves = columns.layout.by_path
-    hex_paths = {path for path in columns if json_hex(leaves[path])}
-    template = "{" + ",".join(json.dumps(k).replace("%", "%%") + (':"0x%x"' if k in hex_paths else ":%d")
-                              for k in ["record", *columns]) + "}\n"
-    lists = [columns[path].tolist() for path in columns]
-    for i, path in enumerate(columns):
-        leaf = leaves[path]
-        if path in hex_paths and leaf.signed:  # the two's complement bit pattern, as C holds it
-            mask = (1 << leaf.bit_width) - 1
-            lists[i] = [v & mask for v in lists[i]]
-    return (template % row for row in zip(columns.index, *lists))
 
 
 def _as_numpy(values):

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 
+from ..csvtext import csv_cell
 from .columns import _need
 
 KINDS = ("int", "hex", "text", "opt")
@@ -23,11 +24,14 @@ FORMATS = ("csv", "jsonl", "parquet")
 
 
 class Table:
-    __slots__ = ("names", "kinds", "columns", "masks")
+    __slots__ = ("names", "kinds", "columns", "masks", "metadata")
 
-    def __init__(self, names, kinds, columns, masks=None):
+    def __init__(self, names, kinds, columns, masks=None, metadata=None):
+        """``masks``: per column, None or the bit mask JSON writes a signed hex value with;
+        ``metadata``: the Parquet schema's key-value metadata."""
         self.names, self.kinds, self.columns = list(names), list(kinds), list(columns)
         self.masks = list(masks) if masks is not None else [None] * len(self.names)
+        self.metadata = metadata
         if not len(self.names) == len(self.kinds) == len(self.columns):
             raise ValueError("a Table needs one kind and one column per name")
         bad = [k for k in self.kinds if k not in KINDS]
@@ -41,14 +45,6 @@ class Table:
 
 def _lists(table: Table) -> list:
     return [c.tolist() if hasattr(c, "tolist") else list(c) for c in table.columns]
-
-
-def _csv_cell(text) -> str:
-    if text is None:
-        return ""
-    if any(c in text for c in ',"\r\n') or text != text.strip():
-        return '"' + text.replace('"', '""') + '"'
-    return text
 
 
 class _TextWriter:
@@ -72,10 +68,15 @@ class _TextWriter:
 
 
 class CsvWriter(_TextWriter):
+    def __init__(self, out, *, header: bool = True):
+        super().__init__(out)
+        self.with_header = header
+
     def _start(self, table: Table) -> None:
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(table.names)
-        self.out.write(buffer.getvalue())
+        if self.with_header:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(table.names)
+            self.out.write(buffer.getvalue())
         self.template = ",".join("%s" if k in ("text", "opt") else "%d" for k in table.kinds) + "\n"
 
     def write(self, table: Table) -> None:
@@ -83,7 +84,7 @@ class CsvWriter(_TextWriter):
         lists = _lists(table)
         for i, kind in enumerate(table.kinds):
             if kind == "text":
-                lists[i] = [_csv_cell(v) for v in lists[i]]
+                lists[i] = [csv_cell(v) for v in lists[i]]
             elif kind == "opt":
                 lists[i] = ["" if v is None else int(v) for v in lists[i]]
         template = self.template
@@ -130,6 +131,8 @@ class ParquetWriter:
             else:
                 arrays.append(pa.array(list(column), type=types[kind]))
         chunk = pa.Table.from_arrays(arrays, names=table.names)
+        if table.metadata:
+            chunk = chunk.replace_schema_metadata(table.metadata)
         if self.writer is None:
             self.schema = chunk.schema
             self.writer = self.pq.ParquetWriter(self.out, self.schema)
@@ -154,13 +157,21 @@ def writer(fmt: str, out):
     raise ValueError(f"unknown table format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
-def columns_table(columns, prefix: str = "", paths=None) -> Table:
+def columns_table(columns, prefix: str = "", paths=None, *, record: bool = False) -> Table:
     """A Table of decoded ``Columns`` (one column per leaf, named ``prefix + path``), kinds as
-    ``decode --format`` writes them: pointers, handles, pointer-sized and 64-bit leaves hex in JSON."""
+    ``decode --format`` writes them: pointers, handles, pointer-sized and 64-bit leaves hex in JSON.
+    ``record``: a first column of record numbers, and the type and target as Parquet metadata (the
+    table ``decode --format`` writes)."""
     from ..jsonvalue import json_hex
 
     leaves = columns.layout.by_path
     names, kinds, arrays, masks = [], [], [], []
+    if record:
+        np = _need("numpy", "bulk", "a table of records")
+        names.append("record")
+        kinds.append("int")
+        arrays.append(np.arange(columns.start, columns.start + columns.count, dtype=np.uint64))
+        masks.append(None)
     for path in columns if paths is None else paths:
         leaf = leaves[path]
         hexed = json_hex(leaf)
@@ -168,4 +179,13 @@ def columns_table(columns, prefix: str = "", paths=None) -> Table:
         kinds.append("hex" if hexed else "int")
         arrays.append(columns[path])
         masks.append((1 << leaf.bit_width) - 1 if hexed and leaf.signed else None)
-    return Table(names, kinds, arrays, masks)
+    metadata = {"d3dkmddi.type": columns.type_name, "d3dkmddi.target": columns.target_label} if record else None
+    return Table(names, kinds, arrays, masks, metadata)
+
+
+def write_columns(columns, out, fmt: str) -> None:
+    """``decode --format``'s rows of decoded ``Columns`` (``record`` then every leaf), with the header
+    of a CSV: for a single chunk."""
+    w = writer(fmt, out)
+    w.write(columns_table(columns, record=True))
+    w.close()

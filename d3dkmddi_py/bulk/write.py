@@ -14,7 +14,8 @@ import time
 
 from ..errors import InvalidArgument
 from ..outfile import open_output
-from .columns import csv_header, csv_lines, jsonl_lines, _need
+from .columns import _need
+from .table import columns_table, writer
 
 FORMATS = ("csv", "jsonl", "parquet")
 
@@ -94,32 +95,15 @@ def _check_format(fmt: str) -> str:
 
 def _write(chunks, out, fmt: str, progress) -> int:
     written = 0
-    if fmt == "parquet":
-        pq = _need("pyarrow.parquet", "arrow", "--format parquet")
-        sink = out.buffer if hasattr(out, "buffer") else out
-        writer = None
-        try:
-            for chunk in chunks:
-                table = chunk.to_arrow()
-                if writer is None:
-                    writer = pq.ParquetWriter(sink, table.schema)
-                writer.write_table(table)
-                written += chunk.count
-                if progress is not None:
-                    progress.update(written)
-        finally:
-            if writer is not None:
-                writer.close()
-    else:
-        first = True
+    table_writer = writer(fmt, out)
+    try:
         for chunk in chunks:
-            if first and fmt == "csv":
-                out.write(csv_header(chunk))
-            first = False
-            out.writelines(csv_lines(chunk) if fmt == "csv" else jsonl_lines(chunk))
+            table_writer.write(columns_table(chunk, record=True))
             written += chunk.count
             if progress is not None:
                 progress.update(written)
+    finally:
+        table_writer.close()
     if progress is not None:
         progress.close(written)
     return written

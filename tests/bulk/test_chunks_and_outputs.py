@@ -113,18 +113,18 @@ def test_write_records_failing_midway_leaves_no_file(tmp_path, monkeypatch):
     src = tmp_path / "blob.bin"
     src.write_bytes(random_blob(ALLOC, 30))
     out = tmp_path / "out.csv"
-    from d3dkmddi_py.bulk import columns as columns_module
+    from d3dkmddi_py.bulk import table as table_module
 
     calls = []
-    real = columns_module.Columns.rows
+    real = table_module.CsvWriter.write
 
-    def failing_rows(self):
-        calls.append(self.start)
-        if len(calls) == 2:
+    def failing_write(self, table):
+        calls.append(table.rows)
+        if len(calls) == 2:  # the second chunk
             raise OSError("disk full")
-        return real(self)
+        return real(self, table)
 
-    monkeypatch.setattr(columns_module.Columns, "rows", failing_rows)
+    monkeypatch.setattr(table_module.CsvWriter, "write", failing_write)
     with pytest.raises(OSError, match="disk full"):
         write_records(ALLOC, src, out, fmt="csv", chunk_records=10, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blob.bin"]

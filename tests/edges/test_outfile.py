@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py.bulk import columns as columns_module, decode_array, iter_chunks, write_records
+from d3dkmddi_py.bulk import decode_array, iter_chunks, table as table_module, write_records
 from d3dkmddi_py.bulk.write import Progress, write_columns
 from d3dkmddi_py.errors import D3dkmddiError, OutputError
 from d3dkmddi_py.outfile import Terminated, check_output, open_output, run_guarded, safe_name
@@ -497,16 +497,16 @@ def _quote(text: str) -> str:
 def test_an_interrupted_run_ends_the_progress_line_so_the_message_stands_alone(tmp_path, monkeypatch):
     src = tmp_path / "in.bin"
     src.write_bytes(blob(30))
-    real = columns_module.Columns.rows
+    real = table_module.CsvWriter.write
     calls = []
 
-    def interrupted_rows(self):
-        calls.append(self.start)
-        if len(calls) == 3:
+    def interrupted_write(self, table):
+        calls.append(table.rows)
+        if len(calls) == 3:  # the third chunk
             raise KeyboardInterrupt
-        return real(self)
+        return real(self, table)
 
-    monkeypatch.setattr(columns_module.Columns, "rows", interrupted_rows)
+    monkeypatch.setattr(table_module.CsvWriter, "write", interrupted_write)
     stream = io.StringIO()
     bar = Progress("DXGK_ALLOCATIONINFO", 30, stream, delay=0.0)
     with pytest.raises(KeyboardInterrupt):
