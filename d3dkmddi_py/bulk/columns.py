@@ -129,14 +129,15 @@ class Columns(Mapping):
 
     def to_parquet(self, path) -> None:
         """A Parquet file of :meth:`to_arrow`: a path (written as to_csv writes one) or a binary file object."""
-        pq = _need("pyarrow.parquet", "arrow", "Columns.to_parquet")
+        from .table import write_columns
+
+        _need("pyarrow.parquet", "arrow", "Columns.to_parquet")
         if not isinstance(path, (str, bytes, os.PathLike)):
-            pq.write_table(self.to_arrow(), path)
+            write_columns(self, path, "parquet")
             return
         check_output(path, binary=True)
-        table = self.to_arrow()
         with open_output(path, binary=True) as f:
-            pq.write_table(table, f)
+            write_columns(self, f, "parquet")
 
 
 def _as_numpy(values):
