@@ -431,24 +431,25 @@ def events(reader, stream, buf: bytes, root):
         except pyexpat.ExpatError as exc:
             error = exc
         if error is None and x.depth == 1 and x.ended == 1 and x.started == started:
-            for rec in x.take():
-                reader.blocks_expat += 1
-                event = reader._decode(rec)
-                if event is not None:
-                    yield event
+            yield from _taken(reader, x)
             pos = end
             continue
         if error is not None:
-            for rec in x.take():
-                reader.blocks_expat += 1
-                event = reader._decode(rec)
-                if event is not None:
-                    yield event
+            yield from _taken(reader, x)  # the events before the error come first
             line, column = _mapped(origin, error.lineno, error.offset)
             raise reader._xml_error(line, column, pyexpat.errors.messages[error.code], x.started) from None
         # the block did not end where it seemed to: the same parser reads the rest of the document
         yield from reader._expat(stream, [buf[end:]], x, origin)
         return
+
+
+def _taken(reader, x):
+    """The events of the blocks an expat reader has collected."""
+    for rec in x.take():
+        reader.blocks_expat += 1
+        event = reader._decode(rec)
+        if event is not None:
+            yield event
 
 
 def _advance(buf: bytes, start: int, stop: int, lines: int, col: int, breaks: int | None = None) -> tuple:
