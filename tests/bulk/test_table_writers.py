@@ -1,0 +1,82 @@
+"""The one writer per table format: pyarrow's CSV writer, where it takes a chunk, writes exactly the
+bytes of the template; the kinds of a Table read back the same from CSV, JSON lines and Parquet."""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import d3dkmddi_py as kmd
+from d3dkmddi_py.bulk import decode_array
+from d3dkmddi_py.bulk.table import ARROW_ROWS, CsvWriter, JsonlWriter, Table, columns_table, writer
+
+from ..conftest import require
+
+try:
+    import pyarrow  # noqa: F401
+except ImportError:  # the test extra installs it; under CI its absence fails
+    pyarrow = None
+
+TARGETS = (("x86", "WDDM1_3"), ("x64", "WDDM2_0"), ("arm64", "WDDM3_2"))
+
+
+@pytest.mark.parametrize("abi, version", TARGETS)
+def test_pyarrow_writes_the_templates_bytes(abi, version):
+    require(pyarrow is not None, "pyarrow (the test extra)")
+    rng = np.random.default_rng(7)
+    for name in sorted(kmd.target(abi, version).types):
+        cls = kmd.target(abi, version).types[name]
+        if not hasattr(cls, "_leaves_"):
+            continue
+        raw = rng.integers(0, 256, cls._layout_.size * (ARROW_ROWS + 3), dtype=np.uint8).tobytes()
+        columns = decode_array(cls, raw)
+        texts = []
+        for arrow in (False, True):
+            out = io.StringIO()
+            w = CsvWriter(out, arrow=arrow)
+            w.write(columns_table(columns, record=True))
+            texts.append(out.getvalue())
+        assert texts[0] == texts[1], (name, abi, version)
+        assert texts[0].count("\n") == ARROW_ROWS + 4
+
+
+def test_a_small_chunk_and_text_columns_take_the_template():
+    table = Table(["n", "s"], ["int", "text"], [np.arange(ARROW_ROWS * 2), ["a,b"] * (ARROW_ROWS * 2)])
+    out = io.StringIO()
+    CsvWriter(out, arrow=True).write(table)
+    assert out.getvalue().splitlines()[:2] == ["n,s", '0,"a,b"']
+
+
+def test_every_kind_in_every_format(tmp_path):
+    require(pyarrow is not None, "pyarrow (the test extra)")
+    import pyarrow.parquet as pq
+
+    table = Table(["n", "h", "t", "o", "signed"], ["int", "hex", "text", "opt", "hex"],
+                  [[1, 2], [0xFFFF_FFFF_FFFF_FFFF, 16], ['say "hi", twice', None], [None, 3],
+                   np.array([-1, 5], dtype=np.int64)], masks=[None, None, None, None, (1 << 64) - 1])
+    out = io.StringIO()
+    CsvWriter(out).write(table)
+    assert out.getvalue() == 'n,h,t,o,signed\n1,18446744073709551615,"say ""hi"", twice",,-1\n2,16,,3,5\n'
+    out = io.StringIO()
+    JsonlWriter(out).write(table)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert rows[0] == {"n": 1, "h": "0xffffffffffffffff", "t": 'say "hi", twice', "o": None,
+                       "signed": "0xffffffffffffffff"}
+    assert rows[1] == {"n": 2, "h": "0x10", "t": None, "o": 3, "signed": "0x5"}
+    with open(tmp_path / "t.parquet", "wb") as f:
+        w = writer("parquet", f)
+        w.write(table)
+        w.close()
+    back = pq.read_table(tmp_path / "t.parquet")
+    assert back.to_pydict() == {"n": [1, 2], "h": [0xFFFF_FFFF_FFFF_FFFF, 16], "t": ['say "hi", twice', None],
+                                "o": [None, 3], "signed": [-1, 5]}
+    assert [str(f.type) for f in back.schema] == ["int64", "uint64", "string", "int64", "int64"]
+
+
+def test_chunks_must_keep_their_columns():
+    w = CsvWriter(io.StringIO())
+    w.write(Table(["a"], ["int"], [[1]]))
+    with pytest.raises(ValueError, match="same columns"):
+        w.write(Table(["b"], ["int"], [[1]]))
