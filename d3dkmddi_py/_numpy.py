@@ -1,4 +1,4 @@
-"""NumPy, imported once for the whole package under one lock.
+"""NumPy and the optional libraries, imported once for the whole package under one lock.
 
 Sixteen threads that reach a first ``import numpy`` at once saw "partially initialized module 'numpy'"
 7 to 15 times in 16 (the import system lets a thread see a module another thread is still executing).
@@ -37,3 +37,18 @@ def loaded_numpy():
     if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
         return None
     return module
+
+
+def optional_module(module: str, extra: str, what: str):
+    """An optional library (``pyarrow.parquet``, ``pandas``, ``dask``...) for ``what``, imported under the
+    same lock (first imports from many threads at once race as NumPy's do); ImportError naming the
+    extra to install when it is missing."""
+    found = sys.modules.get(module)
+    if found is not None and not getattr(getattr(found, "__spec__", None), "_initializing", False):
+        return found
+    with _lock:
+        try:
+            return __import__(module, fromlist=["_"])
+        except ImportError:
+            raise ImportError(f"{what} needs {module.split('.')[0]}, which is not installed; "
+                              f"pip install 'd3dkmddi_py[{extra}]'") from None

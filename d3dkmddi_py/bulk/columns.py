@@ -5,17 +5,9 @@ import contextlib
 import io
 import os
 from collections.abc import Mapping
-from .._numpy import numpy_module
+from .._numpy import numpy_module, optional_module as _need
 
 from ..outfile import check_output, open_output
-
-
-def _need(module: str, extra: str, what: str):
-    try:
-        return __import__(module, fromlist=["_"])
-    except ImportError:
-        raise ImportError(f"{what} needs {module.split('.')[0]}, which is not installed; "
-                          f"pip install 'd3dkmddi_py[{extra}]'") from None
 
 
 class Columns(Mapping):

@@ -17,7 +17,7 @@ import io
 import json
 
 from ..csvtext import csv_cell
-from .columns import _need
+from .._numpy import optional_module as _need
 
 KINDS = ("int", "hex", "text", "opt")
 FORMATS = ("csv", "jsonl", "parquet")
@@ -78,7 +78,7 @@ class CsvWriter(_TextWriter):
 
     def _arrow(self, table: Table) -> None:
         pa = _need("pyarrow", "arrow", "the CSV writer")
-        import pyarrow.csv as pa_csv
+        pa_csv = _need("pyarrow.csv", "arrow", "the CSV writer")
 
         data = pa.Table.from_arrays([pa.array(c) for c in table.columns], names=[str(i) for i in
                                                                                    range(len(table.columns))])
