@@ -172,6 +172,10 @@ def _assign(d, name: str, value):
     bit pattern C code writes (0xFFFFFFFE00000000 stores -0x200000000 in PHYSICAL_ADDRESS.QuadPart)."""
     import ctypes  # loaded already: a descriptor is a ctypes instance
 
+    if name.startswith("_"):  # a dunder or a hidden member is never a descriptor member to set
+        from .._classes import _raise_missing
+
+        _raise_missing(type(d), name)
     attr = getattr(d, name)  # raises MissingMember with the valid names
     if isinstance(attr, (ctypes.Structure, ctypes.Union)) and not isinstance(value, (ctypes.Structure, ctypes.Union)):
         if hasattr(type(attr), "_c_name_") and type(attr)._c_name_ == SEGFLAGS_TYPE:

@@ -368,3 +368,10 @@ def test_page_rounding_and_the_effective_set_are_one_function_each():
     for module in (allocation, checks):
         text = inspect.getsource(module)
         assert "// page" not in text and '["SupportedReadSegmentSet"] |' not in text
+
+
+@pytest.mark.parametrize("name", ["__", "__class__", "_u0"])
+def test_adapter_build_refuses_hidden_and_dunder_names_as_members(name):
+    """A fuzzed {"__": None} once escaped as a bare AttributeError, and "__class__" reached setattr."""
+    with pytest.raises(MissingMember, match=f"no member '{name}'"):
+        kmd.Adapter.build({name: None})
