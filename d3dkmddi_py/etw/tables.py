@@ -96,13 +96,22 @@ class TraceTables:
             if exc_type is None:
                 self.flush()
                 self._empty_tables()
-            for w in self._writers.values():
-                w.close()
+            self._close_writers(quiet=exc_type is not None)
         except BaseException:
             if not self._stack.__exit__(*sys.exc_info()):  # every file is discarded
                 raise
             return False
         return self._stack.__exit__(exc_type, exc, tb)
+
+    def _close_writers(self, *, quiet: bool) -> None:
+        """Close every writer (a Parquet file's footer); ``quiet``: the files are being discarded, so
+        a failure to close one is not the error to report."""
+        for w in self._writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001 - only when quiet: the first failure is the one reported
+                if not quiet:
+                    raise
 
     def _empty_tables(self) -> None:
         """A table without rows still gets its columns (a CSV header, a Parquet schema)."""
@@ -168,6 +177,7 @@ class TraceTables:
 
     def restart(self) -> None:
         """Discard everything written so far (the files too), to start again from the first event."""
+        self._close_writers(quiet=True)
         self._stack.__exit__(etlcolumns.NeedExact, etlcolumns.NeedExact("restart"), None)  # temporary files go
         if self.sinks is not None:
             for sink in self.sinks.values():

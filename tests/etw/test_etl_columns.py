@@ -95,3 +95,11 @@ def test_a_trace_without_dxgkrnl_events_is_named_as_before(tmp_path):
     data = etl_build.etl_bytes([etl_build.EtlEvent("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", 1, 3, bytes(12))])
     fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
     assert fast == exact and "no ReportSegment (78) or AdapterAllocation" in fast["error"]
+
+
+def test_a_restart_discards_parquet_files_cleanly(tmp_path, small_runs):
+    pytest.importorskip("pyarrow")
+    data = hard_trace(14, n=50, sizes=(0x10000, 1 << 33))
+    fast, exact = tables(data, tmp_path, True, "parquet", abi="x86"), tables(data, tmp_path, False, "parquet", abi="x86")
+    assert fast == exact and "does not fit" in fast["error"]
+    assert not any((tmp_path / "out-True-parquet").iterdir())
