@@ -162,3 +162,30 @@ def test_standard_input(monkeypatch):
     out, status = run(["-", "--json"], stdin=data, monkeypatch=monkeypatch)
     (obj,) = [json.loads(line) for line in out.splitlines()]
     assert status == 1 and [f["rule"] for f in obj["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
+
+
+WITHOUT_PYARROW = """
+import importlib.util, sys
+real = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] == "pyarrow" else real(name, *a)
+sys.modules["pyarrow"] = None  # an import of it fails as if it were not installed
+sys.argv = ["d3dkmddi", *{argv!r}]
+from d3dkmddi_py.__main__ import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("argv", [["etw", "sample", "--format", "parquet", "-o", "OUT"],
+                                  ["decode", "DXGK_SEGMENTFLAGS", "0x485", "--format", "parquet", "-o", "OUT/x"]],
+                         ids=["etw", "decode"])
+def test_parquet_without_pyarrow_is_one_line(argv, tmp_path):
+    import subprocess
+    import sys
+
+    argv = [str(tmp_path / "out") if a == "OUT" else str(tmp_path / "x") if a == "OUT/x" else a for a in argv]
+    p = subprocess.run([sys.executable, "-c", WITHOUT_PYARROW.format(argv=argv)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2 and p.stdout == "", p
+    assert p.stderr == "d3dkmddi: error: --format parquet needs pyarrow, which is not installed; pip install pyarrow " \
+                       "(or use --format csv or jsonl)\n", p.stderr
+    assert not (tmp_path / "out").exists()
