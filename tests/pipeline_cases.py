@@ -34,7 +34,7 @@ def blob(size: int, count: int, seed: int) -> bytes:
 
 
 def printed(layout, data: bytes, sink_name: str, adapter, monkeypatch, column_wise: bool) -> str:
-    monkeypatch.setattr(pipeline, "NUMPY_FROM", 1 if column_wise else 1 << 40)
+    monkeypatch.setattr(pipeline.decode, "NUMPY_FROM", 1 if column_wise else 1 << 40)
     out = io.StringIO()
     records = pipeline.Records(layout, data=data, count="all")
     summary = pipeline.run(records, SINKS[sink_name](out, adapter), adapter=adapter, values="decode" in sink_name)

@@ -96,7 +96,8 @@ def test_distinct_flag_words_are_not_read_one_by_one(sink_name, monkeypatch):
         raise AssertionError("a record was read on its own")
 
     monkeypatch.setattr(pipeline.Decoded, "view", alone)
-    monkeypatch.setattr(pipeline, "_meanings", alone)
+    for sink_module in (pipeline.text, pipeline.jsonl):  # every sink that asks for a record's meanings
+        monkeypatch.setattr(sink_module, "_meanings", alone)
     out = io.StringIO()
     summary = pipeline.run(pipeline.Records(layout, data=data, count="all"), SINKS[sink_name](out, None),
                            values="decode" in sink_name)

@@ -1,0 +1,169 @@
+"""Sources: a checked range of records from bytes or a file, read as chunks of whole records."""
+from __future__ import annotations
+
+import os
+import stat
+
+from .._records import dataclass
+from ..errors import DecodeError
+from ..layout import TypeLayout
+from ..span import check_offset_count, check_range
+
+CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
+MAX_UNSIZED_BYTES = 256 << 20  # pipes, devices and standard input hold at most this much (documented)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """``count`` whole records of ``layout``: record ``start`` is at byte ``offset`` of the input."""
+
+    layout: TypeLayout
+    start: int
+    offset: int
+    data: bytes
+    address: int | None = None  # the debuggee address of data[0] (WinDbg input), else None
+
+    @property
+    def count(self) -> int:
+        return len(self.data) // self.layout.size
+
+    def record(self, row: int) -> bytes:
+        size = self.layout.size
+        return self.data[row * size:(row + 1) * size]
+
+
+class Records:
+    """A checked range of records to read: from bytes in memory or from a file, chunk by chunk.
+
+    Everything is checked when it is made (type, offset, count, size), before the first read.
+    ``more`` is how many whole records the input holds past the range (for the "--count all" hint).
+    """
+
+    def __init__(self, layout: TypeLayout, *, data: bytes | None = None, path=None, origin: str = "data",
+                 offset: int = 0, count=1, address: int | None = None, address_bytes: int | None = None):
+        self.layout, self.origin, self.address = layout, origin, address
+        self.path, self.data = path, data
+        if path is not None:
+            self._file = open_input(path, origin)
+            try:
+                info = os.fstat(self._file.fileno())
+                if stat.S_ISREG(info.st_mode):
+                    total = info.st_size
+                    try:
+                        head = self._file.read(4096)
+                    except OSError as exc:
+                        raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+                    if looks_like_text_dump(head):
+                        raise DecodeError(f"{origin} is WinDbg text, not raw bytes; read it with --windbg {origin}")
+                else:  # a pipe or a device: read what the range needs (up to the limit), then from memory
+                    self.data = read_unsized(self._file, origin, wanted_bytes(layout, offset, count))
+                    self._file.close()
+                    self._file, self.path = None, None
+                    total = len(self.data)
+            except BaseException:
+                self.close()
+                raise
+        else:
+            self._file = None
+            total = len(data)
+        self.total = total
+        try:
+            self.offset, self.count = check_range(layout, total, origin, offset, count, address_bytes=address_bytes)
+        except BaseException:
+            self.close()
+            raise
+        self.more = (total - self.offset) // layout.size - self.count
+
+    @classmethod
+    def from_memory(cls, layout: TypeLayout, memory, offset: int = 0, count=1) -> "Records":
+        """From a ``decoding.Memory`` (bytes with an origin and maybe a debuggee address)."""
+        return cls(layout, data=memory.data, origin=memory.origin, offset=offset, count=count,
+                   address=memory.address, address_bytes=getattr(memory, "address_bytes", None))
+
+    def chunks(self, records: int | None = None):
+        """Consecutive Chunks of at most ``records`` records (default: about CHUNK_BYTES of input each)."""
+        size = self.layout.size
+        step = records or max(1, CHUNK_BYTES // size)
+        try:
+            for first in range(0, self.count, step):
+                n = min(step, self.count - first)
+                at = self.offset + first * size
+                yield Chunk(self.layout, first, at, self._read(at, n * size),
+                            None if self.address is None else self.address + at)
+        finally:
+            self.close()
+
+    def _read(self, at: int, length: int) -> bytes:
+        if self._file is None:
+            return bytes(memoryview(self.data)[at:at + length])
+        try:
+            self._file.seek(at)
+            data = self._file.read(length)
+            now = os.fstat(self._file.fileno()).st_size
+        except OSError as exc:
+            raise DecodeError(f"cannot read {self.origin}: {exc.strerror or exc}") from None
+        if len(data) != length or now != self.total:
+            raise DecodeError(f"{self.origin} changed size while it was read (it had {self.total} bytes, now "
+                              f"{now}); read a copy that nothing is writing to")
+        return data
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def open_input(path, origin: str):
+    """An input file opened for reading, or DecodeError naming it and the reason."""
+    from ..decoding import open_input as opened
+
+    return opened(path, origin)
+
+
+def looks_like_text_dump(head: bytes) -> bool:
+    """Whether the first bytes of a file are WinDbg text rather than raw records."""
+    from ..decoding import looks_like_windbg, text_of_bytes
+
+    text = text_of_bytes(head)
+    return text is not None and looks_like_windbg(text)
+
+
+def _text_dump_file(path) -> bool:
+    """Whether a regular file holds WinDbg text (read whole, as decode(path=) reads it), not raw records."""
+    with open_input(path, str(os.fspath(path))) as f:
+        try:
+            return stat.S_ISREG(os.fstat(f.fileno()).st_mode) and looks_like_text_dump(f.read(4096))
+        except OSError:
+            return False  # Records reports the read error with its own words
+
+
+def read_unsized(f, origin: str, want: int | None = None) -> bytes:
+    """A pipe or device, in chunks: all of it, or its first ``want`` bytes (all the records asked for
+    need), refusing more than MAX_UNSIZED_BYTES (an endless /dev/zero with --count all)."""
+    if want is not None and want > MAX_UNSIZED_BYTES:
+        raise DecodeError(f"{origin} has no size, and the records asked for end at byte {want:,}, past the "
+                          f"{MAX_UNSIZED_BYTES >> 20} MiB that pipes, devices and standard input are read to; "
+                          f"save it to a file (files are read in chunks with no limit) or give a smaller "
+                          f"--offset or --count")
+    parts, total = [], 0
+    while want is None or total < want:
+        try:
+            part = f.read(min(CHUNK_BYTES, MAX_UNSIZED_BYTES + 1 - total,
+                              want - total if want is not None else CHUNK_BYTES))
+        except OSError as exc:
+            raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        total += len(part)
+        if total > MAX_UNSIZED_BYTES:
+            raise DecodeError(f"{origin} has no size and gave more than {MAX_UNSIZED_BYTES >> 20} MiB, the "
+                              f"limit for pipes, devices and standard input; save it to a file (files are read "
+                              f"in chunks with no limit) or give a --count")
+    return b"".join(parts)
+
+
+def wanted_bytes(layout: TypeLayout, offset, count) -> int | None:
+    """The bytes an unsized input must give for ``offset`` and ``count`` (None: all of it)."""
+    offset, wanted = check_offset_count(offset, count)
+    return None if wanted is None else offset + wanted * layout.size

@@ -1,0 +1,222 @@
+"""The text format: ``decode`` as WinDbg ``dt -r`` prints a record (meanings and findings inline) and
+``validate``'s lines, each per record and per column."""
+from __future__ import annotations
+
+from .decode import Decoded, findings_of
+from .texts import (BODY_CACHE, _distinct, _emit, _enum_text, _hit_messages, _meanings, _message,
+                    _render_enum_record, _tally, _Texts, _titles, record_title)
+
+
+class TextDecode:
+    """``decode`` as text: every record as ``dt -r`` prints it, meanings and findings inline."""
+
+    chunk_records = 4096  # records whose output is built at once (~20 MB of text)
+
+    def __init__(self, out, *, adapter=None, nonzero: bool = False):
+        self.out, self.adapter, self.nonzero, self.first = out, adapter, nonzero, True
+        self.texts, self.bodies = _Texts(), {}
+
+    def write(self, decoded: Decoded) -> None:
+        from ..render import render_record, render_row, row_plan
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        plan = row_plan(layout) if layout.kind != "enum" else None
+        bodies = self._column_bodies(decoded, plan) if plan is not None and not self.nonzero else None
+        if bodies is not None:
+            blocks = [f"{title}\n{body}" for title, body in zip(_titles(chunk), bodies)]
+            if blocks:
+                _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
+                self.first = False
+            return
+        blocks = []
+        for row in range(chunk.count):
+            raw = chunk.record(row)
+            offset = chunk.offset + row * layout.size
+            address = None if chunk.address is None else chunk.address + row * layout.size
+            title = record_title(layout, chunk.start + row, offset, address)
+            if plan is None:
+                blocks.append(_render_enum_record(layout, raw, title))
+                continue
+            body = self.bodies.get(raw)
+            if body is not None:  # the same bytes print the same lines (meanings and findings included)
+                blocks.append(title + "\n" + body)
+                continue
+            meanings = _meanings(layout, raw, self.adapter)
+            if self.nonzero or not all(k in plan.leaf_paths for k in meanings):
+                values = dict(zip((leaf.path for leaf in layout.leaves), decoded.rows[row]))
+                blocks.append(render_record(layout, values, findings=findings_of(decoded, row), meanings=meanings,
+                                            title=title, nonzero=self.nonzero))
+                continue
+            placed, views = {}, {}
+            for check, _key in decoded.hits[row]:
+                path = check.path
+                placed.setdefault(path, []).extend(self.texts.under(check, plan.pads[path], decoded, row, views))
+            body = render_row(plan, decoded.rows[row], placed, [], meanings, None)
+            if len(self.bodies) >= BODY_CACHE:
+                self.bodies.clear()
+            self.bodies[raw] = body
+            blocks.append(title + "\n" + body)
+        if blocks:
+            _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
+            self.first = False
+
+    def _column_bodies(self, decoded: Decoded, plan) -> list | None:
+        """Every record's lines, built a line at a time from the chunk's columns (None when the chunk
+        was decoded record by record, its records repeat, or its type's meanings are not
+        column-wise): the same text as ``render_row``."""
+        from ..coltext import by_value, object_array
+        from ..render import summary_column
+        from ..semantics.explain import column_meanings
+
+        np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
+        if columns is None or not decoded.values or decoded.found is None or _distinct(decoded) is not None:
+            return None
+        meanings = column_meanings(layout, columns, np, self.adapter)
+        if meanings is None or not all(path in plan.leaf_paths for path in meanings):
+            return None
+        n = decoded.chunk.count
+        texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
+        for path, i, head, how, enum_cls, flags_of in plan.specs:
+            where[path] = len(texts)
+            if i is None:
+                texts.append([head] * n)
+                continue
+            col, meaning = columns[path], meanings.get(path)
+            if type(how) is tuple and enum_cls is None and (meaning is None or type(meaning) is tuple) \
+                    and not flags_of:  # a narrow bitfield: every line it can print is in a table
+                note = "" if meaning is None else f"  // {meaning[1]}"
+                table = object_array(np, [head + text for text in how]
+                                      + [(head + text + note).rstrip() for text in how])
+                index = col.astype(np.intp) % len(how)
+                if meaning is not None:
+                    index = index + meaning[0].astype(np.intp) * len(how)
+                texts.append(table[index].tolist())
+                continue
+            values = col.tolist()
+            if type(how) is tuple:
+                shown = [how[v] for v in values]
+            elif how == "ptr8":
+                shown = [f"0x{(v >> 32) & 0xFFFFFFFF:08x}`{v & 0xFFFFFFFF:08x}" for v in values]
+            elif how == "ptr4":
+                shown = [f"0x{v & 0xFFFFFFFF:08x}" for v in values]
+            else:
+                shown = [f"0x{v:x} ({v})" if v >= 0 else f"0x{v & how:x} ({v})" for v in values]
+            if type(meaning) is tuple:
+                meaning = object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
+            if enum_cls is not None:
+                names = by_value(np, col, lambda v, c=enum_cls: _enum_text(c, v))
+                shown = [text + name for text, name in zip(shown, names)]
+            elif flags_of:  # a meaning names the flags already
+                summary = summary_column(np, columns, flags_of)
+                shown = [text + " " + flags if meaning is None or meaning[row] is None else text
+                         for row, (text, flags) in enumerate(zip(shown, summary))]
+            if meaning is None:
+                texts.append([head + text for text in shown])
+            else:
+                texts.append([head + text if note is None else f"{head}{text}  // {note}".rstrip()
+                              for text, note in zip(shown, meaning)])
+        for k, (check, rows, _vals) in enumerate(decoded.found):  # findings under their lines, in rule order
+            column, pad = texts[where[check.path]], plan.pads[check.path]
+            rows = rows.tolist()
+            if check.static:
+                extra = "\n" + "\n".join(self.texts.under(check, pad, decoded, rows[0], {}))
+                for row in rows:
+                    column[row] += extra
+                continue
+            _rule, severity, ref = self.texts.rule(check)
+            lead, tail = f"\n{pad}^ {severity} {check.rule_id}: ", f"\n{pad}  {ref}"
+            for row, message in zip(rows, _hit_messages(decoded, k, rows)):
+                column[row] += lead + message + tail
+        return ["\n".join(lines) for lines in zip(*texts)]
+
+    def close(self, totals) -> None:
+        pass
+
+
+class TextValidate:
+    """``validate`` as text: a line per record with its tally, then each finding and its sentence."""
+
+    chunk_records = 4096  # records whose output is built at once
+
+    def __init__(self, out):
+        self.out, self.texts = out, _Texts()
+
+    def write(self, decoded: Decoded) -> None:
+        from ..render import format_number
+
+        chunk, layout = decoded.chunk, decoded.chunk.layout
+        size, lines, texts = layout.size, [], self.texts
+        prefix = f"{layout.c_name}  {layout.label}  ["
+        found = self._column_lines(decoded, prefix) if decoded.found is not None else None
+        if found is not None:
+            if found:
+                _emit(self.out, found)
+            return
+        groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
+        made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
+        for row, hits in enumerate(decoded.hits):
+            where = f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}"
+            if chunk.address is not None:
+                where += f" ({format_number(chunk.address + row * size, 8, '*')[2:]})"
+            if not hits:
+                lines.append(where + ": no findings")
+                continue
+            group = groups.get(id(hits))
+            if group is None:
+                errors = sum(texts.rule(check)[1] == "error" for check, _key in hits)
+                parts = [texts.validate_lines(check, decoded, row, {}) if check.static else
+                         (f"   {texts.rule(check)[1]} {check.rule_id} {check.path}: ", f"\n      {texts.rule(check)[2]}",
+                          check, made.get(check)) for check, _key in hits]
+                static = all(type(part) is str for part in parts)
+                group = groups[id(hits)] = (f": {_tally(errors, len(hits) - errors)}\n", parts,
+                                            "\n".join(parts) if static else None, hits)
+            tally, parts, body, _keep = group
+            if body is None:  # some message reads the record's values: from the columns where it can
+                views = {}
+                body = "\n".join(part if type(part) is str else
+                                  part[0] + (part[3][1][part[3][0][row]] if part[3] is not None else
+                                             _message(part[2], decoded, row, views)) + part[1]
+                                  for part in parts)
+            lines.append(where + tally + body)
+        if lines:
+            _emit(self.out, lines)
+
+    def _column_lines(self, decoded: Decoded, prefix: str) -> list | None:
+        """Every record's lines, built check by check from a column-decoded chunk (None when its
+        records repeat: then records that break the same rules share their text)."""
+        from ..coltext import by_value
+
+        if _distinct(decoded) is not None:
+            return None
+        np, chunk, texts = decoded.np, decoded.chunk, self.texts
+        n, size = chunk.count, chunk.layout.size
+        errors, total, items = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [[] for _ in range(n)]
+        for k, (check, rows, _vals) in enumerate(decoded.found):
+            _rule, severity, ref = texts.rule(check)
+            if severity == "error":
+                errors[rows] += 1
+            total[rows] += 1
+            rows = rows.tolist()
+            if check.static:
+                text = texts.validate_lines(check, decoded, rows[0], {})
+                for row in rows:
+                    items[row].append(text)
+                continue
+            lead, tail = f"   {severity} {check.rule_id} {check.path}: ", f"\n      {ref}"
+            for row, message in zip(rows, _hit_messages(decoded, k, rows)):
+                items[row].append(lead + message + tail)
+        tallies = by_value(np, errors << 32 | total, lambda v: f": {_tally(v >> 32, (v & 0xFFFFFFFF) - (v >> 32))}\n"
+                           if v & 0xFFFFFFFF else ": no findings")
+        if chunk.address is None:
+            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}" for row in range(n)]
+        else:
+            from ..render import format_number
+
+            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
+                      f"({format_number(chunk.address + row * size, 8, '*')[2:]})" for row in range(n)]
+        return [place + tally + body for place, tally, body in zip(places, tallies, map("\n".join, items))]
+
+    def close(self, totals) -> None:
+        records, errors, warnings = totals
+        self.out.write(f"{records} record{'s' if records != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
+                       f"{warnings} warning{'s' if warnings != 1 else ''}\n")

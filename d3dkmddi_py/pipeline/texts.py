@@ -1,0 +1,161 @@
+"""What every sink shares, made in one place: finding texts and messages, record titles, tallies,
+meanings, and the writing of a chunk's text in pieces."""
+from __future__ import annotations
+
+from ..layout import TypeLayout
+from ..semantics._rules import RULES
+from .decode import Decoded
+from .source import Chunk
+
+BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
+
+
+def record_title(layout: TypeLayout, index: int, offset: int, address: int | None, size: bool = True) -> str:
+    from ..render import record_title as title
+
+    return title(layout.c_name, layout.label, index, offset, address, layout.size if size else None)
+
+
+def _meanings(layout: TypeLayout, raw: bytes, adapter) -> dict:
+    from ..semantics.explain import meanings_of
+
+    return meanings_of(layout, raw, adapter)
+
+
+class _Texts:
+    """Each check's finding text, worked out once: the lines under a field (decode), the lines of
+    validate, so a million findings cost a lookup each, not a format."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def rule(self, check):
+        got = self.cache.get(check)
+        if got is None:
+            rule = RULES[check.rule_id]
+            got = self.cache[check] = (rule, rule.severity.value, f'"{rule.sentence}" ({rule.page})')
+        return got
+
+    def under(self, check, pad: str, decoded: Decoded, row: int, views: dict) -> list:
+        """The two lines a finding prints under its field in ``decode``."""
+        key = (check, pad)
+        got = self.cache.get(key)
+        if got is not None:
+            return got
+        rule, severity, ref = self.rule(check)
+        lines = [f"{pad}^ {severity} {rule.rule_id}: {_message(check, decoded, row, views)}", f"{pad}  {ref}"]
+        if check.static:
+            self.cache[key] = lines
+        return lines
+
+    def validate_lines(self, check, decoded: Decoded, row: int, views: dict) -> str:
+        got = self.cache.get((check, "v"))
+        if got is not None:
+            return got
+        rule, severity, ref = self.rule(check)
+        text = (f"   {severity} {rule.rule_id} {check.path}: {_message(check, decoded, row, views)}\n"
+                f"      {ref}")
+        if check.static:
+            self.cache[(check, "v")] = text
+        return text
+
+
+def _message(check, decoded: Decoded, row: int, views: dict) -> str:
+    if check.static:
+        return check.message
+    made = decoded.messages.get(check) if decoded.messages else None
+    if made is not None:
+        return made[1][made[0][row]]
+    view = views.get(row)
+    if view is None:
+        view = views[row] = decoded.view(row)
+    return check.text(view)
+
+
+EMIT_CHARS = 1 << 20  # text handed to the output at once: larger strings cost the kernel a page fault per page
+
+
+def _emit(out, items: list, sep: str = "\n", first: str = "") -> None:
+    """``out.write(first + sep.join(items) + "\n")``, in pieces of about EMIT_CHARS (a fresh 20 MB string
+    per chunk made writing a GB cost more in page faults than in copying), each text copied once."""
+    if first:
+        out.write(first)
+    step = max(1, EMIT_CHARS // (len(items[0]) + len(sep)))
+    for start in range(0, len(items), step):
+        piece = items[start:start + step]
+        last = start + step >= len(items)
+        if not last or sep == "\n":
+            piece.append("")  # the separator (or the final line end) after the last item
+        out.write(sep.join(piece))
+    if sep != "\n":
+        out.write("\n")
+
+
+def _hit_messages(decoded: Decoded, k: int, rows: list) -> list:
+    """The messages of check ``k`` of a column-decoded chunk for its hit rows (in their order)."""
+    check = decoded.found[k][0]
+    if check.static:
+        return [check.message] * len(rows)
+    made = decoded.messages.get(check) if decoded.messages else None
+    if made is not None:
+        return made[1]
+    views = {}
+    return [_message(check, decoded, row, views) for row in rows]
+
+
+def _distinct(decoded: Decoded):
+    """(rows of the first occurrence of each distinct record, row -> its index among them) of a
+    column-decoded chunk, or None when most records are distinct (nothing to share)."""
+    np, chunk = decoded.np, decoded.chunk
+    size = chunk.layout.size
+    kind = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(size, np.dtype((np.void, size)))
+    records = np.frombuffer(chunk.data, dtype=kind)  # words sort faster than opaque records
+    _unique, first, inverse = np.unique(records, return_index=True, return_inverse=True)
+    if len(first) * 2 > chunk.count:
+        return None
+    return first.tolist(), inverse.reshape(-1).tolist()
+
+
+def _enum_text(cls, number: int) -> str:
+    """What ``render_row`` puts after an enum leaf's number."""
+    try:
+        return f" {cls(number).name}"
+    except ValueError:
+        return f" not a {cls.__name__} value"
+
+
+def _titles(chunk: Chunk) -> list:
+    """``record_title`` of every record of a chunk."""
+    from ..render import format_number
+
+    layout = chunk.layout
+    size, head = layout.size, f"{layout.c_name}  {layout.label}  ["
+    if chunk.address is None:
+        return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x}, {size} bytes"
+                for row in range(chunk.count)]
+    return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
+            f"({format_number(chunk.address + row * size, 8, '*')[2:]}), {size} bytes" for row in range(chunk.count)]
+
+
+def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
+    from ..render import _render_enum
+    from ..target import class_of
+
+    return _render_enum(_enum_value(class_of(layout), raw), (), title)
+
+
+def _enum_value(cls, raw: bytes):
+    number = int.from_bytes(raw, "little", signed=True)
+    try:
+        return cls(number)
+    except ValueError:
+        return number
+
+
+def _tally(errors: int, warnings: int) -> str:
+    parts = []
+    if errors:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts) or "no findings"
