@@ -14,6 +14,7 @@ import os
 import pyexpat
 
 from ..errors import EtwInputError
+from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .events import Event, parse_fields
 from .schema import EVENT_NAMESPACE, KINDS, PROVIDER, PROVIDER_GUID
@@ -35,7 +36,7 @@ class TraceReader:
 
     def __init__(self, source, *, name: str | None = None, chunk_size: int = CHUNK, fast: bool = True):
         self.source, self.chunk_size, self.fast = source, chunk_size, fast
-        self.name = name or _name_of(source)
+        self.name = safe_name(name or _name_of(source))  # echoed in one-line messages
         self.total = 0
         self.decoded = 0
         self.other_providers = 0

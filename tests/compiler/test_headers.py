@@ -13,6 +13,7 @@ import pytest
 import d3dkmddi_py as kmd
 from d3dkmddi_py._cgen import render_headers, render_stub
 from d3dkmddi_py._spec import TYPEDEFS
+from d3dkmddi_py._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 from tests.conftest import count, require
 
 from tests.compiler.freshness import HEADERS, stale_files
@@ -84,8 +85,9 @@ def test_default_interface_version_is_the_newest(tmp_path):
     gcc = shutil.which("gcc")
     require(gcc is not None, "gcc is not on PATH")
     source = tmp_path / "default.c"
+    newest = INTERFACE_VERSIONS[NEWEST_VERSION]  # read from the table: a new version needs no edit here
     source.write_text('#include "d3dkmddi.h"\n'
-                      '_Static_assert(DXGKDDI_INTERFACE_VERSION == 0x11007, "default");\n'
+                      f'_Static_assert(DXGKDDI_INTERFACE_VERSION == {newest:#x}, "default");\n'
                       '_Static_assert(IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5023), "official");\n'
                       '_Static_assert(!IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5022), "10240 value");\n'
                       '_Static_assert(sizeof(DXGK_SEGMENTDESCRIPTOR5) == 88, "newest types");\n')

@@ -2,7 +2,7 @@
 IS_OFFICIAL_DDI_INTERFACE_VERSION, NEWEST and the package's DXGKDDI_INTERFACE_VERSION follow it,
 and the freshness test then reports the checked-in files as stale.
 
-Simulated on a copy of the package with WDDM3_3 added to the table, in a subprocess."""
+Simulated on a copy of the package with a version after the newest added to the table, in a subprocess."""
 from __future__ import annotations
 
 import json
@@ -13,10 +13,12 @@ import shutil
 import subprocess
 import sys
 
+from d3dkmddi_py._spec.versions import INTERFACE_VERSIONS
 from tests.compiler.freshness import REPO, stale_files
 from tests.conftest import require
 
-NEW_NAME, NEW_VALUE = "WDDM3_3", 0x12001
+# a version the table does not hold, after its newest (the table's own newest is read, not written here)
+NEW_NAME, NEW_VALUE = "WDDM_NEXT", max(INTERFACE_VERSIONS.values()) + 1
 
 _PROBE = """
 import json
@@ -52,7 +54,7 @@ def test_a_version_added_to_the_table_becomes_the_header_default(tmp_path):
     ukmdt = got["headers"]["d3dukmdt.h"]
     assert f"#define DXGKDDI_INTERFACE_VERSION DXGKDDI_INTERFACE_VERSION_{NEW_NAME}\n" in ukmdt
     assert f"((version) == DXGKDDI_INTERFACE_VERSION_{NEW_NAME})" in ukmdt
-    # the macro block closes the version list: after the new constant, not after WDDM3_2
+    # the macro block closes the version list: after the new constant, not after the old newest
     assert ukmdt.index(f"#define DXGKDDI_INTERFACE_VERSION_{NEW_NAME} ") < ukmdt.index("IS_OFFICIAL_DDI_INTERFACE_VERSION")
     assert f"DXGKDDI_INTERFACE_VERSION: Final = 0x{NEW_VALUE:X}" in got["stub"]
 

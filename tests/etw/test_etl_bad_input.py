@@ -157,3 +157,12 @@ def test_mutants_count_the_same_column_wise_and_one_by_one(name):
         same += 1
         refused += isinstance(fast, str)
     assert same == 300 and 0 < refused < 300
+
+
+@pytest.mark.parametrize("name", ["\n", "a\x1b[31mb", "tab\there"])
+def test_a_name_with_control_characters_is_one_line(name):
+    """The public-call fuzz found "cannot read \\n: ..." (a path of one line break) breaking the line."""
+    for read in (etw.summary, lambda n: list(etw.read(n))):
+        with pytest.raises(EtwInputError) as caught:
+            read(name)
+        assert "\n" not in str(caught.value) and "\x1b" not in str(caught.value) and repr(name) in str(caught.value)
