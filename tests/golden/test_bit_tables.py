@@ -139,4 +139,4 @@ def test_allocationinfoflags2_reserved_31_then_26_bits(version):
         fields = {l.path: (l.bit_offset, l.bit_width) for l in kmd.leaves(cls)}
         assert fields["ShareBackingStoreWithKmd"] == (0, 1)
         assert fields["Reserved"] == FLAGS2_RESERVED[version]
-        assert ("NotifyIoMmuUnmap" in fields) == (version == "WDDM3_2")
+        assert ("NotifyIoMmuUnmap" in fields) == (VERSIONS[version] >= VERSIONS["WDDM3_2"])  # new in WDDM3_2
