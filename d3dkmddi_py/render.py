@@ -136,9 +136,13 @@ def count_severity(findings, severity: str) -> int:
 
 def tally(findings, none: str = "no findings") -> str:
     """``2 errors, 1 warning``; ``none`` when there is nothing to count."""
+    return tally_counts(count_severity(findings, "error"), count_severity(findings, "warning"), none)
+
+
+def tally_counts(errors: int, warnings: int, none: str = "no findings") -> str:
+    """``tally`` of counts already made (the sinks count a chunk's findings column-wise)."""
     parts = []
-    for severity in ("error", "warning"):
-        n = count_severity(findings, severity)
+    for severity, n in (("error", errors), ("warning", warnings)):
         if n:
             parts.append(f"{n} {severity}{'s' if n != 1 else ''}")
     return ", ".join(parts) or none

@@ -2,9 +2,10 @@
 ``validate``'s lines, each per record and per column."""
 from __future__ import annotations
 
+from ..render import tally_counts as _tally
 from .decode import Decoded, findings_of
 from .texts import (BODY_CACHE, _distinct, _emit, _enum_text, _hit_messages, _meanings, _message,
-                    _render_enum_record, _tally, _Texts, _titles, record_title)
+                    _render_enum_record, _Texts, _titles)
 
 
 class TextDecode:
@@ -29,11 +30,8 @@ class TextDecode:
                 self.first = False
             return
         blocks = []
-        for row in range(chunk.count):
+        for row, title in enumerate(_titles(chunk)):
             raw = chunk.record(row)
-            offset = chunk.offset + row * layout.size
-            address = None if chunk.address is None else chunk.address + row * layout.size
-            title = record_title(layout, chunk.start + row, offset, address)
             if plan is None:
                 blocks.append(_render_enum_record(layout, raw, title))
                 continue
@@ -142,22 +140,15 @@ class TextValidate:
         self.out, self.texts = out, _Texts()
 
     def write(self, decoded: Decoded) -> None:
-        from ..render import format_number
-
-        chunk, layout = decoded.chunk, decoded.chunk.layout
-        size, lines, texts = layout.size, [], self.texts
-        prefix = f"{layout.c_name}  {layout.label}  ["
-        found = self._column_lines(decoded, prefix) if decoded.found is not None else None
+        chunk, lines, texts = decoded.chunk, [], self.texts
+        found = self._column_lines(decoded) if decoded.found is not None else None
         if found is not None:
             if found:
                 _emit(self.out, found)
             return
         groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
         made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
-        for row, hits in enumerate(decoded.hits):
-            where = f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}"
-            if chunk.address is not None:
-                where += f" ({format_number(chunk.address + row * size, 8, '*')[2:]})"
+        for row, (where, hits) in enumerate(zip(_titles(chunk, size=False), decoded.hits)):
             if not hits:
                 lines.append(where + ": no findings")
                 continue
@@ -181,7 +172,7 @@ class TextValidate:
         if lines:
             _emit(self.out, lines)
 
-    def _column_lines(self, decoded: Decoded, prefix: str) -> list | None:
+    def _column_lines(self, decoded: Decoded) -> list | None:
         """Every record's lines, built check by check from a column-decoded chunk (None when its
         records repeat: then records that break the same rules share their text)."""
         from ..coltext import by_value
@@ -189,7 +180,7 @@ class TextValidate:
         if _distinct(decoded) is not None:
             return None
         np, chunk, texts = decoded.np, decoded.chunk, self.texts
-        n, size = chunk.count, chunk.layout.size
+        n = chunk.count
         errors, total, items = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [[] for _ in range(n)]
         for k, (check, rows, _vals) in enumerate(decoded.found):
             _rule, severity, ref = texts.rule(check)
@@ -207,14 +198,8 @@ class TextValidate:
                 items[row].append(lead + message + tail)
         tallies = by_value(np, errors << 32 | total, lambda v: f": {_tally(v >> 32, (v & 0xFFFFFFFF) - (v >> 32))}\n"
                            if v & 0xFFFFFFFF else ": no findings")
-        if chunk.address is None:
-            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x}" for row in range(n)]
-        else:
-            from ..render import format_number
-
-            places = [f"{prefix}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
-                      f"({format_number(chunk.address + row * size, 8, '*')[2:]})" for row in range(n)]
-        return [place + tally + body for place, tally, body in zip(places, tallies, map("\n".join, items))]
+        return [place + tally + body for place, tally, body in zip(_titles(chunk, size=False), tallies,
+                                                                   map("\n".join, items))]
 
     def close(self, totals) -> None:
         records, errors, warnings = totals

@@ -10,12 +10,6 @@ from .source import Chunk
 BODY_CACHE = 4096  # records' printed bodies kept by their bytes (dumps repeat the same values a lot)
 
 
-def record_title(layout: TypeLayout, index: int, offset: int, address: int | None, size: bool = True) -> str:
-    from ..render import record_title as title
-
-    return title(layout.c_name, layout.label, index, offset, address, layout.size if size else None)
-
-
 def _meanings(layout: TypeLayout, raw: bytes, adapter) -> dict:
     from ..semantics.explain import meanings_of
 
@@ -124,17 +118,18 @@ def _enum_text(cls, number: int) -> str:
         return f" not a {cls.__name__} value"
 
 
-def _titles(chunk: Chunk) -> list:
-    """``record_title`` of every record of a chunk."""
+def _titles(chunk: Chunk, *, size: bool = True) -> list:
+    """``render.record_title`` of every record of a chunk (``size``: with ", N bytes", as decode prints it;
+    validate's lines go without)."""
     from ..render import format_number
 
     layout = chunk.layout
-    size, head = layout.size, f"{layout.c_name}  {layout.label}  ["
+    step, head = layout.size, f"{layout.c_name}  {layout.label}  ["
+    tail = f", {step} bytes" if size else ""
     if chunk.address is None:
-        return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x}, {size} bytes"
-                for row in range(chunk.count)]
-    return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * size:x} "
-            f"({format_number(chunk.address + row * size, 8, '*')[2:]}), {size} bytes" for row in range(chunk.count)]
+        return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * step:x}{tail}" for row in range(chunk.count)]
+    return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * step:x} "
+            f"({format_number(chunk.address + row * step, 8, '*')[2:]}){tail}" for row in range(chunk.count)]
 
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
@@ -152,10 +147,3 @@ def _enum_value(cls, raw: bytes):
         return number
 
 
-def _tally(errors: int, warnings: int) -> str:
-    parts = []
-    if errors:
-        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
-    if warnings:
-        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
-    return ", ".join(parts) or "no findings"
