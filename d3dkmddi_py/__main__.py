@@ -1,7 +1,7 @@
 """``python -m d3dkmddi_py`` and the ``d3dkmddi`` command (``d3dkmddi_py.__main__:main``).
 
 The command's modules are imported inside ``main``, so Ctrl-C while they load is the same one line and
-exit status 130 as Ctrl-C later (``outfile.run_guarded``), not a traceback.
+exit status 130 as Ctrl-C later (``guard.run_guarded``), not a traceback.
 """
 import sys
 
@@ -12,7 +12,7 @@ def main(argv=None) -> int:
         from .cli import main as command
     except KeyboardInterrupt:
         try:
-            sys.stderr.write("d3dkmddi: interrupted\n")  # the words and status of outfile.run_guarded
+            sys.stderr.write("d3dkmddi: interrupted\n")  # the words and status of guard.run_guarded
             sys.stderr.flush()
         except (AttributeError, OSError, ValueError):
             pass

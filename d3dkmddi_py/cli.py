@@ -17,7 +17,8 @@ import warnings
 
 from . import pipeline, render
 from .errors import D3dkmddiError, DecodeError
-from .outfile import check_output, is_closed_stream, open_output, run_guarded, safe_name
+from .guard import is_closed_stream, run_guarded
+from .outfile import check_output, open_output, safe_name
 from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS

@@ -22,7 +22,8 @@ import d3dkmddi_py as kmd
 from d3dkmddi_py.bulk import decode_array, iter_chunks, table as table_module, write_records
 from d3dkmddi_py.bulk.write import Progress, write_columns
 from d3dkmddi_py.errors import D3dkmddiError, OutputError
-from d3dkmddi_py.outfile import Terminated, check_output, open_output, run_guarded, safe_name
+from d3dkmddi_py.guard import run_guarded
+from d3dkmddi_py.outfile import Terminated, check_output, open_output, safe_name
 
 REPO = Path(__file__).resolve().parents[2]
 ALLOC = kmd.target("x64", "WDDM3_1").DXGK_ALLOCATIONINFO
@@ -381,7 +382,8 @@ def python(script: str, *args, **kwargs):
 
 SLOW_WRITER = """
     import os, signal, sys, time
-    from d3dkmddi_py.outfile import open_output, run_guarded
+    from d3dkmddi_py.guard import run_guarded
+    from d3dkmddi_py.outfile import open_output
     signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the test runner ignores
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -422,7 +424,8 @@ def test_a_signal_while_writing_removes_the_temporary_and_keeps_the_old_file(tmp
 def test_a_closed_pipe_ends_quietly(tmp_path):
     argv, kw = python("""
         import sys
-        from d3dkmddi_py.outfile import open_output, run_guarded
+        from d3dkmddi_py.guard import run_guarded
+        from d3dkmddi_py.outfile import open_output
 
         def main():
             with open_output("-") as f:
@@ -445,7 +448,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 def test_a_pipe_closed_before_the_final_flush_keeps_the_status():
     argv, kw = python("""
         import os, sys
-        from d3dkmddi_py.outfile import run_guarded
+        from d3dkmddi_py.guard import run_guarded
         read, write = os.pipe()
         os.dup2(write, 1)
         os.close(read)
@@ -466,7 +469,7 @@ def test_a_pipe_closed_before_the_final_flush_keeps_the_status():
 def test_a_closed_standard_stream_gives_one_line_and_no_traceback(how):
     script = """
         import os, sys
-        from d3dkmddi_py.outfile import run_guarded
+        from d3dkmddi_py.guard import run_guarded
 
         def main():
             if sys.argv[1] == "closed while running":

@@ -18,7 +18,7 @@ LAYERS = (
     ("etw", ("etw",)),
     ("samples", ("samples", "recipes")),
     # "" is the package root, which routes every public name; _cgen writes the headers and the root's stub
-    ("command", ("cli", "__main__", "", "_cgen")),
+    ("command", ("cli", "guard", "__main__", "", "_cgen")),
 )
 
 
