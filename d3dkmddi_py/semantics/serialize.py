@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 
-from ..errors import InvalidFieldType, InvalidFieldValue
+from ..errors import InvalidFieldType, InvalidFieldValue, NotAType
 from ..jsonvalue import hex_text, json_hex, json_number, json_value, leaf_from_json
 from ._view import class_for, coerce, read_leaf, resolve_target, write_leaf
 
@@ -46,6 +46,9 @@ def to_dict(value, type_name: str | None = None, *, target=None) -> dict:
     fields (jsonvalue.json_hex), so that no JSON reader rounds it.
     """
     cls, data, t = coerce(value, type_name, target)
+    if not hasattr(cls, "_leaves_"):  # an enum: a value, not a record of leaves
+        raise NotAType(f"to_dict takes a struct or union; {getattr(cls, '_c_name_', cls.__name__)} is an enum "
+                       f"(its value is int(member))")
     fields = {leaf.path: json_value(leaf, read_leaf(data, leaf)) for leaf in cls._leaves_}
     padding = {f"{off:#x}": data[off:off + n].hex() for off, n in _gaps(cls)}
     return {"type": cls._c_name_, "abi": t.abi, "interface_version": t.interface_version.name,

@@ -69,3 +69,11 @@ def test_signed_leaves_round_trip():
     # a 64-bit field is JSON hex: its two's-complement bit pattern
     assert out["fields"]["BaseAddress.QuadPart"] == "0xfffffffffffffffe" and out["fields"]["BaseAddress.HighPart"] == -1
     assert bytes(sem.from_dict(out)) == bytes(d)
+
+
+def test_to_dict_of_an_enum_is_refused_as_from_dict_refuses_it():
+    """The public-call fuzz (seed 19) found to_dict(0, "DXGK_PAGESIZE") escaping as AttributeError."""
+    from d3dkmddi_py.errors import NotAType
+
+    with pytest.raises(NotAType, match="DXGK_PAGESIZE is an enum"):
+        kmd.to_dict(0, "DXGK_PAGESIZE")
