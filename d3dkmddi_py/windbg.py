@@ -203,6 +203,8 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
     """
     if not isinstance(text, str):
         raise DecodeError(f"WinDbg text must be str, not {type(text).__name__}")
+    if not isinstance(origin, str):  # it is echoed in every message: an int of 20,000 digits cannot be
+        raise DecodeError(f"origin must be str (the name messages give the text), not {type(origin).__name__}")
     lines = text.lstrip("\ufeff").splitlines()
     for number, line in enumerate(lines, 1):
         if _DT_LINE.match(line) or _DX_LINE.match(line):

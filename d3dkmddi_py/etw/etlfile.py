@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import heapq
 import io
-import os
 import shutil
 import struct
 import tempfile
@@ -674,12 +673,3 @@ class _Prefixed(io.RawIOBase):
                 return take + (more or b"")
             return take
         return self.stream.read(n)
-
-
-def open_path(path) -> tuple:
-    """(binary file, name) of a path, or EtwInputError naming why not."""
-    name = os.fspath(path)
-    try:
-        return open(name, "rb"), name
-    except OSError as exc:
-        raise EtwInputError(f"cannot read {name}: {exc.strerror or exc}") from None

@@ -81,7 +81,7 @@ class TraceReader:
             return src, False
         try:
             return open(os.fspath(src), "rb"), True
-        except (OSError, TypeError) as exc:
+        except (OSError, TypeError, ValueError) as exc:  # ValueError: a NUL in the path
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise EtwInputError(f"cannot read {self.name}: {why}") from None
 

@@ -246,3 +246,20 @@ def test_a_member_the_target_lacks_is_an_attribute_error_and_a_value_error():
     x86 = kmd.target("x86", "WDDM3_0").DXGK_ALLOCATIONINFO()
     assert not hasattr(x86, "Flags2")
     assert issubclass(MissingMember, AttributeError) and issubclass(MissingMember, ValueError)
+
+
+# Falsifying examples the fuzz found with other seeds, kept so they are tried every run.
+@pytest.mark.parametrize("call", [
+    lambda: kmd.to_dict(0, "DXGK_PAGESIZE"),
+    lambda: kmd.parse_windbg("0", 1 << 20000),
+    lambda: kmd.decode("DXGK_SEGMENTFLAGS", "9" * 5000),
+], ids=["to_dict-enum", "parse_windbg-int-origin", "decode-5000-digit-group"])
+def test_found_by_the_fuzz(call):
+    _only_library_errors(call, 2000)
+
+
+def test_found_by_the_fuzz_etw_nul_in_a_path():
+    from d3dkmddi_py import etw
+
+    _only_library_errors(lambda: etw.summary("\x00"), 2000)
+    _only_library_errors(lambda: list(etw.read("a\x00b")), 2000)
