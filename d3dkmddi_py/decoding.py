@@ -149,7 +149,7 @@ def _hex_bytes_only(text: str, stripped: str) -> bytes:
     if long is not None:
         raise DecodeError(f"{_clip(stripped)}: the group {_clip(long)} has {len(long)} hex digits, which may be "
                           f"bytes in memory order or a word; choose with kind='hex' for bytes (on the command "
-                          f"line --hex), or give a word as one number (0x{_clip(long)})")
+                          f"line --hex), or give a word as one number (0x{long if len(long) <= 40 else long[:37] + '...'})")
     return parse_hex(stripped)
 
 
