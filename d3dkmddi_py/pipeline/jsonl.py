@@ -6,6 +6,9 @@ import json
 from functools import lru_cache
 from json.encoder import encode_basestring_ascii as _json_str
 
+from ..coltext import by_value, joined_column, object_array
+from ..jsonvalue import hex_text, json_hex
+from ..render import enum_name, finding_value, record_json, record_json_of, summary_column, target_json
 from ..semantics._rules import RULES
 from .decode import Decoded
 from .texts import BODY_CACHE, _distinct, _emit, _enum_value, _hit_messages, _meanings, _message
@@ -21,8 +24,6 @@ class JsonDecode:
         self.findings = _JsonFindings()
 
     def write(self, decoded: Decoded) -> None:
-        from ..jsonvalue import hex_text
-        from ..render import record_json, record_json_of
         from ..target import class_of
 
         chunk, layout = decoded.chunk, decoded.chunk.layout
@@ -65,9 +66,6 @@ class JsonDecode:
         """Every record's line, built a key at a time from the chunk's columns (None when the chunk
         was decoded record by record, its records repeat, or its type's meanings are not column-wise):
         the same bytes as ``json.dumps(record_json_of(...))``."""
-        from ..jsonvalue import hex_text, json_hex
-        from ..coltext import by_value, joined_column
-        from ..render import enum_name, summary_column, target_json
         from ..semantics.explain import column_meanings
         from ..target import ENUM_CLASSES
 
@@ -152,8 +150,6 @@ class JsonDecode:
 @lru_cache(maxsize=256)
 def _field_table(np, paths: tuple):
     """Entry v: the JSON items of one-bit leaves ``paths`` whose values are the bits of v."""
-    from ..coltext import object_array
-
     return object_array(np, [", ".join(f"{_json_str(path)}: {v >> i & 1}" for i, path in enumerate(paths))
                               for v in range(1 << len(paths))])
 
@@ -175,8 +171,6 @@ class _JsonFindings:
 
     def _value_text(self, layout, path: str, value: int) -> str:
         """A finding's value as JSON, worked out once per field and value (chunks repeat them)."""
-        from ..render import finding_value
-
         got = self.values.get((path, value)) if self.values_of is layout else None
         if got is None:
             if len(self.values) >= BODY_CACHE or self.values_of is not layout:
@@ -186,8 +180,6 @@ class _JsonFindings:
         return got
 
     def one(self, layout, check, decoded: Decoded, key, row: int, views) -> str:
-        from ..render import finding_value
-
         fhead, ref, message = self._parts(check)
         if message is None:
             message = _json_str(_message(check, decoded, row, views if views is not None else {}))
@@ -197,8 +189,6 @@ class _JsonFindings:
     def rows(self, layout, decoded: Decoded) -> list:
         """The findings array's items of every record of a column-decoded chunk, built check by
         check: a finding whose value and message are the same in every hit is encoded once."""
-        from ..coltext import by_value
-
         np = decoded.np
         items = [[] for _ in range(decoded.chunk.count)]
         for k, (check, where, _vals) in enumerate(decoded.found):
@@ -239,8 +229,6 @@ class JsonValidate:
         self.out, self.findings = out, _JsonFindings()
 
     def write(self, decoded: Decoded) -> None:
-        from ..jsonvalue import hex_text
-
         chunk, layout = decoded.chunk, decoded.chunk.layout
         target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
                              "interface_version_value": layout.version, "label": layout.label})

@@ -2,7 +2,8 @@
 ``validate``'s lines, each per record and per column."""
 from __future__ import annotations
 
-from ..render import tally_counts as _tally
+from ..coltext import by_value, object_array
+from ..render import render_record, render_row, row_plan, summary_column, tally_counts as _tally
 from .decode import Decoded, findings_of
 from .texts import (BODY_CACHE, _distinct, _emit, _enum_text, _hit_messages, _meanings, _message,
                     _render_enum_record, _Texts, _titles)
@@ -18,8 +19,6 @@ class TextDecode:
         self.texts, self.bodies = _Texts(), {}
 
     def write(self, decoded: Decoded) -> None:
-        from ..render import render_record, render_row, row_plan
-
         chunk, layout = decoded.chunk, decoded.chunk.layout
         plan = row_plan(layout) if layout.kind != "enum" else None
         bodies = self._column_bodies(decoded, plan) if plan is not None and not self.nonzero else None
@@ -62,8 +61,6 @@ class TextDecode:
         """Every record's lines, built a line at a time from the chunk's columns (None when the chunk
         was decoded record by record, its records repeat, or its type's meanings are not
         column-wise): the same text as ``render_row``."""
-        from ..coltext import by_value, object_array
-        from ..render import summary_column
         from ..semantics.explain import column_meanings
 
         np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
@@ -175,8 +172,6 @@ class TextValidate:
     def _column_lines(self, decoded: Decoded) -> list | None:
         """Every record's lines, built check by check from a column-decoded chunk (None when its
         records repeat: then records that break the same rules share their text)."""
-        from ..coltext import by_value
-
         if _distinct(decoded) is not None:
             return None
         np, chunk, texts = decoded.np, decoded.chunk, self.texts

@@ -3,6 +3,7 @@ meanings, and the writing of a chunk's text in pieces."""
 from __future__ import annotations
 
 from ..layout import TypeLayout
+from ..render import _render_enum, format_number
 from ..semantics._rules import RULES
 from .decode import Decoded
 from .source import Chunk
@@ -121,8 +122,6 @@ def _enum_text(cls, number: int) -> str:
 def _titles(chunk: Chunk, *, size: bool = True) -> list:
     """``render.record_title`` of every record of a chunk (``size``: with ", N bytes", as decode prints it;
     validate's lines go without)."""
-    from ..render import format_number
-
     layout = chunk.layout
     step, head = layout.size, f"{layout.c_name}  {layout.label}  ["
     tail = f", {step} bytes" if size else ""
@@ -133,7 +132,6 @@ def _titles(chunk: Chunk, *, size: bool = True) -> list:
 
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
-    from ..render import _render_enum
     from ..target import class_of
 
     return _render_enum(_enum_value(class_of(layout), raw), (), title)
