@@ -130,21 +130,6 @@ class Tracker:
         head = f"segments[{event.segment_id - 1}]."
         return per[event.segment_id] + [f for f in wide if f.field.startswith(head)]
 
-    def column_rows(self, items) -> list:
-        """Per (event, allocation bytes) item: its (rule_id, severity, field) findings, from column-wise checks.
-
-        Start and DCStart items are grouped by adapter and checked against the segments the tracker holds
-        now; Stop items get [] (an allocation is checked when it starts).
-        """
-        return self._rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
-                          b"".join(d for _e, d in items))
-
-    def _rows(self, adapters, checked, data: bytes) -> list:
-        found = [[] for _ in adapters]
-        for row, finding in self._found(adapters, checked, data).items():
-            found[row] = finding
-        return found
-
     def _found(self, adapters, checked, data: bytes) -> dict:
         """row -> its (rule_id, severity, field) findings, for the rows that have any."""
         found: dict = {}
