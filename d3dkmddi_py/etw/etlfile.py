@@ -580,9 +580,7 @@ class EtlFile:
 
     def ordered(self):
         """Every event's Record in time order (file order among equal times), numbered from 1."""
-        if not _can_seek(self._stream):
-            raise EtwInputError(f"{self.name}: ordered reading needs a seekable input (open it with ordered=True)")
-        streams = [self._processor_records(offsets) for offsets in self._index().values()]
+        streams = [self._processor_records(offsets) for offsets in self.processor_buffers().values()]
         number = 0
         for _time, _buffer, _offset, rec in heapq.merge(*streams):
             number += 1
@@ -620,11 +618,10 @@ class EtlFile:
             starts.setdefault(processor, []).append((index, at))
 
     def _processor_records(self, offsets):
-        name, stream = self.name, self._stream
-        reader = _Reader(stream, name)
+        name = self.name
+        reader = self.buffer_reader()
         for index, at in offsets:
-            stream.seek(self._origin + at)
-            reader.index, reader.position = index, at
+            self.seek_buffer(reader, index, at)
             buffer = reader.next_buffer()
             self._seen(buffer)
             last = 0
