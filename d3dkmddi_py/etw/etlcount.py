@@ -17,7 +17,7 @@ from . import etlfile
 _BATCH_BYTES = 4 << 20
 _SLACK = bytes(64)  # after a batch: a header field read past the last event stays inside the array
 _SECOND = tuple(k in etlfile.SIZE_IN_SECOND_WORD for k in range(256))  # size in the second word, by kind byte
-_SECOND_BY_WORD = tuple(_SECOND[w & 0xFF] for w in range(1 << 16))  # by the marker's upper half-word
+_SECOND_BY_WORD = _SECOND * 256  # by the marker's upper half-word (kind | flags << 8): entry w is _SECOND[w & 0xFF]
 _KERNEL_GUID = uuid.UUID(etlfile.KERNEL_LOGGER_GUID).bytes_le
 _NO_GUID = b""  # classic instance events: the provider is a registration handle
 
