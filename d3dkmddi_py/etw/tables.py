@@ -23,7 +23,7 @@ from ..outfile import OutputError, open_output, safe_name
 from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
 from .model import Tracker
-from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
+from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
     TEMPLATES, UINT64
 
 CHUNK_EVENTS = 65536
@@ -37,8 +37,17 @@ EVENT_ONLY = tuple(m.field for m in MAPPING if m.event == ADAPTER_ALLOCATION and
 FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
 
 
-def _kind(in_type: str) -> str:
-    return "hex" if in_type in (POINTER, UINT64) else "int"
+def _kind(field: str) -> str:
+    """How an allocation event's field is written: a version's extra field may be missing (opt), pointers
+    and 64-bit words are hex, the rest (a Boolean too) numbers."""
+    in_type = _ALLOCATION_TYPES[field]
+    return "opt" if field in EXTRA_FIELDS else "hex" if in_type in (POINTER, UINT64) else "int"
+
+
+# (column, event field, kind) after the head: the handles, the event's whole Flags word, then the fields no
+# mirror member holds
+_EVENT_COLUMNS = tuple((name, name, _kind(name)) for name in HANDLES) + (("AllocationFlags", "Flags", "hex"),) + \
+    tuple((name, name, _kind(name)) for name in EVENT_ONLY)
 
 
 class TraceTables:
@@ -55,7 +64,7 @@ class TraceTables:
         self.errors = 0
         self.events = 0
         self._pending: list = []  # (event, allocation bytes, usage bytes)
-        self._segments: list = []  # (event, findings)
+        self._segments: list = []  # (event, descriptor bytes, findings)
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
         self._started: set = set()  # tables that have had a chunk
@@ -132,8 +141,8 @@ class TraceTables:
                 self.flush()
             return
         self.flush()  # later allocations are checked against the new segments
-        self.tracker.apply(event)
-        self._segments.append((event, self.tracker.findings_of_segment(event)))
+        data = self.tracker.apply(event)
+        self._segments.append((event, data, self.tracker.findings_of_segment(event)))
         if len(self._segments) >= self.chunk:
             self.flush()
 
@@ -197,31 +206,24 @@ class TraceTables:
             self.progress.update(self.events)
 
     def _write_segments(self, items) -> None:
-        events = [e for e, _f in items]
+        events = [e for e, _d, _f in items]
         names, kinds, columns = list(_HEAD_NAMES), list(_HEAD_KINDS), [
             [e.number for e in events], [e.time for e in events], [e.opcode for e in events],
             [e.process_id for e in events], [e.adapter for e in events]]
         names += ["ulSegmentId", "MemorySegmentGroup"]
         kinds += ["int", "int"]
         columns += [[e.segment_id for e in events], [int(e.fields["MemorySegmentGroup"]) for e in events]]
-        data = b"".join(self.tracker.packer.segment(e.fields, e.where) for e in events)
+        data = b"".join(d for _e, d, _f in items)  # the bytes tracker.apply packed
         decoded = bulk.decode_array(self._types[SEGMENT], data, target=self.tracker.target)
-        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, f in items],
+        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, _d, f in items],
                     [e.number for e in events])
 
     def _allocation_rows(self, rows) -> None:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data)
-        names, kinds = list(_HEAD_NAMES), list(_HEAD_KINDS)
+        names = list(_HEAD_NAMES) + [name for name, _field, _kind in _EVENT_COLUMNS]
+        kinds = list(_HEAD_KINDS) + [kind for _name, _field, kind in _EVENT_COLUMNS]
         columns = [_list(rows.numbers), rows.times, rows.opcodes, _list(rows.pids), rows.adapters]
-        for name in HANDLES + ("AllocationFlags",) + EVENT_ONLY:
-            field = "Flags" if name == "AllocationFlags" else name
-            in_type = _ALLOCATION_TYPES[field]
-            names.append(name)
-            if field in EXTRA_FIELDS:  # not in every version of the event
-                kinds.append("opt")
-            else:
-                kinds.append("hex" if name == "AllocationFlags" else _kind(in_type) if in_type != BOOLEAN else "int")
-            columns.append(_list(rows.fields[field]))  # typed by kind, whichever path made them
+        columns += [_list(rows.fields[field]) for _name, field, _kind in _EVENT_COLUMNS]  # typed by kind
         target = self.tracker.target
         decoded = bulk.decode_array(ALLOCATION_TYPE, rows.data, target=target)
         usage = bulk.decode_array(USAGE_TYPE, rows.usage, target=target)
@@ -265,7 +267,7 @@ class TraceTables:
 
 _HEAD_NAMES = ("number", "time", "opcode", "process", "adapter")
 _HEAD_KINDS = ("int", "text", "text", "opt", "hex")
-_ROW_FIELDS = HANDLES + ("Flags",) + EVENT_ONLY
+_ROW_FIELDS = tuple(field for _name, field, _kind in _EVENT_COLUMNS)
 REPORT_SEGMENT_ID = next(k for k, kind in KINDS.items() if kind.event == REPORT_SEGMENT)
 _OPCODES = {k: kind.opcode for k, kind in KINDS.items()}
 
@@ -288,8 +290,8 @@ def _rows_of_events(items) -> _Rows:
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode != "Stop" for e in events]
-    rows.fields = {name: [e.fields.get(name) if name in EXTRA_FIELDS and name not in e.fields
-                          else int(e.fields[name]) for e in events] for name in _ROW_FIELDS}
+    rows.fields = {name: [int(e.fields[name]) if name in e.fields else None for e in events]  # None: not in
+                   for name in _ROW_FIELDS}  # this version of the event
     rows.data, rows.usage = b"".join(d for _e, d, _u in items), b"".join(u for _e, _d, u in items)
     return rows
 
