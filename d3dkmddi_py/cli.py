@@ -8,7 +8,6 @@ stays at one chunk.  ``validate`` exits 1 when a record has an error-level findi
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import io
 import json
 import os
@@ -16,6 +15,7 @@ import sys
 import warnings
 
 from . import pipeline, render
+from ._numpy import parquet_unavailable
 from .errors import D3dkmddiError, DecodeError
 from .guard import is_closed_stream, run_guarded
 from .outfile import check_output, open_output, safe_name
@@ -268,9 +268,9 @@ def _output_format(args) -> str:
     fmt = args.format or ("json" if args.json else "text")
     if args.json and args.format not in (None, "json"):
         raise UsageError(f"give --json or --format {args.format}, not both")
-    if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise UsageError("--format parquet needs pyarrow, which is not installed; pip install pyarrow "
-                         "(or use --format csv or jsonl)")
+    missing = parquet_unavailable(fmt)
+    if missing:
+        raise UsageError(missing)
     return fmt
 
 

@@ -8,12 +8,12 @@ EtwInputError (the caller prints its one line and exits 2).
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 from .. import render
+from .._numpy import parquet_unavailable
 from ..errors import EtwInputError
 from ..names import ABIS, NEWEST, parse_abi, parse_version
 from ..semantics import field_meanings
@@ -70,9 +70,9 @@ def run(args, stdout, stderr=None) -> int:
         raise EtwInputError(f"give --json or --format {args.format}, not both")
     if args.output is not None and not args.format:
         raise EtwInputError("--output is for --format csv, jsonl or parquet; text and --json go to standard output")
-    if args.format == "parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise EtwInputError("--format parquet needs pyarrow, which is not installed; pip install pyarrow (or use "
-                            "--format csv or jsonl)")
+    missing = parquet_unavailable(args.format)
+    if missing:
+        raise EtwInputError(missing)
     if args.format and args.output in (None, "-"):
         raise EtwInputError(f"--format {args.format} writes three tables (segments, allocations, findings): give "
                             f"--output DIR, a directory (created if missing)")
