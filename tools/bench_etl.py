@@ -122,9 +122,9 @@ def main(argv=None) -> int:
         alloc = os.path.join(tmp, "allocations.etl")
         allocation_trace(alloc, args.allocations)
         n = args.allocations
-        t_cols, rows = best_of(args.runs, lambda: to_columns(alloc, True, tmp))
+        t_cols, rows = best_of(args.runs, lambda: to_columns(alloc, True))
         assert rows == n, rows
-        t_exact, _ = best_of(1, lambda: to_columns(alloc, False, tmp))
+        t_exact, _ = best_of(1, lambda: to_columns(alloc, False))
         rate = n / t_cols
         print(f"AdapterAllocation events decoded to columns (the tables' rows: DXGK_ALLOCATIONINFO and usage-hint "
               f"leaves, findings against the segments; nothing written): {n:,} events in {t_cols:.2f} s = {rate:,.0f} "
@@ -145,20 +145,18 @@ class _Discard:
     def close(self):
         pass
 
+    def restart(self):
+        pass
 
-def to_columns(path: str, columns: bool, tmp: str) -> int:
-    """The tables' rows of a trace, made and dropped (the writers discard them): allocations counted."""
+
+def to_columns(path: str, columns: bool) -> int:
+    """The tables' rows of a trace, made and dropped (sinks that discard them): allocations counted."""
     from d3dkmddi_py.etw import tables
 
     reader = etw.read(path)
-    real = tables.writer
-    tables.writer = lambda fmt, out: _Discard()
-    try:
-        t = tables.TraceTables("csv", os.path.join(tmp, "discarded"), tables.Tracker(None))
-        with t:
-            t.read(reader, columns=columns)
-    finally:
-        tables.writer = real
+    t = tables.TraceTables(None, None, tables.Tracker(None), sinks={name: _Discard() for name in tables.TABLES})
+    with t:
+        t.read(reader, columns=columns)
     return t.counts["allocations"]
 
 
