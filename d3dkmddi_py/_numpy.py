@@ -54,12 +54,17 @@ def optional_module(module: str, extra: str, what: str):
                               f"pip install 'd3dkmddi_py[{extra}]'") from None
 
 
+def pyarrow_installed() -> bool:
+    """Whether pyarrow can be imported, without importing it."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
 def parquet_unavailable(fmt: str) -> str | None:
     """For a command's ``--format``: why it cannot write Parquet (pyarrow is not installed), else None.
     Checked before any work, so the run ends in one line and leaves no file."""
-    import importlib.util
-
-    if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+    if fmt == "parquet" and not pyarrow_installed():
         return ("--format parquet needs pyarrow, which is not installed; pip install pyarrow (or use --format csv "
                 "or jsonl)")
     return None

@@ -121,15 +121,15 @@ class Columns(Mapping):
 
     def to_parquet(self, path) -> None:
         """A Parquet file of :meth:`to_arrow`: a path (written as to_csv writes one) or a binary file object."""
-        from .table import write_columns
+        from .table import write_chunk
 
         _need("pyarrow.parquet", "arrow", "Columns.to_parquet")
         if not isinstance(path, (str, bytes, os.PathLike)):
-            write_columns(self, path, "parquet")
+            write_chunk(self, path, "parquet")
             return
         check_output(path, binary=True)
         with open_output(path, binary=True) as f:
-            write_columns(self, f, "parquet")
+            write_chunk(self, f, "parquet")
 
 
 def _as_numpy(values):

@@ -17,7 +17,7 @@ import io
 import json
 
 from ..csvtext import csv_cell
-from .._numpy import optional_module as _need
+from .._numpy import optional_module as _need, pyarrow_installed
 
 KINDS = ("int", "hex", "text", "opt")
 FORMATS = ("csv", "jsonl", "parquet")
@@ -74,7 +74,7 @@ class CsvWriter(_TextWriter):
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
         self.with_header = header
-        self.arrow = _has_pyarrow() if arrow is None else arrow
+        self.arrow = pyarrow_installed() if arrow is None else arrow
 
     def _arrow(self, table: Table) -> None:
         pa = _need("pyarrow", "arrow", "the CSV writer")
@@ -116,12 +116,6 @@ def _numbers_only(table: Table) -> bool:
     """Every column a NumPy array of integers: pyarrow writes each as the template would (plain decimal)."""
     return all(k in ("int", "hex") for k in table.kinds) and \
         all(getattr(c, "dtype", None) is not None and c.dtype.kind in "iu" for c in table.columns)
-
-
-def _has_pyarrow() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pyarrow") is not None
 
 
 class JsonlWriter(_TextWriter):
@@ -216,7 +210,7 @@ def columns_table(columns, prefix: str = "", paths=None, *, record: bool = False
     return Table(names, kinds, arrays, masks, metadata)
 
 
-def write_columns(columns, out, fmt: str) -> None:
+def write_chunk(columns, out, fmt: str) -> None:
     """``decode --format``'s rows of decoded ``Columns`` (``record`` then every leaf), with the header
     of a CSV: for a single chunk."""
     w = writer(fmt, out)

@@ -15,9 +15,7 @@ import time
 from ..errors import InvalidArgument
 from ..outfile import open_output
 from .columns import _need
-from .table import columns_table, writer
-
-FORMATS = ("csv", "jsonl", "parquet")
+from .table import FORMATS, columns_table, writer
 
 
 class Progress:

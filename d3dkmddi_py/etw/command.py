@@ -18,6 +18,7 @@ from ..errors import EtwInputError
 from ..names import ABIS, NEWEST, parse_abi, parse_version
 from ..semantics import field_meanings
 from ..target import target as make_target
+from ..bulk.table import FORMATS
 from ..bulk.write import Progress
 from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
@@ -26,7 +27,6 @@ from .tables import TraceTables
 from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from .xmlreader import read, summary
 
-FORMATS = ("csv", "jsonl", "parquet")
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
 # so samples import etw and etw only names the file.
 SAMPLE_FILE = "etw_trace.xml"

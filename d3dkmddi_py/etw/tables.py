@@ -18,7 +18,6 @@ import sys
 from .. import bulk, render
 from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
-from ..errors import EtwInputError
 from ..outfile import OutputError, open_output, safe_name
 from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
@@ -326,15 +325,3 @@ def allocation_columns(events, *, target=None):
     rows = [e for e in events if e.event == ADAPTER_ALLOCATION and e.opcode != "Stop"]
     data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows
-
-
-def tables_of(events, fmt: str, directory, *, target=None, inputs=()) -> TraceTables:
-    """Write the tables of ``events`` (``etw.read(...)``) into ``directory``; returns the writer, whose
-    ``counts`` give the rows of each table."""
-    if fmt not in ("csv", "jsonl", "parquet"):
-        raise EtwInputError(f"unknown table format {fmt!r}; formats: csv, jsonl, parquet")
-    tables = TraceTables(fmt, directory, Tracker(target), inputs=inputs)
-    with tables:
-        for event in events:
-            tables.add(event)
-    return tables
