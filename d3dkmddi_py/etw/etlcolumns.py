@@ -17,9 +17,9 @@ import uuid
 
 from .._numpy import numpy_module
 from . import etlcount, etlfile, etlreader
-from .etlreader import DXGKRNL, layout
-from .events import Event, _flag
-from .schema import ALLOCATION_FIELDS, BOOLEAN, EXTRA_FIELDS, KINDS, SEGMENT_FIELDS, TEMPLATES
+from .etlreader import DXGKRNL, layout, typed_fields
+from .events import Event
+from .schema import ALLOCATION_FIELDS, EXTRA_FIELDS, KINDS, SEGMENT_FIELDS
 
 # every field of every template, one matrix column each
 FIELD_NAMES = tuple(dict.fromkeys([n for n, _t in ALLOCATION_FIELDS] + list(EXTRA_FIELDS)
@@ -54,13 +54,9 @@ class DxgBatch:
         """Row ``i`` as the Event ``etlreader.decode`` gives."""
         kind = KINDS[int(self.ids[i])]
         version = int(self.versions[i])
+        lay = layout(kind.event, version, 8)  # the names and types: the same at either pointer size
         row = self.matrix[i].tolist()
-        fields = {}
-        for name, in_type in TEMPLATES[kind.event][version]:
-            value = row[COLUMN[name]]
-            fields[name] = bool(value) if in_type == BOOLEAN else value
-        for name, bit_map in layout(kind.event, version, 8).bit_maps:
-            fields[name] = _flag(bit_map, fields[name])
+        fields = typed_fields(lay, {name: row[COLUMN[name]] for name in lay.names})
         return Event(int(self.numbers[i]), kind, version, fields, time, int(self.pids[i]), int(self.tids[i]), {},
                      source)
 

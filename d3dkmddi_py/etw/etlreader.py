@@ -74,15 +74,21 @@ def decode(rec, kind, header, name: str) -> Event:
     values = lay.struct.unpack_from(rec.buffer.data, rec.payload)
     fields = dict(zip(lay.names, values))
     for field in lay.booleans:
-        value = fields[field]
-        if value > 1:
-            raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {value}, not 0 or 1",
+        if fields[field] > 1:
+            raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {fields[field]}, not 0 or 1",
                                 event=rec.number, field=field)
-        fields[field] = bool(value)
+    return Event(rec.number, kind, rec.version, typed_fields(lay, fields), header.utc(rec.timestamp), rec.process_id,
+                 rec.thread_id, {}, name)
+
+
+def typed_fields(lay: _Layout, fields: dict) -> dict:
+    """A payload's numbers as an Event holds them: Booleans as bool, bit-mapped words as their flag type
+    (the Booleans already checked to be 0 or 1)."""
+    for field in lay.booleans:
+        fields[field] = bool(fields[field])
     for field, bit_map in lay.bit_maps:
         fields[field] = _flag(bit_map, fields[field])
-    return Event(rec.number, kind, rec.version, fields, header.utc(rec.timestamp), rec.process_id, rec.thread_id,
-                 {}, name)
+    return fields
 
 
 def _length_error(rec, kind, lay: _Layout, length: int, name: str) -> EtwInputError:
