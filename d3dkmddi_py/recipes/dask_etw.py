@@ -21,7 +21,7 @@ from ..bulk.columns import _need
 from ..errors import EtwInputError
 from ..etw import etlfile
 from ..etw.model import Tracker
-from ..etw.tables import TraceTables
+from ..etw.tables import TABLES, TraceTables
 from ..etw.xmlreader import read
 from ._files import folder_files
 from ..outfile import safe_name
@@ -64,7 +64,7 @@ def _series(pd, parts: list, kind: str):
 
 
 def _tables(path: str, target: tuple) -> dict:
-    sinks = {name: _Frames() for name in ("segments", "allocations", "findings")}
+    sinks = {name: _Frames() for name in TABLES}
     reader = read(path) if path is not None else None
     tables = TraceTables(None, None, Tracker(target), sinks=sinks)
     with tables:
@@ -74,9 +74,10 @@ def _tables(path: str, target: tuple) -> dict:
     return sinks
 
 
-def trace_table(path: str | None, table: str = "allocations", *, target=("x64", "WDDM3_2")):
+def trace_table(path: str | None, table: str = "allocations", *, target=None):
     """One trace's table (``allocations``, ``segments`` or ``findings``) as a pandas DataFrame;
-    ``path`` None: the table's columns without rows."""
+    ``path`` None: the table's columns without rows.  ``target``: (abi, version) as the command's
+    --abi and --ddi; default x64 at the newest version."""
     return _tables(path, target)[table].frame(path or "")
 
 
@@ -96,18 +97,18 @@ def _folder(folder, table: str, target, pattern: str):
     dask = _need("dask", "dask", "trace_allocations")
     dd = _need("dask.dataframe", "dask", "trace_allocations")
     files = trace_files(folder, pattern)
-    target = tuple(target)
+    target = None if target is None else tuple(target)  # names travel to the workers, not classes
     meta = trace_table(None, table, target=target)
     parts = [dask.delayed(trace_table)(path, table, target=target) for path in files]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
-def trace_allocations(folder, *, target=("x64", "WDDM3_2"), pattern: str = "*.etl"):
+def trace_allocations(folder, *, target=None, pattern: str = "*.etl"):
     """Every AdapterAllocation event of every matching trace: one lazy ``dask.dataframe.DataFrame``,
     one partition per trace, the columns of ``etw --format``'s allocations table after ``file``."""
     return _folder(folder, "allocations", target, pattern)
 
 
-def trace_findings(folder, *, target=("x64", "WDDM3_2"), pattern: str = "*.etl"):
+def trace_findings(folder, *, target=None, pattern: str = "*.etl"):
     """Every finding of every matching trace, as ``trace_allocations`` (the findings table's columns)."""
     return _folder(folder, "findings", target, pattern)
