@@ -61,7 +61,7 @@ class Counts:
                 continue
             for i, buffer in enumerate(buffers):  # one at a time: a damaged one is read exactly
                 if buffer.data is None:
-                    buffer.data = bytes(run[starts[i]:starts[i + 1] if i + 1 < len(starts) else len(run)])
+                    buffer.data = _data_of(run, starts[i], buffer)
                 alone = bytearray(buffer.data)
                 alone += bytes(-len(alone) & 7)
                 if not self._batch(alone, [buffer], [0], name):
@@ -121,7 +121,7 @@ class Counts:
             b = bisect.bisect_right(starts, p) - 1
             held = buffers[b]
             buffer = etlfile.Buffer(held.index, held.file_offset, held.size, held.processor, held.flags, held.type,
-                                    held.timestamp, bytes(run[starts[b]:starts[b] + held.end]), held.end)
+                                    held.timestamp, _data_of(run, starts[b], held), held.end)
             p -= starts[b]
             size = buffer.data[p] | buffer.data[p + 1] << 8
             traits = etlfile.record(buffer, etlfile.EVENT64, p, size, name).traits
@@ -147,6 +147,11 @@ class Counts:
                 self.names[guid] = rec.traits
             self._times(rec.timestamp, rec.timestamp)
             self.total += 1
+
+
+def _data_of(run: bytearray, start: int, buffer) -> bytes:
+    """A buffer's bytes (header and events) out of the run that holds it, for the event-by-event reader."""
+    return bytes(run[start:start + buffer.end])
 
 
 class Scan:
