@@ -14,7 +14,7 @@ import os
 import sys
 import warnings
 
-from . import pipeline, render
+from . import dttext, jsonformat, pipeline
 from ._numpy import parquet_unavailable
 from .errors import D3dkmddiError, DecodeError
 from .guard import is_closed_stream, run_guarded
@@ -351,16 +351,16 @@ def cmd_layout(args, stdout, stderr) -> int:
 
         cls = class_of(layout)
         if args.json:
-            stdout.write(json.dumps({"type": layout.c_name, "target": render.target_json(layout), "size": 4,
+            stdout.write(json.dumps({"type": layout.c_name, "target": jsonformat.target_json(layout), "size": 4,
                                      "enumerators": {m.name: m.value for m in cls}}) + "\n")
         else:
             members = "\n".join(f"   {m.name} = {m.value}" for m in cls)
             stdout.write(f"{layout.c_name}  {layout.label}  enum, 4 bytes (int)\n{members}\n")
         return EXIT_OK
     if args.json:
-        stdout.write(json.dumps(render.layout_json(layout), indent=2) + "\n")
+        stdout.write(json.dumps(jsonformat.layout_json(layout), indent=2) + "\n")
     else:
-        stdout.write(render.layout_text(layout) + "\n")
+        stdout.write(dttext.layout_text(layout) + "\n")
     return EXIT_OK
 
 
@@ -375,7 +375,7 @@ def cmd_types(args, stdout, stderr) -> int:
     rows = [_type_row(n, names, abi, version) for n in present]
     notes = {n: f"only where {type_guard(n).describe()}" for n in absent}
     if args.json:
-        stdout.write(json.dumps({"target": render.target_json(resolve_layout(present[0], (abi, version))),
+        stdout.write(json.dumps({"target": jsonformat.target_json(resolve_layout(present[0], (abi, version))),
                                  "types": rows, "not_at_this_target": notes}, indent=2) + "\n")
         return EXIT_OK
     width = max(len(n) for n in present)

@@ -59,7 +59,7 @@ def test_a_value_no_enumerator_has_decodes_as_json_too(name):
 
 
 def test_record_json_of_an_enum_value_without_a_target_names_the_default_one():
-    from d3dkmddi_py.render import record_json
+    from d3dkmddi_py.jsonformat import record_json
 
     value = ENUM_CLASSES["DXGK_SEGMENTTYPE"](1)
     assert record_json(value)["target"]["label"] == kmd.target().label

@@ -13,8 +13,9 @@ from hypothesis import given, settings, strategies as st
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py._classes import _read
-from d3dkmddi_py.render import (field_values, finding_json, format_number, layout_json, layout_text, record_json,
-                                record_title, render_text, value_names)
+from d3dkmddi_py.dttext import layout_text, record_title, render_text
+from d3dkmddi_py.jsonformat import layout_json, record_json
+from d3dkmddi_py.render import field_values, finding_json, format_number, value_names
 from d3dkmddi_py.semantics import Finding, Reference, Severity
 
 X64 = kmd.target("x64", "WDDM3_2")

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from .. import render
+from .. import dttext, jsonformat, render
 from .._numpy import parquet_unavailable
 from ..errors import EtwInputError
 from ..names import ABIS, NEWEST, parse_abi, parse_version
@@ -158,7 +158,7 @@ class _Records:
             pk, tgt = self.tracker.packer, self.tracker.target
             type_name = pk.segment_type if kind == SEGMENT else ALLOCATION_TYPE
             meanings = _meanings(data, type_name, tgt, adapter, kind)
-            record = render.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
+            record = jsonformat.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
             if len(self.made) >= 4096:
                 self.made.clear()
             made = self.made[key] = (adapter, record, json.dumps(record))
@@ -236,7 +236,7 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             meanings = _meanings(s.data, pk.segment_type, tgt, None, SEGMENT)
             w(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
               f"{s.event.fields['MemorySegmentGroup']}\n")
-            w(render.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
+            w(dttext.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
                                  title=f"{pk.segment_type}  {tgt.label}") + "\n")
             totals["segments"] += 1
             totals["segment_findings"] += len(s.findings)
@@ -265,10 +265,10 @@ def _text(reader, tracker: Tracker, stdout, name: str) -> int:
             body = bodies.get((e.data, e.usage))
             if body is None:
                 meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter, ALLOCATION_TYPE)
-                body = render.render_text(alloc_cls.from_buffer_copy(e.data), findings=e.findings, meanings=meanings,
+                body = dttext.render_text(alloc_cls.from_buffer_copy(e.data), findings=e.findings, meanings=meanings,
                                           nonzero=True, title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n"
                 if any(e.usage):
-                    body += render.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
+                    body += dttext.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
                                                title=f"{USAGE_TYPE}  {tgt.label}  (UsageVersion, UsageFlags, "
                                                      f"Format...)") + "\n"
                 if len(bodies) >= 4096:

@@ -3,12 +3,12 @@ record and per column."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from json.encoder import encode_basestring_ascii as _json_str
 
-from ..coltext import by_value, joined_column, object_array
-from ..jsonvalue import hex_text, json_hex
-from ..render import enum_name, finding_value, record_json, record_json_of, summary_column, target_json
+from ..coltext import by_value
+from ..jsonformat import (column_lines, finding_parts, finding_text, line_head, record_json, record_tail,
+                          where_text)
+from ..render import finding_value
 from ..semantics._rules import RULES
 from .decode import Decoded
 from .texts import BODY_CACHE, _distinct, _emit, _enum_value, _hit_messages, _meanings, _message
@@ -34,6 +34,8 @@ class JsonDecode:
                 _emit(self.out, lines)
             return
         lines, groups = [], {}
+        if self.head is None:
+            self.head = line_head(layout)
         for row in range(chunk.count):
             raw = chunk.record(row)
             offset = chunk.offset + row * layout.size
@@ -43,22 +45,14 @@ class JsonDecode:
                                   index=chunk.start + row, offset=offset, address=address)
                 lines.append(json.dumps(obj))
                 continue
-            where = (f'{chunk.start + row}, "offset": {offset}, "address": '
-                     f'{"null" if address is None else _json_str(hex_text(address))}, ')
             tail = self.tails.get(raw)
             if tail is None:  # everything after "address" depends on the bytes alone
-                obj = record_json_of(layout, raw, dict(zip(paths, decoded.rows[row])), index=0, offset=0,
-                                     address=None, meanings=_meanings(layout, raw, self.adapter))
-                text = json.dumps(obj)
-                assert text.endswith('"findings": []}')
-                text = text[:-2] + self.findings.all(layout, decoded, row, groups) + "]}"
-                head, tail = text.split('"index": 0, "offset": 0, "address": null, ', 1)
-                if self.head is None:
-                    self.head = head + '"index": '
+                tail = record_tail(layout, raw, dict(zip(paths, decoded.rows[row])),
+                                   _meanings(layout, raw, self.adapter), self.findings.all(layout, decoded, row, groups))
                 if len(self.tails) >= BODY_CACHE:
                     self.tails.clear()
                 self.tails[raw] = tail
-            lines.append(self.head + where + tail)
+            lines.append(self.head + where_text(chunk.start + row, offset, address) + tail)
         if lines:
             _emit(self.out, lines)
 
@@ -67,8 +61,6 @@ class JsonDecode:
         was decoded record by record, its records repeat, or its type's meanings are not column-wise):
         the same bytes as ``json.dumps(record_json_of(...))``."""
         from ..semantics.explain import column_meanings
-        from ..target import ENUM_CLASSES
-
         np, columns, chunk = decoded.np, decoded.columns, decoded.chunk
         layout = chunk.layout
         if columns is None or not decoded.values or decoded.found is None or _distinct(decoded) is not None:
@@ -76,82 +68,12 @@ class JsonDecode:
         meanings = column_meanings(layout, columns, np, self.adapter)
         if meanings is None:
             return None
-        if self.head is None:
-            self.head = f'{{"type": {_json_str(layout.c_name)}, "target": {json.dumps(target_json(layout))}, "index": '
-        n, size = chunk.count, layout.size
-        fields, run = [], []  # the fields object's items: a table per eight one-bit leaves, the rest per row
-
-        def flush():
-            for start in range(0, len(run), 8):
-                group = run[start:start + 8]
-                index = np.zeros(n, dtype=np.intp)
-                for i, leaf in enumerate(group):
-                    index |= (columns[leaf.path] != 0).astype(np.intp) << i
-                fields.append(_field_table(np, tuple(leaf.path for leaf in group))[index].tolist())
-            run.clear()
-
-        for leaf in layout.leaves:
-            hexed = json_hex(leaf)
-            if leaf.bit_width == 1 and not leaf.signed and not hexed:
-                run.append(leaf)
-                continue
-            flush()
-            key, values = _json_str(leaf.path), columns[leaf.path].tolist()
-            if hexed:
-                mask = (1 << leaf.bit_width) - 1
-                fields.append([f'{key}: "0x{v & mask:x}"' for v in values])
-            else:
-                fields.append([f"{key}: {v}" for v in values])
-        flush()
-        names = []  # (key, per row text): as names_of writes them
-        for line in layout.lines:
-            if line.leaf is None:
-                continue
-            col = columns[line.path]
-            if line.leaf.c_type in ENUM_CLASSES:
-                names.append((line.path, by_value(np, col, lambda v, t=line.leaf.c_type: enum_name(t, v))))
-            elif line.flags_of:
-                names.append((line.path, summary_column(np, columns, line.flags_of)))
-        if len(names) == 1:  # a flag word: its Value's set flags
-            key = _json_str(names[0][0])
-            name_texts = [f"{{{key}: {text}}}" for text in map(_json_str, names[0][1])]
-        else:
-            template = "{" + ", ".join(_json_str(path).replace("%", "%%") + ": %s" for path, _ in names) + "}"
-            name_texts = [template % tuple(map(_json_str, texts)) for texts in zip(*(col for _p, col in names))] \
-                if names else ["{}"] * n
-        entries = []  # the meanings object's items: a table per eight flags, the rest per row
-        for path, col in meanings.items():
-            key = _json_str(str(path)) + ": "
-            if type(col) is tuple:
-                entries.append((col[0], key + _json_str(str(col[1]))))
-                continue
-            distinct = set(col)
-            if len(distinct) * 2 > n and None not in distinct:
-                entries.append((None, [key + _json_str(str(text)) for text in col]))
-                continue
-            memo = {text: None if text is None else key + _json_str(str(text)) for text in distinct}
-            entries.append((None, list(map(memo.__getitem__, col))))
-        meaning_texts = joined_column(np, entries, ", ") if entries else [""] * n
-        hexed = chunk.data.hex(" ", size).split(" ")
-        addresses = (["null"] * n if chunk.address is None else
-                     [_json_str(hex_text(chunk.address + row * size)) for row in range(n)])
-        head, base, first = self.head, chunk.offset, chunk.start
-        return [f'{head}{first + row}, "offset": {base + row * size}, "address": {address}, "size": {size}, '
-                f'"bytes": "{data}", "fields": {{{", ".join(values)}}}, "names": {named}, "meanings": {{{meant}}}, '
-                f'"findings": [{found}]}}'
-                for row, (address, data, values, named, meant, found) in
-                enumerate(zip(addresses, hexed, zip(*fields), name_texts, meaning_texts,
-                              self.findings.rows(layout, decoded)))]
+        chunk_at = dict(start=chunk.start, offset=chunk.offset, address=chunk.address, data=chunk.data)
+        return column_lines(np, layout, columns, meanings, chunk.count, findings=self.findings.rows(layout, decoded),
+                            **chunk_at)
 
     def close(self, totals) -> None:
         pass
-
-
-@lru_cache(maxsize=256)
-def _field_table(np, paths: tuple):
-    """Entry v: the JSON items of one-bit leaves ``paths`` whose values are the bits of v."""
-    return object_array(np, [", ".join(f"{_json_str(path)}: {v >> i & 1}" for i, path in enumerate(paths))
-                              for v in range(1 << len(paths))])
 
 
 class _JsonFindings:
@@ -164,8 +86,7 @@ class _JsonFindings:
         got = self.parts.get(check)
         if got is None:
             rule = RULES[check.rule_id]
-            head = json.dumps({"rule_id": rule.rule_id, "severity": rule.severity.value, "field": check.path})[:-1]
-            ref = json.dumps({"page": rule.page, "sentence": rule.sentence})
+            head, ref = finding_parts(rule.rule_id, rule.severity.value, check.path, rule.page, rule.sentence)
             got = self.parts[check] = (head, ref, json.dumps(check.message) if check.static else None)
         return got
 
@@ -184,7 +105,7 @@ class _JsonFindings:
         if message is None:
             message = _json_str(_message(check, decoded, row, views if views is not None else {}))
         shown = json.dumps(finding_value(layout, check.path, decoded.value(key, row)))
-        return f'{fhead}, "value": {shown}, "message": {message}, "reference": {ref}}}'
+        return finding_text(fhead, shown, message, ref)
 
     def rows(self, layout, decoded: Decoded) -> list:
         """The findings array's items of every record of a column-decoded chunk, built check by
@@ -203,7 +124,7 @@ class _JsonFindings:
             messages = [message] * len(rows) if message is not None else \
                 [_json_str(text) for text in _hit_messages(decoded, k, rows)]
             for row, value, text in zip(rows, shown, messages):
-                items[row].append(f'{fhead}, "value": {value}, "message": {text}, "reference": {ref}}}')
+                items[row].append(finding_text(fhead, value, text, ref))
         return [", ".join(parts) for parts in items]
 
     def all(self, layout, decoded: Decoded, row: int, groups: dict) -> str:
@@ -230,26 +151,12 @@ class JsonValidate:
 
     def write(self, decoded: Decoded) -> None:
         chunk, layout = decoded.chunk, decoded.chunk.layout
-        target = json.dumps({"abi": layout.abi, "interface_version": layout.label.split()[1],
-                             "interface_version_value": layout.version, "label": layout.label})
-        head = f'{{"type": "{layout.c_name}", "target": {target}, "index": '
-        if decoded.found is not None:  # column-wise: every record's findings built check by check
-            size, base = layout.size, chunk.offset
-            addresses = (["null"] * chunk.count if chunk.address is None else
-                         [f'"{hex_text(chunk.address + row * size)}"' for row in range(chunk.count)])
-            lines = [f'{head}{index}, "offset": {base + row * size}, "address": {address}, "findings": [{found}]}}'
-                     for row, (index, address, found) in enumerate(zip(range(chunk.start, chunk.start + chunk.count),
-                                                                     addresses, self.findings.rows(layout, decoded)))]
-            if lines:
-                _emit(self.out, lines)
-            return
-        lines, groups = [], {}
-        for row in range(chunk.count):
-            offset = chunk.offset + row * layout.size
-            address = "null" if chunk.address is None else f'"{hex_text(chunk.address + row * layout.size)}"'
-            found = self.findings.all(layout, decoded, row, groups)
-            lines.append(f'{head}{chunk.start + row}, "offset": {offset}, "address": {address}, '
-                         f'"findings": [{found}]}}')
+        head, size, groups = line_head(layout), layout.size, {}
+        found = (self.findings.rows(layout, decoded) if decoded.found is not None  # column-wise: check by check
+                 else [self.findings.all(layout, decoded, row, groups) for row in range(chunk.count)])
+        lines = [head + where_text(chunk.start + row, chunk.offset + row * size,
+                                   None if chunk.address is None else chunk.address + row * size)
+                 + f'"findings": [{items}]}}' for row, items in enumerate(found)]
         if lines:
             _emit(self.out, lines)
 

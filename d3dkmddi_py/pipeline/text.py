@@ -2,11 +2,12 @@
 ``validate``'s lines, each per record and per column."""
 from __future__ import annotations
 
-from ..coltext import by_value, object_array
-from ..render import render_record, render_row, row_plan, summary_column, tally_counts as _tally
+from ..coltext import by_value
+from ..dttext import column_bodies, render_record, render_row, row_plan
+from ..render import tally_counts as _tally
 from .decode import Decoded, findings_of
-from .texts import (BODY_CACHE, _distinct, _emit, _enum_text, _hit_messages, _meanings, _message,
-                    _render_enum_record, _Texts, _titles)
+from .texts import (BODY_CACHE, _distinct, _emit, _hit_messages, _meanings, _message, _render_enum_record, _Texts,
+                    _titles)
 
 
 class TextDecode:
@@ -60,7 +61,7 @@ class TextDecode:
     def _column_bodies(self, decoded: Decoded, plan) -> list | None:
         """Every record's lines, built a line at a time from the chunk's columns (None when the chunk
         was decoded record by record, its records repeat, or its type's meanings are not
-        column-wise): the same text as ``render_row``."""
+        column-wise): ``dttext.column_bodies``, the same text as ``render_row``."""
         from ..semantics.explain import column_meanings
 
         np, columns, layout = decoded.np, decoded.columns, decoded.chunk.layout
@@ -69,60 +70,15 @@ class TextDecode:
         meanings = column_meanings(layout, columns, np, self.adapter)
         if meanings is None or not all(path in plan.leaf_paths for path in meanings):
             return None
-        n = decoded.chunk.count
-        texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
-        for path, i, head, how, enum_cls, flags_of in plan.specs:
-            where[path] = len(texts)
-            if i is None:
-                texts.append([head] * n)
-                continue
-            col, meaning = columns[path], meanings.get(path)
-            if type(how) is tuple and enum_cls is None and (meaning is None or type(meaning) is tuple) \
-                    and not flags_of:  # a narrow bitfield: every line it can print is in a table
-                note = "" if meaning is None else f"  // {meaning[1]}"
-                table = object_array(np, [head + text for text in how]
-                                      + [(head + text + note).rstrip() for text in how])
-                index = col.astype(np.intp) % len(how)
-                if meaning is not None:
-                    index = index + meaning[0].astype(np.intp) * len(how)
-                texts.append(table[index].tolist())
-                continue
-            values = col.tolist()
-            if type(how) is tuple:
-                shown = [how[v] for v in values]
-            elif how == "ptr8":
-                shown = [f"0x{(v >> 32) & 0xFFFFFFFF:08x}`{v & 0xFFFFFFFF:08x}" for v in values]
-            elif how == "ptr4":
-                shown = [f"0x{v & 0xFFFFFFFF:08x}" for v in values]
-            else:
-                shown = [f"0x{v:x} ({v})" if v >= 0 else f"0x{v & how:x} ({v})" for v in values]
-            if type(meaning) is tuple:
-                meaning = object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
-            if enum_cls is not None:
-                names = by_value(np, col, lambda v, c=enum_cls: _enum_text(c, v))
-                shown = [text + name for text, name in zip(shown, names)]
-            elif flags_of:  # a meaning names the flags already
-                summary = summary_column(np, columns, flags_of)
-                shown = [text + " " + flags if meaning is None or meaning[row] is None else text
-                         for row, (text, flags) in enumerate(zip(shown, summary))]
-            if meaning is None:
-                texts.append([head + text for text in shown])
-            else:
-                texts.append([head + text if note is None else f"{head}{text}  // {note}".rstrip()
-                              for text, note in zip(shown, meaning)])
-        for k, (check, rows, _vals) in enumerate(decoded.found):  # findings under their lines, in rule order
-            column, pad = texts[where[check.path]], plan.pads[check.path]
-            rows = rows.tolist()
+        found = []  # (line path, rows, the text under it in each) in rule order
+        for k, (check, rows, _vals) in enumerate(decoded.found):
+            rows, pad = rows.tolist(), plan.pads[check.path]
             if check.static:
-                extra = "\n" + "\n".join(self.texts.under(check, pad, decoded, rows[0], {}))
-                for row in rows:
-                    column[row] += extra
+                found.append((check.path, rows, ["\n".join(self.texts.under(check, pad, decoded, rows[0], {}))] * len(rows)))
                 continue
-            _rule, severity, ref = self.texts.rule(check)
-            lead, tail = f"\n{pad}^ {severity} {check.rule_id}: ", f"\n{pad}  {ref}"
-            for row, message in zip(rows, _hit_messages(decoded, k, rows)):
-                column[row] += lead + message + tail
-        return ["\n".join(lines) for lines in zip(*texts)]
+            lead, tail = self.texts.frame(check, pad)
+            found.append((check.path, rows, [lead + message + tail for message in _hit_messages(decoded, k, rows)]))
+        return column_bodies(np, plan, columns, meanings, decoded.chunk.count, found)
 
     def close(self, totals) -> None:
         pass
@@ -153,8 +109,7 @@ class TextValidate:
             if group is None:
                 errors = sum(texts.rule(check)[1] == "error" for check, _key in hits)
                 parts = [texts.validate_lines(check, decoded, row, {}) if check.static else
-                         (f"   {texts.rule(check)[1]} {check.rule_id} {check.path}: ", f"\n      {texts.rule(check)[2]}",
-                          check, made.get(check)) for check, _key in hits]
+                         (*texts.validate_frame(check), check, made.get(check)) for check, _key in hits]
                 static = all(type(part) is str for part in parts)
                 group = groups[id(hits)] = (f": {_tally(errors, len(hits) - errors)}\n", parts,
                                             "\n".join(parts) if static else None, hits)
@@ -178,7 +133,7 @@ class TextValidate:
         n = chunk.count
         errors, total, items = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [[] for _ in range(n)]
         for k, (check, rows, _vals) in enumerate(decoded.found):
-            _rule, severity, ref = texts.rule(check)
+            severity = texts.rule(check)[1]
             if severity == "error":
                 errors[rows] += 1
             total[rows] += 1
@@ -188,7 +143,7 @@ class TextValidate:
                 for row in rows:
                     items[row].append(text)
                 continue
-            lead, tail = f"   {severity} {check.rule_id} {check.path}: ", f"\n      {ref}"
+            lead, tail = texts.validate_frame(check)
             for row, message in zip(rows, _hit_messages(decoded, k, rows)):
                 items[row].append(lead + message + tail)
         tallies = by_value(np, errors << 32 | total, lambda v: f": {_tally(v >> 32, (v & 0xFFFFFFFF) - (v >> 32))}\n"

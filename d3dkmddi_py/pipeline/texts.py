@@ -2,8 +2,8 @@
 meanings, and the writing of a chunk's text in pieces."""
 from __future__ import annotations
 
+from ..dttext import finding_frame, reference_text, render_enum, titles, validate_frame
 from ..layout import TypeLayout
-from ..render import _render_enum, format_number
 from ..semantics._rules import RULES
 from .decode import Decoded
 from .source import Chunk
@@ -28,8 +28,18 @@ class _Texts:
         got = self.cache.get(check)
         if got is None:
             rule = RULES[check.rule_id]
-            got = self.cache[check] = (rule, rule.severity.value, f'"{rule.sentence}" ({rule.page})')
+            got = self.cache[check] = (rule, rule.severity.value, reference_text(rule.sentence, rule.page))
         return got
+
+    def frame(self, check, pad: str) -> tuple:
+        """(lead, tail) of the finding under its field in ``decode`` (dttext.finding_frame)."""
+        _rule, severity, ref = self.rule(check)
+        return finding_frame(pad, severity, check.rule_id, ref)
+
+    def validate_frame(self, check) -> tuple:
+        """(lead, tail) of the finding in ``validate``'s text (dttext.validate_frame)."""
+        _rule, severity, ref = self.rule(check)
+        return validate_frame(severity, check.rule_id, check.path, ref)
 
     def under(self, check, pad: str, decoded: Decoded, row: int, views: dict) -> list:
         """The two lines a finding prints under its field in ``decode``."""
@@ -37,8 +47,8 @@ class _Texts:
         got = self.cache.get(key)
         if got is not None:
             return got
-        rule, severity, ref = self.rule(check)
-        lines = [f"{pad}^ {severity} {rule.rule_id}: {_message(check, decoded, row, views)}", f"{pad}  {ref}"]
+        lead, tail = self.frame(check, pad)
+        lines = (lead + _message(check, decoded, row, views) + tail).split("\n")
         if check.static:
             self.cache[key] = lines
         return lines
@@ -47,9 +57,8 @@ class _Texts:
         got = self.cache.get((check, "v"))
         if got is not None:
             return got
-        rule, severity, ref = self.rule(check)
-        text = (f"   {severity} {rule.rule_id} {check.path}: {_message(check, decoded, row, views)}\n"
-                f"      {ref}")
+        lead, tail = self.validate_frame(check)
+        text = lead + _message(check, decoded, row, views) + tail
         if check.static:
             self.cache[(check, "v")] = text
         return text
@@ -111,30 +120,18 @@ def _distinct(decoded: Decoded):
     return first.tolist(), inverse.reshape(-1).tolist()
 
 
-def _enum_text(cls, number: int) -> str:
-    """What ``render_row`` puts after an enum leaf's number."""
-    try:
-        return f" {cls(number).name}"
-    except ValueError:
-        return f" not a {cls.__name__} value"
-
-
 def _titles(chunk: Chunk, *, size: bool = True) -> list:
-    """``render.record_title`` of every record of a chunk (``size``: with ", N bytes", as decode prints it;
+    """``dttext.record_title`` of every record of a chunk (``size``: with ", N bytes", as decode prints it;
     validate's lines go without)."""
     layout = chunk.layout
-    step, head = layout.size, f"{layout.c_name}  {layout.label}  ["
-    tail = f", {step} bytes" if size else ""
-    if chunk.address is None:
-        return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * step:x}{tail}" for row in range(chunk.count)]
-    return [f"{head}{chunk.start + row}] at +0x{chunk.offset + row * step:x} "
-            f"({format_number(chunk.address + row * step, 8, '*')[2:]}){tail}" for row in range(chunk.count)]
+    return titles(layout.c_name, layout.label, chunk.start, chunk.offset, layout.size, chunk.count, chunk.address,
+                  size)
 
 
 def _render_enum_record(layout: TypeLayout, raw: bytes, title: str) -> str:
     from ..target import class_of
 
-    return _render_enum(_enum_value(class_of(layout), raw), (), title)
+    return render_enum(_enum_value(class_of(layout), raw), (), title)
 
 
 def _enum_value(cls, raw: bytes):

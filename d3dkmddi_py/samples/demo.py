@@ -9,7 +9,7 @@ import ctypes
 import json
 import shlex
 
-from .. import render
+from .. import dttext, jsonformat, render
 from ..semantics import check, field_meanings
 from . import ALLOCATIONS_PATH, SEGMENTS_PATH, WINDBG_PATH, allocations, build, sample_adapter, \
     sample_target, segments
@@ -53,10 +53,10 @@ def run(json_output: bool = False) -> str:
         f"from {_shown(SEGMENTS_PATH)}",
     ]
     for (r, fs, ms), spec in zip(segs, build.SEGMENTS):
-        title = render.record_title(build.SEGMENT_TYPE, tgt.label, r.index, r.offset, r.address, seg_size)
+        title = dttext.record_title(build.SEGMENT_TYPE, tgt.label, r.index, r.offset, r.address, seg_size)
         out.append("")
         out.append(f"segment {r.index + 1}: {spec.note}")
-        out.append(render.render_text(r.value, findings=fs, meanings=ms, title=title, nonzero=True))
+        out.append(dttext.render_text(r.value, findings=fs, meanings=ms, title=title, nonzero=True))
     out.append("")
     out.append(f"adapter-wide rules (such as one AGP segment per adapter): {render.tally(adapter_findings, none='ok')}")
     for f in adapter_findings:
@@ -80,8 +80,8 @@ def run(json_output: bool = False) -> str:
     r, fs, ms = allocs[first_bad]
     out += ["", f"== Record {first_bad} in full, as `d3dkmddi decode` prints it (dt -r layout, meanings after //, "
                 f"findings under their field)"]
-    out.append(render.render_text(r.value, findings=fs, meanings=ms, nonzero=True,
-                                  title=render.record_title(build.ALLOCATION_TYPE, tgt.label, r.index, r.offset,
+    out.append(dttext.render_text(r.value, findings=fs, meanings=ms, nonzero=True,
+                                  title=dttext.record_title(build.ALLOCATION_TYPE, tgt.label, r.index, r.offset,
                                                             r.address, alloc_size)))
     errors = sum(render.count_severity(fs, "error") for _, fs, _ in allocs)
     warnings = sum(render.count_severity(fs, "warning") for _, fs, _ in allocs)
@@ -110,13 +110,13 @@ def run(json_output: bool = False) -> str:
 
 def _json(tgt, adapter_findings, segs, allocs) -> str:
     def obj(r, fs, ms, type_name, extra):
-        o = render.record_json(r.value, c_name=type_name, tgt=tgt, index=r.index, offset=r.offset,
+        o = jsonformat.record_json(r.value, c_name=type_name, tgt=tgt, index=r.index, offset=r.offset,
                                address=r.address, findings=fs, meanings=ms)
         o.update(extra)
         return o
 
     doc = {
-        "target": render.target_json(tgt),
+        "target": jsonformat.target_json(tgt),
         "files": {"segments": SEGMENTS_PATH.name, "allocations": ALLOCATIONS_PATH.name,
                   "windbg": WINDBG_PATH.name},
         "adapter_findings": [render.finding_json(f) for f in adapter_findings],

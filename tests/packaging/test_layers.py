@@ -13,7 +13,7 @@ LAYERS = (
     ("layouts", ("layout", "introspect", "resolve", "span")),
     ("classes", ("_classes", "target")),
     ("meanings", ("semantics",)),
-    ("records", ("render", "decoding")),
+    ("records", ("render", "dttext", "jsonformat", "decoding")),
     ("columns", ("bulk", "pipeline")),
     ("etw", ("etw",)),
     ("samples", ("samples", "recipes")),
