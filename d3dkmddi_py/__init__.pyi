@@ -68,9 +68,11 @@ from .decoding import (
     parse_hex as parse_hex,
     parse_windbg as parse_windbg,
 )
-from .render import (
-    record_json as record_json,
+from .dttext import (
     render_text as render_text,
+)
+from .jsonformat import (
+    record_json as record_json,
 )
 from .pipeline import (
     report as report,
@@ -602,8 +604,8 @@ __all__ = [
     'decode',
     'parse_hex',
     'parse_windbg',
-    'record_json',
     'render_text',
+    'record_json',
     'report',
     'BulkInputError',
     'Columns',

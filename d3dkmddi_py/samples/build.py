@@ -7,7 +7,7 @@ driver writes; the others each break documented rules, named in ``breaks``.
 
 The records are built through the package's checked classes and written as raw bytes,
 so the files are exactly what a dump of the driver's memory would hold.  The files are
-checked in; tests/cli/test_samples.py fails when they differ from what this module writes.
+checked in; tests/samples/test_samples.py fails when they differ from what this module writes.
 """
 from __future__ import annotations
 

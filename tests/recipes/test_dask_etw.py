@@ -9,9 +9,9 @@ import pytest
 from d3dkmddi_py.errors import EtwInputError
 
 from ..conftest import require
-from .etl_hard import hard_trace
-from .etl_twin import sample_items, twin
-from .helpers import run
+from tests.etw.etl_hard import hard_trace
+from tests.etw.etl_twin import sample_items, twin
+from tests.etw.helpers import run
 
 try:
     import dask

@@ -14,7 +14,7 @@ from d3dkmddi_py.render import flag_summary, summary_column
 from d3dkmddi_py.resolve import resolve_layout
 from d3dkmddi_py.semantics._view import describe_flags
 from d3dkmddi_py.semantics.explain import column_meanings, meanings_of
-from tests.pipeline_cases import CASES, SINKS, printed
+from tests.pipeline.cases import CASES, SINKS, printed
 
 FLAG_CASES = [("DXGK_SEGMENTFLAGS", ("x64", "WDDM3_2")), ("DXGK_SEGMENTFLAGS", ("x86", "WIN7")),
               ("DXGK_SEGMENTFLAGS", ("x64", "VISTA")), ("DXGK_ALLOCATIONINFOFLAGS", ("x64", "WDDM1_3")),

@@ -11,7 +11,7 @@ import pytest
 import d3dkmddi_py as kmd
 from d3dkmddi_py.samples import sample_adapter
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "d3dkmddi_py" / "samples"
 ALLOCATIONS = str(SAMPLES / "allocations.bin")
 WINDBG = str(SAMPLES / "allocations.dq.txt")

@@ -9,7 +9,7 @@ import pytest
 from d3dkmddi_py import pipeline
 from d3dkmddi_py.resolve import resolve_layout
 from d3dkmddi_py.samples import sample_adapter
-from tests.pipeline_cases import CASES, SINKS, blob, printed
+from tests.pipeline.cases import CASES, SINKS, blob, printed
 
 
 @pytest.mark.parametrize("sink_name", list(SINKS))
