@@ -132,21 +132,21 @@ def flag_names(type_name: str, abi: str, version: int) -> dict:
     return out
 
 
-def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str) -> str:
-    """The set flags' names joined by `` | ``, then the set reserved bits; for a NumPy column of
-    words, that text for every row (a rule's message formatted column-wise)."""
+def describe_flags(type_name: str, word: int, abi: str, version: int, empty: str, reserved: bool = True) -> str:
+    """The set flags' names joined by `` | ``, then the set reserved bits (unless ``reserved`` is False);
+    for a NumPy column of words, that text for every row (a rule's message formatted column-wise)."""
     names = flag_names(type_name, abi, version)
-    _named, reserved = named_bits(type_name, abi, version)
+    reserved_bits = named_bits(type_name, abi, version)[1] if reserved else 0
     if getattr(word, "ndim", 0):
         np = numpy_module()
 
         entries = [((word & m) != 0, names[m]) for m in sorted(names)]
-        if reserved:
-            entries.append((word & reserved, lambda v: f"reserved bits {v:#x}"))
+        if reserved_bits:
+            entries.append((word & reserved_bits, lambda v: f"reserved bits {v:#x}"))
         return [text or empty for text in joined_column(np, entries, " | ")]
     shown = [names[m] for m in sorted(names) if word & m]
-    if word & reserved:
-        shown.append(f"reserved bits {word & reserved:#x}")
+    if word & reserved_bits:
+        shown.append(f"reserved bits {word & reserved_bits:#x}")
     return " | ".join(shown) if shown else empty
 
 

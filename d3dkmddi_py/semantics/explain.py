@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from ..coltext import by_value, joined_column, object_array
+
+from .._numpy import numpy_module
+from ..coltext import by_value, object_array
 
 from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
 from ._rules import RULES
-from ._view import View, coerce_layout, flag_names, is_reserved_name
+from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
@@ -78,33 +80,77 @@ def _flag_table(type_name: str, abi: str, version: int) -> tuple:
     return tuple(flag_names(type_name, abi, version).items()), reserved
 
 
-def _flag_word(m: _Meanings, view: View, type_name: str, describe, notes: dict):
-    word = view.word()
-    names, reserved = _flag_table(type_name, view.abi, view.version)
-    prefix, out = view.prefix, m.out
-    for mask, name in names:  # every name here is a leaf of the view (the table is the type's own)
-        if word & mask:
-            out[prefix + name] = notes.get(name, "set")
+def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserved_of, describe) -> dict:
+    """Path -> meaning of a flag word, in the order a record's meanings come: a note per set flag, one
+    per reserved leaf that is not zero, and the word's ``Value``.
+
+    ``word`` is one word (an int) or a column of words (the record is the flag union itself); then
+    each flag's entry is (set column, note) and the others per-row texts (None where none).
+    ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf.
+    """
+    names, reserved = _flag_table(type_name, abi, version)
+    column = getattr(word, "ndim", 0)
+    out = {}
+    for mask, name in names:
+        if column:
+            out[name] = ((word & mask) != 0, notes.get(name, "set"))
+        elif word & mask:
+            out[name] = notes.get(name, "set")
     for path in reserved:
-        if view.has(path) and view[path]:
-            m.put(view, path, _reserved_text(view[path]))
-    m.put(view, "Value", describe(word))
+        value = reserved_of(path)
+        if value is None:
+            continue
+        if column:
+            out[path] = by_value(numpy_module(), value, lambda v: _reserved_text(v) if v else None)
+        elif value:
+            out[path] = _reserved_text(value)
+    out["Value"] = describe(word, abi, version)
+    return out
+
+
+def _view_flag_word(m: _Meanings, view: View, type_name: str, notes: dict, describe) -> None:
+    found = _flag_word(view.word(), type_name, view.abi, view.version, notes,
+                       lambda path: view[path] if view.has(path) else None, describe)
+    for path, text in found.items():
+        m.put(view, path, text)
+
+
+def _column_flag_word(layout, columns, notes: dict, describe) -> dict:
+    return _flag_word(columns["Value"], layout.c_name, layout.abi, layout.version, notes,
+                      lambda path: columns[path] if path in layout.by_path else None, describe)
 
 
 def _reserved_text(value: int) -> str:
     return f"reserved bits set ({value:#x}); must be 0"
 
 
-def _segflags(m: _Meanings, view: View):
-    def describe(word):
-        return describe_segment_flags(word, view.abi, view.version) + _power_text(word)
+def _segflags_value(word, abi: str, version: int):
+    """The meaning of a segment flag word's Value (of every row for a column): its flags, then its power
+    behaviour."""
+    text, power = describe_segment_flags(word, abi, version), _power_text(word)
+    return [t + p for t, p in zip(text, power)] if getattr(word, "ndim", 0) else text + power
 
-    _flag_word(m, view, SEGFLAGS_TYPE, describe, SEGMENT_FLAG_MEANINGS)
 
-
-def _power_text(word: int) -> str:
+def _power_text(word):
+    """The power behaviour of a segment flag word (of every row for a column: by its three power bits)."""
+    if getattr(word, "ndim", 0):
+        np = numpy_module()
+        bits = (int(SegmentFlag.PreservedDuringStandby), int(SegmentFlag.PreservedDuringHibernate),
+                int(SegmentFlag.PartiallyPreservedDuringHibernate))
+        combos = [sum(bit for k, bit in enumerate(bits) if i >> k & 1) for i in range(8)]
+        index = sum(((word & bit) != 0).astype(np.intp) << k for k, bit in enumerate(bits))
+        return object_array(np, [_power_text(w) for w in combos])[index].tolist()
     p = power_behaviour(word)
     return f"; power: {p.description}; hybrid sleep: {p.hybrid_sleep}"
+
+
+def _alloc_value(type_name: str):
+    """The meaning of an allocation flag word's Value: its flags' names (per row for a column)."""
+    return lambda word, abi, version: describe_flags(type_name, word, abi, version, "no flags", reserved=False)
+
+
+def _segflags(m: _Meanings, view: View):
+    _view_flag_word(m, view, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS, _segflags_value)
 
 
 def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True):
@@ -112,16 +158,7 @@ def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True)
         member, _ = flags_member(view.version)
         m.put(view, "Value", f"not the view in force at {InterfaceVersion(view.version).name}: read {member}")
         return
-
-    def describe(word):
-        return _alloc_names(word, type_name, view.abi, view.version) or "no flags"
-
-    _flag_word(m, view, type_name, describe, ALLOC_FLAG_MEANINGS)
-
-
-def _alloc_names(word: int, type_name: str, abi: str, version: int) -> str:
-    names = flag_names(type_name, abi, version)
-    return " | ".join(names[k] for k in sorted(names) if word & k)
+    _view_flag_word(m, view, type_name, ALLOC_FLAG_MEANINGS, _alloc_value(type_name))
 
 
 def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
@@ -321,42 +358,12 @@ def column_meanings(layout, columns, np, adapter=None) -> dict | None:
     return None if put is None else put(layout, columns, np)
 
 
-def _flag_word_columns(layout, columns, np, notes: dict, describe) -> dict:
-    """The column form of ``_flag_word`` on a record that is the flag union itself."""
-    word = columns["Value"]
-    names, reserved = _flag_table(layout.c_name, layout.abi, layout.version)
-    out = {}
-    for mask, name in names:
-        out[name] = ((word & mask) != 0, notes.get(name, "set"))
-    for path in reserved:
-        if path in layout.by_path:
-            out[path] = by_value(np, columns[path], lambda v: _reserved_text(v) if v else None)
-    out["Value"] = describe(word)
-    return out
-
-
 def _segflags_columns(layout, columns, np) -> dict:
-    def describe(word):
-        standby, hibernate, partial = (int(SegmentFlag.PreservedDuringStandby),
-                                       int(SegmentFlag.PreservedDuringHibernate),
-                                       int(SegmentFlag.PartiallyPreservedDuringHibernate))
-        combos = [(standby if i & 4 else 0) | (hibernate if i & 2 else 0) | (partial if i & 1 else 0)
-                  for i in range(8)]
-        index = (((word & standby) != 0).astype(np.intp) << 2 | ((word & hibernate) != 0).astype(np.intp) << 1
-                 | ((word & partial) != 0).astype(np.intp))
-        power = object_array(np, [_power_text(w) for w in combos])[index].tolist()
-        return [text + p for text, p in zip(describe_segment_flags(word, layout.abi, layout.version), power)]
-
-    return _flag_word_columns(layout, columns, np, SEGMENT_FLAG_MEANINGS, describe)
+    return _column_flag_word(layout, columns, SEGMENT_FLAG_MEANINGS, _segflags_value)
 
 
 def _allocflags_columns(layout, columns, np) -> dict:
-    def describe(word):
-        names = flag_names(layout.c_name, layout.abi, layout.version)
-        return [text or "no flags" for text in
-                joined_column(np, [((word & mask) != 0, names[mask]) for mask in sorted(names)], " | ")]
-
-    return _flag_word_columns(layout, columns, np, ALLOC_FLAG_MEANINGS, describe)
+    return _column_flag_word(layout, columns, ALLOC_FLAG_MEANINGS, _alloc_value(layout.c_name))
 
 
 # C type name -> the column form of its MEANINGS entry, where there is one (flag words)
