@@ -7,6 +7,7 @@ and exit status 2.  The source tree under test is the one this file sits in (PYT
 """
 from __future__ import annotations
 
+import array
 import csv
 import io
 import json
@@ -28,7 +29,8 @@ def csv_rows(text: str) -> list:
 
 def flags_file(path: Path, words) -> Path:
     """DXGK_SEGMENTFLAGS records: one little-endian UINT each."""
-    path.write_bytes(b"".join(int(w).to_bytes(4, "little") for w in words))
+    path.write_bytes(array.array("I", words).tobytes() if sys.byteorder == "little"
+                     else b"".join(int(w).to_bytes(4, "little") for w in words))
     return path
 
 
@@ -136,10 +138,11 @@ def test_standard_input_from_cat_a_few_megabytes(tmp_path):
     words = [(i * 2654435761) & 0xFFFFFFFF for i in range(3 << 18)]  # 3 MiB of DXGK_SEGMENTFLAGS
     flags_file(tmp_path / "big.bin", words)
     p = shell('cat big.bin | $D decode DXGK_SEGMENTFLAGS --file - --count all --format csv', tmp_path)
-    rows = csv_rows(good(p))
-    assert len(rows) == len(words)
-    assert [int(rows[i]["Value"], 0) for i in (0, 1, 12345, len(words) - 1)] == \
-        [words[i] for i in (0, 1, 12345, len(words) - 1)]
+    header, *lines = good(p).splitlines()
+    assert len(lines) == len(words)
+    value = header.split(",").index("Value")
+    picked = (0, 1, 12345, len(words) // 2, len(words) - 1)
+    assert [int(lines[i].split(",")[value], 0) for i in picked] == [words[i] for i in picked]
 
 
 # ------------------------------------------------------------------ WinDbg numbers and dumps
