@@ -39,12 +39,24 @@ def count(check: str, abi: str, version, n: int) -> None:
     COMPARISONS[key] = COMPARISONS.get(key, 0) + n
 
 
+def pytest_sessionfinish(session):
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # a pytest-xdist worker: its counts go to the controller, which prints them
+        output["comparisons"] = [[*key, n] for key, n in COMPARISONS.items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):  # pytest-xdist: a worker finished
+    for check, abi, version, n in getattr(node, "workeroutput", {}).get("comparisons", ()):
+        count(check, abi, version, n)
+
+
 def pytest_terminal_summary(terminalreporter):
     if not COMPARISONS:
         return
     terminalreporter.section("compiler comparisons (check, abi: per-version counts)")
     by_check: dict = {}
-    for (check, abi, version), n in COMPARISONS.items():
+    for (check, abi, version), n in sorted(COMPARISONS.items(), key=lambda kv: kmd.InterfaceVersion[kv[0][2]]):
         by_check.setdefault((check, abi), []).append((version, n))
     for (check, abi), rows in sorted(by_check.items()):
         total = sum(n for _, n in rows)

@@ -33,7 +33,7 @@ def check_0x485(flags):
     "8a3b4000  00000485 00000000",
     "fffff801`2a3b4000  00000000`00000485",
     "fffff801`2a3b4000  0485 0000",
-], ids=repr)
+], ids=lambda data: f"memoryview({bytes(data)!r})" if isinstance(data, memoryview) else repr(data))
 def test_every_input_form_gives_the_same_struct(data):
     check_0x485(decode("DXGK_SEGMENTFLAGS", data))
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import pathlib
 import platform
+import shutil
 import sys
+import tempfile
 
 from d3dkmddi_py import InterfaceVersion, get_include, leaves, target
 from d3dkmddi_py._cgen import render_headers
@@ -118,14 +121,18 @@ def load(build_root: pathlib.Path | None = None):
     root.mkdir(parents=True, exist_ok=True)
     module = f"_d3dkmddi_shim_{digest}"
     built = list(root.glob(f"{module}*.so")) + list(root.glob(f"{module}*.pyd"))
-    if not built:
+    if not built:  # built in a private folder, then moved in whole: parallel test workers may race here
+        work = pathlib.Path(tempfile.mkdtemp(dir=root))
         for name, text in files.items():
-            (root / name).write_text(text)
+            (work / name).write_text(text)
         ffi = cffi.FFI()
         ffi.cdef(files["shim.cdef"])
-        ffi.set_source(module, "#include <stddef.h>\n" + files["shim.cdef"], sources=[str(root / n) for n in files if n.endswith(".c")],
+        ffi.set_source(module, "#include <stddef.h>\n" + files["shim.cdef"], sources=[str(work / n) for n in files if n.endswith(".c")],
                        include_dirs=[str(HEADERS)], extra_compile_args=_compile_args())
-        ffi.compile(tmpdir=str(root), verbose=False)
+        ffi.compile(tmpdir=str(work), verbose=False)
+        for made in list(work.glob(f"{module}*.so")) + list(work.glob(f"{module}*.pyd")):
+            os.replace(made, root / made.name)
+        shutil.rmtree(work, ignore_errors=True)
         built = list(root.glob(f"{module}*.so")) + list(root.glob(f"{module}*.pyd"))
     spec = importlib.util.spec_from_file_location(module, built[0])
     mod = importlib.util.module_from_spec(spec)
