@@ -227,7 +227,10 @@ def test_ctrl_c_while_writing_exits_130_and_keeps_the_old_file(tmp_path):
     old.write_text("the old content\n")
     argv = [sys.executable, "-m", "d3dkmddi_py", "decode", "DXGK_SEGMENTFLAGS", "--file", "big.bin",
             "--count", "all", "--format", "csv", "--output", "out.csv"]
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path)
+    # as from a terminal: SIGINT at its default (a runner started in the background ignores it, and
+    # an ignored signal stays ignored across exec)
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and child.poll() is None:
