@@ -67,16 +67,21 @@ def record_title(c_name: str, label: str, index: int | None = None, offset: int 
 
 
 # ------------------------------------------------------------------ the plan
-def _ptr8(n: int) -> str:
-    return f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}"
+# How a leaf's values are written, for a list of them (a column, or one record's value alone)
+def _ptr8(values: list) -> list:
+    return [f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}" for n in values]
 
 
-def _ptr4(n: int) -> str:
-    return f"0x{n & 0xFFFFFFFF:08x}"
+def _ptr4(values: list) -> list:
+    return [f"0x{n & 0xFFFFFFFF:08x}" for n in values]
 
 
-def _number(mask: int, n: int) -> str:
-    return f"0x{n:x} ({n})" if n >= 0 else f"0x{n & mask:x} ({n})"
+def _numbers(mask: int, values: list) -> list:
+    return [f"0x{n:x} ({n})" if n >= 0 else f"0x{n & mask:x} ({n})" for n in values]
+
+
+def _from_table(table: tuple, values: list) -> list:
+    return list(map(table.__getitem__, values))
 
 
 def enum_suffix(cls, number: int) -> str:
@@ -93,7 +98,7 @@ class RowPlan:
     (indent, offset, padded name and kind), how its value is written, and where findings go."""
 
     layout: TypeLayout
-    specs: tuple  # (path, leaf index or None, head, show, table, enum class, flags_of)
+    specs: tuple  # (path, leaf index or None, head, show (values -> texts), table, enum class, flags_of)
     pads: dict  # line path -> the indent of a finding printed under it
     leaf_paths: frozenset
 
@@ -119,8 +124,8 @@ def row_plan(layout: TypeLayout, keep: tuple | None = None, noted: frozenset = f
             continue
         table = (tuple(f"0x{n:x} ({n})" for n in range(1 << leaf.bit_width))
                  if leaf.is_bitfield and leaf.bit_width <= 8 and not leaf.signed else None)
-        show = (table.__getitem__ if table is not None else (_ptr8 if leaf.size == 8 else _ptr4)
-                if is_pointer(leaf.c_type) else partial(_number, (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1))
+        show = (partial(_from_table, table) if table is not None else (_ptr8 if leaf.size == 8 else _ptr4)
+                if is_pointer(leaf.c_type) else partial(_numbers, (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1))
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
                       show, table, ENUM_CLASSES.get(leaf.c_type), line.flags_of))
     return RowPlan(layout, tuple(specs), pads, frozenset(index))
@@ -191,7 +196,7 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
             out.append(head if meaning is None else f"{head}  // {meaning}".rstrip())
         else:
             n = row[i]
-            text = show(n)
+            text = show((n,))[0]
             if enum_cls is not None:
                 text += enum_suffix(enum_cls, n)
             elif flags_of and meaning is None:  # a meaning names the flags already
@@ -280,7 +285,7 @@ def column_bodies(np, plan: RowPlan, columns, meanings: dict, n: int, findings) 
                 index = index + meaning[0].astype(np.intp) * len(table)
             texts.append(lines[index].tolist())
             continue
-        shown = list(map(show, col.tolist()))
+        shown = show(col.tolist())
         if type(meaning) is tuple:
             meaning = object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
         if enum_cls is not None:
