@@ -5,18 +5,14 @@ and definitions.md offsets.
 """
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
-from d3dkmddi_py.bulk import columns_of_bytes
 from d3dkmddi_py.dttext import column_bodies, layout_text, record_title, render_row, render_text, row_plan
-from d3dkmddi_py.layout import type_layout
 from d3dkmddi_py.semantics.explain import column_meanings, meanings_of
 from d3dkmddi_py.render import field_values, value_names
 from d3dkmddi_py.semantics import Severity
-from tests.records import TARGETS, X64, finding, flags
+from tests.records import TARGETS, X64, finding, flags, struct_columns
 
 
 def test_bitfield_lines_of_segment_flags():
@@ -139,14 +135,8 @@ def test_a_meaning_on_a_member_header_sits_in_the_value_column():
 @pytest.mark.parametrize("tgt", TARGETS, ids=lambda t: t.label)
 def test_column_bodies_are_the_record_bodies(tgt):
     """Every struct: the column form's text is the record form's, meanings and findings under their lines."""
-    rng = random.Random(tgt.label)
-    for name in sorted(tgt.types):
-        if name.startswith("_") or not hasattr(tgt.types[name], "_leaves_"):
-            continue
-        layout = type_layout(name, tgt.abi, int(tgt.interface_version))
-        count = 40
-        data = bytes(rng.choice((0, 0, 1, 0xFF, rng.randrange(256))) for _ in range(layout.size * count))
-        columns = columns_of_bytes(layout, data)
+    count = 40
+    for layout, data, columns in struct_columns(tgt, count):
         meanings = column_meanings(layout, columns, np) or {}
         plan = row_plan(layout)
         path = layout.leaves[-1].path
@@ -159,4 +149,4 @@ def test_column_bodies_are_the_record_bodies(tgt):
             under = {path: [f"{plan.pads[path]}^ error R.X: row {row}"]} if row in hit else {}
             expected = render_row(plan, list(values.values()), under, [], meanings_of(layout, raw) if meanings else {},
                                   None)
-            assert body == expected, (name, row)
+            assert body == expected, (layout.c_name, row)

@@ -3,16 +3,13 @@ bytes as the record form."""
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
 
-from d3dkmddi_py.bulk import columns_of_bytes
 from d3dkmddi_py.jsonformat import column_lines, layout_json, line_head, record_json, record_tail, where_text
-from d3dkmddi_py.layout import type_layout
 from d3dkmddi_py.semantics.explain import column_meanings, meanings_of
-from tests.records import TARGETS, X64, flags
+from tests.records import TARGETS, X64, flags, struct_columns
 
 
 def test_record_json_keys_and_bytes():
@@ -33,23 +30,13 @@ def test_layout_json_masks():
     assert masks["Bank1"] == 0x7F00 and masks["Direction3"] == 0x80000000
 
 
-def _blob(rng, size: int, count: int) -> bytes:
-    """Records mostly of zeros, ones and all-ones bytes (the values flags and enums take), some random."""
-    return bytes(rng.choice((0, 0, 1, 0xFF, rng.randrange(256))) for _ in range(size * count))
-
-
 @pytest.mark.parametrize("tgt", TARGETS, ids=lambda t: t.label)
 def test_column_lines_are_the_record_lines(tgt):
     """Every struct: the column form's lines are the record form's (line_head + where_text + record_tail),
     meanings included, at a memory address and without."""
-    rng = random.Random(tgt.label)
-    for name in sorted(tgt.types):
-        if name.startswith("_") or not hasattr(tgt.types[name], "_leaves_"):
-            continue
-        layout = type_layout(name, tgt.abi, int(tgt.interface_version))
-        count = 40
-        data = _blob(rng, layout.size, count)
-        columns = columns_of_bytes(layout, data)
+    count = 40
+    for layout, data, columns in struct_columns(tgt, count):
+        name = layout.c_name
         meanings = column_meanings(layout, columns, np)
         address = None if len(name) % 2 else 0xFFFFF8012A3B0000
         lines = column_lines(np, layout, columns, meanings or {}, count, start=5, offset=16, address=address,
