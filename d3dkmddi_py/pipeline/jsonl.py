@@ -68,9 +68,8 @@ class JsonDecode:
         meanings = column_meanings(layout, columns, np, self.adapter)
         if meanings is None:
             return None
-        chunk_at = dict(start=chunk.start, offset=chunk.offset, address=chunk.address, data=chunk.data)
-        return column_lines(np, layout, columns, meanings, chunk.count, findings=self.findings.rows(layout, decoded),
-                            **chunk_at)
+        return column_lines(np, layout, columns, meanings, chunk.count, start=chunk.start, offset=chunk.offset,
+                            address=chunk.address, data=chunk.data, findings=self.findings.rows(layout, decoded))
 
     def close(self, totals) -> None:
         pass
