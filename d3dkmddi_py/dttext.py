@@ -84,6 +84,12 @@ def _from_table(table: tuple, values: list) -> list:
     return list(map(table.__getitem__, values))
 
 
+@lru_cache(maxsize=None)
+def _narrow_table(bit_width: int) -> tuple:
+    """Every value's text of an unsigned bitfield of at most 8 bits (shared by every plan)."""
+    return tuple(f"0x{n:x} ({n})" for n in range(1 << bit_width))
+
+
 def enum_suffix(cls, number: int) -> str:
     """What follows an enum leaf's number."""
     try:
@@ -103,7 +109,7 @@ class RowPlan:
     leaf_paths: frozenset
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)  # nonzero plans differ by the lines kept: a stream of records could make many
 def row_plan(layout: TypeLayout, keep: tuple | None = None, noted: frozenset = frozenset()) -> RowPlan:
     """The plan of ``layout``'s lines (``keep``: a bool per line, for ``nonzero``); ``noted`` are the
     member headers that carry a meaning (they print a value column, so they count in its width)."""
@@ -122,8 +128,7 @@ def row_plan(layout: TypeLayout, keep: tuple | None = None, noted: frozenset = f
                     else f"{indent}+0x{line.offset:03x} {name} : {line.kind}")
             specs.append((line.path, None, head, None, None, None, ()))
             continue
-        table = (tuple(f"0x{n:x} ({n})" for n in range(1 << leaf.bit_width))
-                 if leaf.is_bitfield and leaf.bit_width <= 8 and not leaf.signed else None)
+        table = _narrow_table(leaf.bit_width) if leaf.is_bitfield and leaf.bit_width <= 8 and not leaf.signed else None
         show = (partial(_from_table, table) if table is not None else (_ptr8 if leaf.size == 8 else _ptr4)
                 if is_pointer(leaf.c_type) else partial(_numbers, (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1))
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
