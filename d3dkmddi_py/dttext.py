@@ -109,14 +109,20 @@ class RowPlan:
     leaf_paths: frozenset
 
 
-@lru_cache(maxsize=256)  # nonzero plans differ by the lines kept: a stream of records could make many
-def row_plan(layout: TypeLayout, keep: tuple | None = None, noted: frozenset = frozenset()) -> RowPlan:
-    """The plan of ``layout``'s lines (``keep``: a bool per line, for ``nonzero``); ``noted`` are the
-    member headers that carry a meaning (they print a value column, so they count in its width)."""
-    lines = [line for i, line in enumerate(layout.lines) if keep is None or keep[i]]
+def _widths(lines, noted: frozenset) -> tuple:
+    """(name column, kind column) widths of the lines printed; ``noted`` are the member headers that
+    carry a meaning (they print a value column, so they count in the kind column)."""
+    return (max((3 * line.depth + len(line.name) for line in lines), default=0),
+            max((len(line.kind) for line in lines if line.leaf is not None or line.path in noted), default=0))
+
+
+@lru_cache(maxsize=256)
+def row_plan(layout: TypeLayout, widths: tuple | None = None, noted: frozenset = frozenset()) -> RowPlan:
+    """The plan of every line of ``layout``, padded to ``widths`` (default: all its lines'; ``nonzero``
+    pads to the lines it keeps); ``noted``: the member headers that carry a meaning."""
+    lines = layout.lines
     index = {leaf.path: i for i, leaf in enumerate(layout.leaves)}
-    width = max((3 * line.depth + len(line.name) for line in lines), default=0)
-    kind_width = max((len(line.kind) for line in lines if line.leaf is not None or line.path in noted), default=0)
+    width, kind_width = _widths(lines, noted) if widths is None else widths
     specs, pads = [], {}
     for line in lines:
         indent = "   " + "   " * line.depth
@@ -183,19 +189,22 @@ def render_record(layout: TypeLayout, values: dict, *, findings=(), meanings=Non
     placed, loose = _place_findings(findings, lines)
     keep = _kept(lines, values, placed) if nonzero else None
     noted = frozenset(line.path for line in lines if line.leaf is None and line.path in meanings)
-    plan = row_plan(layout, keep, noted)
+    widths = None if keep is None else _widths([line for line, kept in zip(lines, keep) if kept], noted)
+    plan = row_plan(layout, widths, noted)
     under = {path: [t for f in fs for t in _finding_lines(f, plan.pads[path])] for path, fs in placed.items()}
     return render_row(plan, [values[leaf.path] for leaf in layout.leaves], under,
-                      [t for f in loose for t in _finding_lines(f, "   ! ")], meanings, title)
+                      [t for f in loose for t in _finding_lines(f, "   ! ")], meanings, title, keep)
 
 
-def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, title: str | None) -> str:
+def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, title: str | None,
+               keep: tuple | None = None) -> str:
     """One record's text from its leaf values in leaf order; ``placed`` maps a line path to the
-    finding lines printed under it, ``loose`` go first."""
+    finding lines printed under it, ``loose`` go first; ``keep``: a bool per line (``nonzero``)."""
     out = [] if title is None else [title]
     out.extend(loose)
     values = None
-    for path, i, head, show, _table, enum_cls, flags_of in plan.specs:
+    specs = plan.specs if keep is None else [spec for spec, kept in zip(plan.specs, keep) if kept]
+    for path, i, head, show, _table, enum_cls, flags_of in specs:
         meaning = meanings.get(path)
         if i is None:
             out.append(head if meaning is None else f"{head}  // {meaning}".rstrip())

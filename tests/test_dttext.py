@@ -5,6 +5,8 @@ and definitions.md offsets.
 """
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,14 @@ def test_column_bodies_are_the_record_bodies(tgt):
             expected = render_row(plan, list(values.values()), under, [], meanings_of(layout, raw) if meanings else {},
                                   None)
             assert body == expected, (layout.c_name, row)
+
+
+def test_nonzero_plans_follow_the_padding_not_the_lines_kept():
+    """A nonzero listing pads to the lines it keeps; its plans are keyed by those widths, so a stream of
+    records with ever other sets of non-zero flags reuses a few plans (one per set rebuilt a plan per
+    record: 1M records took 174 s instead of 60)."""
+    row_plan.cache_clear()
+    rng = random.Random(3)
+    for _ in range(500):
+        render_text(flags(rng.getrandbits(32)), nonzero=True)
+    assert row_plan.cache_info().misses <= 40  # distinct (name, kind) column widths; 2**22 sets of flags
