@@ -71,16 +71,37 @@ class _ShowVersion(Exception):
     """--version was given: ``execute`` prints it on standard output and exits 0."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``: COLUMNS, else standard output's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _sized(formatter):
+    """``formatter`` told the width argparse would find: left to find it, argparse imports shutil (and
+    bz2 and lzma with it) while the parser is built, a sixth of the command's start-up."""
+    return lambda prog: formatter(prog, width=_terminal_columns() - 2)
+
+
 def _parser(argv=()) -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Decode, explain and validate WDDM video-memory-manager structures "
-                                       "(d3dkmddi.h, d3dukmdt.h) from bytes, files, WinDbg output and ETW traces.")
+                                       "(d3dkmddi.h, d3dukmdt.h) from bytes, files, WinDbg output and ETW traces.",
+                formatter_class=_sized(argparse.HelpFormatter))
     p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, summary: str, description: str, examples: list):
         epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
         return sub.add_parser(name, help=summary, description=description, epilog=epilog,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+                              formatter_class=_sized(argparse.RawDescriptionHelpFormatter))
 
     def target_options(q):
         q.add_argument("--abi", default="x64", help=f"target ABI: {', '.join(ABIS)} (amd64 = x64; default x64)")
