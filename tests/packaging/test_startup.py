@@ -16,7 +16,7 @@ from d3dkmddi_py.semantics import Finding
 from tests.packaging.import_graph import fresh_interpreter
 
 # Each costs milliseconds at start-up and a one-word decode has no use for it.
-NOT_AT_START_UP = ("dataclasses", "inspect", "typing", "difflib", "numpy", "ctypes")
+NOT_AT_START_UP = ("dataclasses", "inspect", "typing", "difflib", "numpy", "ctypes", "shutil")
 
 
 def test_a_one_word_decode_loads_no_costly_module_it_does_not_use():
