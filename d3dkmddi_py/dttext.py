@@ -14,7 +14,8 @@ from .coltext import by_value, object_array
 from .errors import NotAType
 from .layout import TypeLayout
 from .names import ENUM_CLASSES
-from .render import _attr, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes, summary_column
+from .render import (_attr, enum_name, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes,
+                     number_texts, summary_column)
 
 
 # ------------------------------------------------------------------ finding lines and titles
@@ -67,19 +68,6 @@ def record_title(c_name: str, label: str, index: int | None = None, offset: int 
 
 
 # ------------------------------------------------------------------ the plan
-# How a leaf's values are written, for a list of them (a column, or one record's value alone)
-def _ptr8(values: list) -> list:
-    return [f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}" for n in values]
-
-
-def _ptr4(values: list) -> list:
-    return [f"0x{n & 0xFFFFFFFF:08x}" for n in values]
-
-
-def _numbers(mask: int, values: list) -> list:
-    return [f"0x{n:x} ({n})" if n >= 0 else f"0x{n & mask:x} ({n})" for n in values]
-
-
 def _from_table(table: tuple, values: list) -> list:
     return list(map(table.__getitem__, values))
 
@@ -87,15 +75,12 @@ def _from_table(table: tuple, values: list) -> list:
 @lru_cache(maxsize=None)
 def _narrow_table(bit_width: int) -> tuple:
     """Every value's text of an unsigned bitfield of at most 8 bits (shared by every plan)."""
-    return tuple(f"0x{n:x} ({n})" for n in range(1 << bit_width))
+    return tuple(number_texts(range(1 << bit_width), 8))
 
 
-def enum_suffix(cls, number: int) -> str:
-    """What follows an enum leaf's number."""
-    try:
-        return f" {cls(number).name}"
-    except ValueError:
-        return f" not a {cls.__name__} value"
+def _enum_suffix(c_type: str, number: int) -> str:
+    """What follows an enum leaf's number: its enumerator's name (render.enum_name)."""
+    return " " + enum_name(c_type, number)
 
 
 @dataclass(frozen=True)
@@ -104,7 +89,7 @@ class RowPlan:
     (indent, offset, padded name and kind), how its value is written, and where findings go."""
 
     layout: TypeLayout
-    specs: tuple  # (path, leaf index or None, head, show (values -> texts), table, enum class, flags_of)
+    specs: tuple  # (path, leaf index or None, head, show (values -> texts), table, enum C type, flags_of)
     pads: dict  # line path -> the indent of a finding printed under it
     leaf_paths: frozenset
 
@@ -135,10 +120,10 @@ def row_plan(layout: TypeLayout, widths: tuple | None = None, noted: frozenset =
             specs.append((line.path, None, head, None, None, None, ()))
             continue
         table = _narrow_table(leaf.bit_width) if leaf.is_bitfield and leaf.bit_width <= 8 and not leaf.signed else None
-        show = (partial(_from_table, table) if table is not None else (_ptr8 if leaf.size == 8 else _ptr4)
-                if is_pointer(leaf.c_type) else partial(_numbers, (1 << (8 * (8 if leaf.is_bitfield else leaf.size))) - 1))
+        show = (partial(_from_table, table) if table is not None else
+                partial(number_texts, size=8 if leaf.is_bitfield else leaf.size, pointer=is_pointer(leaf.c_type)))
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
-                      show, table, ENUM_CLASSES.get(leaf.c_type), line.flags_of))
+                      show, table, leaf.c_type if leaf.c_type in ENUM_CLASSES else None, line.flags_of))
     return RowPlan(layout, tuple(specs), pads, frozenset(index))
 
 
@@ -204,15 +189,15 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
     out.extend(loose)
     values = None
     specs = plan.specs if keep is None else [spec for spec, kept in zip(plan.specs, keep) if kept]
-    for path, i, head, show, _table, enum_cls, flags_of in specs:
+    for path, i, head, show, _table, enum_type, flags_of in specs:
         meaning = meanings.get(path)
         if i is None:
             out.append(head if meaning is None else f"{head}  // {meaning}".rstrip())
         else:
             n = row[i]
             text = show((n,))[0]
-            if enum_cls is not None:
-                text += enum_suffix(enum_cls, n)
+            if enum_type is not None:
+                text += _enum_suffix(enum_type, n)
             elif flags_of and meaning is None:  # a meaning names the flags already
                 if values is None:
                     values = dict(zip((leaf.path for leaf in plan.layout.leaves), row))
@@ -284,13 +269,13 @@ def column_bodies(np, plan: RowPlan, columns, meanings: dict, n: int, findings) 
     ``findings``: (path, rows, texts) in rule order, each text printed under that line in that row.
     """
     texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
-    for path, i, head, show, table, enum_cls, flags_of in plan.specs:
+    for path, i, head, show, table, enum_type, flags_of in plan.specs:
         where[path] = len(texts)
         if i is None:
             texts.append([head] * n)
             continue
         col, meaning = columns[path], meanings.get(path)
-        if table is not None and enum_cls is None and (meaning is None or type(meaning) is tuple) \
+        if table is not None and enum_type is None and (meaning is None or type(meaning) is tuple) \
                 and not flags_of:  # a narrow bitfield: every line it can print is in a table
             note = "" if meaning is None else f"  // {meaning[1]}"
             lines = object_array(np, [head + text for text in table] + [(head + text + note).rstrip() for text in table])
@@ -302,8 +287,8 @@ def column_bodies(np, plan: RowPlan, columns, meanings: dict, n: int, findings) 
         shown = show(col.tolist())
         if type(meaning) is tuple:
             meaning = object_array(np, [None, meaning[1]])[meaning[0].astype(np.intp)].tolist()
-        if enum_cls is not None:
-            names = by_value(np, col, partial(enum_suffix, enum_cls))
+        if enum_type is not None:
+            names = by_value(np, col, partial(_enum_suffix, enum_type))
             shown = [text + name for text, name in zip(shown, names)]
         elif flags_of:  # a meaning names the flags already
             summary = summary_column(np, columns, flags_of)

@@ -43,12 +43,17 @@ def field_values(value) -> dict[str, int]:
 
 def format_number(number: int, size: int, c_type: str = "") -> str:
     """``0x485 (1157)``; pointers as WinDbg prints them (``0xfffff801`2a3b4000``)."""
-    if is_pointer(c_type):
+    return number_texts((number,), size, is_pointer(c_type))[0]
+
+
+def number_texts(values, size: int, pointer: bool = False) -> list:
+    """``format_number`` of each value of a sequence (a column, or one value alone) of ``size`` bytes."""
+    if pointer:
         if size == 8:
-            return f"0x{(number >> 32) & 0xFFFFFFFF:08x}`{number & 0xFFFFFFFF:08x}"
-        return f"0x{number & 0xFFFFFFFF:08x}"
-    shown = number & ((1 << (8 * size)) - 1) if number < 0 else number
-    return f"0x{shown:x} ({number})"
+            return [f"0x{(n >> 32) & 0xFFFFFFFF:08x}`{n & 0xFFFFFFFF:08x}" for n in values]
+        return [f"0x{n & 0xFFFFFFFF:08x}" for n in values]
+    mask = (1 << (8 * size)) - 1
+    return [f"0x{n:x} ({n})" if n >= 0 else f"0x{n & mask:x} ({n})" for n in values]
 
 
 def enum_name(c_type: str, number: int) -> str | None:
