@@ -12,7 +12,8 @@ from .._records import dataclass
 from ..layout import write_leaf
 from ..semantics._rules import RULES
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits
-from .columns import Columns, _need
+from .._numpy import optional_module as _need
+from .columns import Columns
 
 VECTORIZED = tuple(CHECKS)  # every type with rules: one definition, run on columns
 FIELDS = ("record", "rule_id", "severity", "field", "value")

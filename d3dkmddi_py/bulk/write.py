@@ -14,7 +14,7 @@ import time
 
 from ..errors import InvalidArgument
 from ..outfile import open_output
-from .columns import _need
+from .._numpy import optional_module as _need
 from .table import FORMATS, columns_table, writer
 
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 
+from .._numpy import optional_module as _need
 from ..bulk import decode_array
+from ..bulk._source import Source, check_span, struct_layout
+from ..bulk.findings import findings
 from ..errors import InvalidArgument
 from ._files import folder_files
-from ..bulk._source import Source, check_span, struct_layout
-from ..bulk.columns import _need
-from ..bulk.findings import findings
 
 FINDING_COLUMNS = ("file", "record", "rule_id", "severity", "field", "value")
 

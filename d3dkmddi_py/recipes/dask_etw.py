@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import os
 
-from ..bulk.columns import _need
+from .._numpy import optional_module as _need
 from ..errors import EtwInputError
 from ..etw import etlfile
 from ..etw.model import Tracker
 from ..etw.tables import TABLES, TraceTables
 from ..etw.xmlreader import read
-from ._files import folder_files
 from ..outfile import safe_name
+from ._files import folder_files
 
 
 class _Frames:
