@@ -311,7 +311,7 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
     if not isinstance(layout, TypeLayout):
         layout = layout_and_bytes(layout())[0] if isinstance(layout, type) else layout
     lines = layout.lines
-    width = max((3 * line.depth + len(line.name) for line in lines), default=0)
+    width = _widths(lines, frozenset())[0]
     out = [f"{layout.c_name}  {label or layout.label}  size 0x{layout.size:x} ({layout.size}), align {layout.align}"]
     for line in lines:
         indent = "   " + "   " * line.depth
