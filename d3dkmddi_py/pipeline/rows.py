@@ -37,13 +37,13 @@ class FindingRows:
                 rows = rows.tolist()
                 tail = tails.get(check)
                 if tail is None and check.static:
-                    tail = tails[check] = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                    tail = tails[check] = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
                                            f"{_csv_cell(check.message)}")
                 if tail is not None:
                     for row in rows:
                         items[row].append(tail)
                     continue
-                head = f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                head = f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
                 for row, message in zip(rows, _hit_messages(decoded, k, rows)):
                     items[row].append(head + _csv_cell(message))
             size, start, offset = layout.size, chunk.start, chunk.offset
@@ -61,7 +61,7 @@ class FindingRows:
             for check, _key in hits:
                 tail = tails.get(check)
                 if tail is None:
-                    tail = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[1]},{_csv_cell(check.path)},"
+                    tail = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
                             f"{_csv_cell(_message(check, decoded, row, views))}")
                     if check.static:
                         tails[check] = tail
@@ -77,7 +77,7 @@ class FindingRows:
                 continue
             views, record, offset = {}, chunk.start + row, chunk.offset + row * layout.size
             for check, _key in hits:
-                yield (record, offset, check.rule_id, texts.rule(check)[1], check.path,
+                yield (record, offset, check.rule_id, texts.rule(check)[0], check.path,
                        _message(check, decoded, row, views))
 
     def write(self, decoded: Decoded) -> None:

@@ -107,7 +107,7 @@ class TextValidate:
                 continue
             group = groups.get(id(hits))
             if group is None:
-                errors = sum(texts.rule(check)[1] == "error" for check, _key in hits)
+                errors = sum(texts.rule(check)[0] == "error" for check, _key in hits)
                 parts = [texts.validate_lines(check, decoded, row, {}) if check.static else
                          (*texts.validate_frame(check), check, made.get(check)) for check, _key in hits]
                 static = all(type(part) is str for part in parts)
@@ -133,7 +133,7 @@ class TextValidate:
         n = chunk.count
         errors, total, items = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [[] for _ in range(n)]
         for k, (check, rows, _vals) in enumerate(decoded.found):
-            severity = texts.rule(check)[1]
+            severity = texts.rule(check)[0]
             if severity == "error":
                 errors[rows] += 1
             total[rows] += 1

@@ -24,21 +24,22 @@ class _Texts:
     def __init__(self):
         self.cache = {}
 
-    def rule(self, check):
+    def rule(self, check) -> tuple:
+        """(severity, the reference line's text) of a check's rule."""
         got = self.cache.get(check)
         if got is None:
             rule = RULES[check.rule_id]
-            got = self.cache[check] = (rule, rule.severity.value, reference_text(rule.sentence, rule.page))
+            got = self.cache[check] = (rule.severity.value, reference_text(rule.sentence, rule.page))
         return got
 
     def frame(self, check, pad: str) -> tuple:
         """(lead, tail) of the finding under its field in ``decode`` (dttext.finding_frame)."""
-        _rule, severity, ref = self.rule(check)
+        severity, ref = self.rule(check)
         return finding_frame(pad, severity, check.rule_id, ref)
 
     def validate_frame(self, check) -> tuple:
         """(lead, tail) of the finding in ``validate``'s text (dttext.validate_frame)."""
-        _rule, severity, ref = self.rule(check)
+        severity, ref = self.rule(check)
         return validate_frame(severity, check.rule_id, check.path, ref)
 
     def under(self, check, pad: str, decoded: Decoded, row: int, views: dict) -> list:
