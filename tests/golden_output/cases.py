@@ -41,15 +41,18 @@ CASES = {
 }
 
 
-def command(argv) -> tuple[str, int]:
-    """(normalised stdout, exit status) of ``python -m d3dkmddi_py argv`` as a user runs it."""
-    args = [a.replace("<samples>", str(SAMPLES)) for a in argv]
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", *args], capture_output=True, text=True, env=env,
-                       cwd=REPO, timeout=120)
+def command(argv, *, program=None, samples: Path = SAMPLES, cwd: Path = REPO) -> tuple[str, int]:
+    """(normalised stdout, exit status) of ``d3dkmddi argv`` as a user runs it: by default
+    ``python -m d3dkmddi_py`` from this checkout; ``program`` is another installed command."""
+    args = [a.replace("<samples>", str(samples)) for a in argv]
+    if program is None:
+        program, env = [sys.executable, "-m", "d3dkmddi_py"], dict(os.environ, PYTHONPATH=str(REPO))
+    else:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    p = subprocess.run([*map(str, program), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
     if p.stderr and "Traceback" in p.stderr:
         raise AssertionError(f"d3dkmddi {' '.join(argv)} crashed:\n{p.stderr}")
-    return p.stdout.replace(str(SAMPLES), "<samples>"), p.returncode
+    return p.stdout.replace(str(samples), "<samples>"), p.returncode
 
 
 def expected_status(name: str) -> int:
