@@ -213,7 +213,7 @@ def _render_header(header) -> str:
         while common < min(len(open_terms), len(terms)) and open_terms[common] == terms[common]:
             common += 1
         while len(open_terms) > common:
-            out.append(f"#endif // {open_terms.pop().c_text()}")
+            out.append(f"#endif /* {open_terms.pop().c_text()} */")
             out.append("")
         for t in terms[common:]:
             out.append(f"#if {t.c_text()}")
@@ -225,7 +225,7 @@ def _render_header(header) -> str:
         if item is last_version:
             out.extend(_version_tail())
     while open_terms:
-        out.append(f"#endif // {open_terms.pop().c_text()}")
+        out.append(f"#endif /* {open_terms.pop().c_text()} */")
     out.append(f"#endif /* {guard} */")
     return "\n".join(out) + "\n"
 
