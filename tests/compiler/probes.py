@@ -54,15 +54,15 @@ def layout_versions(abi: str) -> list:
     return out
 
 
-def compile_c(tmp_path, text: str, flags: list, compiler: str = "gcc",
-              action: str = "-fsyntax-only") -> subprocess.CompletedProcess:
-    """``compiler -fsyntax-only`` (or ``action``) on ``text`` with headers/ on the include path (C, or
-    C++ for g++)."""
+def compile_c(tmp_path, text: str, flags: list, compiler: str = "gcc", action: str = "-fsyntax-only",
+              include=None) -> subprocess.CompletedProcess:
+    """``compiler -fsyntax-only`` (or ``action``) on ``text`` with ``include`` (headers/) on the include
+    path (C, or C++ for g++)."""
     program = shutil.which(compiler)
     require(program is not None, f"{compiler} is not on PATH")
     source = tmp_path / ("probe.cpp" if compiler.endswith("++") else "probe.c")
     source.write_text(text)
-    return subprocess.run([program, action, f"-I{kmd.get_include()}", *flags, str(source)],
+    return subprocess.run([program, action, f"-I{include or kmd.get_include()}", *flags, str(source)],
                           capture_output=True, text=True, timeout=120)
 
 
