@@ -39,12 +39,55 @@
 #  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32, or define _X86_ for a 32-bit target"
 #endif
 
-#if defined(_X86_) && defined(__GNUC__) && !defined(_MSC_VER)
-/* MSVC aligns 8-byte integers to 8 in x86 structures; i386 System V aligns them to 4. */
+/*
+ * MSVC aligns 8-byte integers to 8 in x86 structures; i386 System V aligns them to 4. Asked of the
+ * compiler family, never of _MSC_VER: gcc -D_MSC_VER and clang -fms-compatibility for i386 Linux
+ * still lay out by System V. Where the compiler already aligns them to 8 it changes nothing.
+ */
+#if defined(_X86_) && (defined(__GNUC__) || defined(__clang__))
 #  define D3DKMDDI_PY_ALIGN8 __attribute__((aligned(8)))
 #else
 #  define D3DKMDDI_PY_ALIGN8
 #endif
+
+/*
+ * The kit's enums are int-sized, as MSVC makes every enum; gcc and clang -fshort-enums would make
+ * an enum whose values fit a byte one byte. mode(SI) keeps them 4 bytes with the kit's enumerators
+ * exactly: no sentinel enumerator the kit does not have, and members keep their enum type.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#  define D3DKMDDI_PY_INT_ENUM __attribute__((__mode__(__SI__)))
+#else
+#  define D3DKMDDI_PY_INT_ENUM
+#endif
+
+/*
+ * The headers check themselves: after each type, its size and alignment as MSVC lays it out for
+ * the target and DXGKDDI_INTERFACE_VERSION, generated from the table the Python classes come from.
+ * A layout MSVC would not make stops the build there with a message naming the flag to drop.
+ */
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
+#  define D3DKMDDI_PY_ALIGNOF(type) alignof(type)
+#  define D3DKMDDI_PY_ASSERT(name, test, text) static_assert(test, text)
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#  define D3DKMDDI_PY_ALIGNOF(type) _Alignof(type)
+#  define D3DKMDDI_PY_ASSERT(name, test, text) _Static_assert(test, text)
+#else
+/* C before C11 (MSVC's C without /std:c11), C++ before C++11: the kit's C_ASSERT, an array of negative size */
+#  if defined(__GNUC__) || defined(__clang__)
+#    define D3DKMDDI_PY_ALIGNOF(type) __alignof__(type)
+#  elif defined(_MSC_VER)
+#    define D3DKMDDI_PY_ALIGNOF(type) __alignof(type)
+#  else
+#    error "d3dkmddi_py headers: compile as C11 or C++11 (the headers check their layout with _Alignof)"
+#  endif
+#  define D3DKMDDI_PY_ASSERT(name, test, text) typedef char \
+        D3DKMDDI_PY_##name##_is_not_MSVCs_layout_drop_fpack_struct_Zp_pragma_pack_or_fshort_enums[(test) ? 1 : -1]
+#endif
+#define D3DKMDDI_PY_LAYOUT(type, size, align, target) \
+    D3DKMDDI_PY_ASSERT(type, sizeof(type) == size && D3DKMDDI_PY_ALIGNOF(type) == align, \
+        #type " is not " #size " bytes aligned to " #align " as MSVC lays it out for " target \
+        ": drop -fpack-struct, /Zp or a #pragma pack around the #include, and -fshort-enums")
 
 #ifndef VOID
 #define VOID void
@@ -94,5 +137,6 @@ typedef union _LARGE_INTEGER
     } u;
     LONGLONG QuadPart;
 } LARGE_INTEGER, PHYSICAL_ADDRESS, *PLARGE_INTEGER;
+D3DKMDDI_PY_LAYOUT(LARGE_INTEGER, 8, 8, "x86, x64 and arm64");
 
 #endif /* D3DKMDDI_PY_BASE_H */

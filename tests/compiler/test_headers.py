@@ -1,25 +1,26 @@
-"""headers/ is generated from the table, is fresh, and compiles standalone with gcc:
-native x86-64, and i386 with and without -mms-bitfields, with static asserts of every
-size and non-bitfield offset of that target's classes."""
+"""headers/ is generated from the table, is fresh, and compiles standalone with gcc: native x86-64,
+and i386 with and without -mms-bitfields, with static asserts of every size and non-bitfield offset of
+that target's classes; and the headers' own layout checks are active at every target."""
 from __future__ import annotations
 
 import ast
-import ctypes
-import shutil
-import subprocess
+import re
 
 import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py._cgen import render_headers, render_stub
-from d3dkmddi_py._spec import TYPEDEFS
+from d3dkmddi_py._spec import ENUMS, TYPEDEFS
 from d3dkmddi_py._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
-from tests.conftest import count, require
+from d3dkmddi_py.layout import type_layout
+from tests.conftest import ALL_TARGETS, count, target_id
 
-from tests.compiler.freshness import HEADERS, stale_files
+from tests.compiler.freshness import stale_files
+from tests.compiler.probes import compile_c, layout_asserts
 
 VERSIONS = list(kmd.InterfaceVersion)
 MODES = {"x64": ["-m64"], "x86": ["-m32"], "x86-ms-bitfields": ["-m32", "-mms-bitfields"]}
+STRICT = ["-std=c11", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 
 
 def test_checked_in_headers_and_stub_are_fresh():
@@ -51,46 +52,42 @@ def test_stub_binds_every_public_name_with_the_fields_of_its_class():
             assert fields == want, name
 
 
-def _asserts(abi, version) -> str:
-    ns = kmd.target(abi, version)
-    lines = [f"#define DXGKDDI_INTERFACE_VERSION 0x{int(version):X}", "#include <stddef.h>", '#include "d3dkmddi.h"']
-    for name in TYPEDEFS:
-        cls = ns.types.get(name)
-        if cls is None:
-            continue  # which types exist at a version is compared with clang in test_libclang.py
-        lines.append(f'_Static_assert(sizeof({name}) == {ctypes.sizeof(cls)}, "{name} size");')
-        for leaf in kmd.leaves(cls):
-            if not leaf.is_bitfield:
-                lines.append(f'_Static_assert(offsetof({name}, {leaf.path}) == {leaf.offset}, "{name}.{leaf.path}");')
-    return "\n".join(lines) + "\n"
-
-
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("version", VERSIONS, ids=[v.name for v in VERSIONS])
 def test_headers_compile_with_gcc(tmp_path, mode, version):
-    gcc = shutil.which("gcc")
-    require(gcc is not None, "gcc is not on PATH")
     abi = "x64" if mode == "x64" else "x86"
-    source = tmp_path / "probe.c"
-    text = _asserts(abi, version)
-    source.write_text(text)
-    cmd = [gcc, *MODES[mode], "-std=c11", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fsyntax-only",
-           f"-I{HEADERS}", str(source)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
+    text = layout_asserts(abi, version)
+    result = compile_c(tmp_path, text, [*MODES[mode], *STRICT])
     assert result.returncode == 0, result.stderr[-3000:]
     count(f"gcc static asserts ({mode})", abi, version, text.count("_Static_assert"))
 
 
 def test_default_interface_version_is_the_newest(tmp_path):
-    gcc = shutil.which("gcc")
-    require(gcc is not None, "gcc is not on PATH")
-    source = tmp_path / "default.c"
     newest = INTERFACE_VERSIONS[NEWEST_VERSION]  # read from the table: a new version needs no edit here
-    source.write_text('#include "d3dkmddi.h"\n'
-                      f'_Static_assert(DXGKDDI_INTERFACE_VERSION == {newest:#x}, "default");\n'
-                      '_Static_assert(IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5023), "official");\n'
-                      '_Static_assert(!IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5022), "10240 value");\n'
-                      '_Static_assert(sizeof(DXGK_SEGMENTDESCRIPTOR5) == 88, "newest types");\n')
-    result = subprocess.run([gcc, "-std=c11", "-Wall", "-Werror", "-fsyntax-only", f"-I{HEADERS}", str(source)],
-                            capture_output=True, text=True)
+    result = compile_c(tmp_path, '#include "d3dkmddi.h"\n'
+                       f'_Static_assert(DXGKDDI_INTERFACE_VERSION == {newest:#x}, "default");\n'
+                       '_Static_assert(IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5023), "official");\n'
+                       '_Static_assert(!IS_OFFICIAL_DDI_INTERFACE_VERSION(0x5022), "10240 value");\n'
+                       '_Static_assert(sizeof(DXGK_SEGMENTDESCRIPTOR5) == 88, "newest types");\n',
+                       ["-std=c11", "-Wall", "-Werror"])
     assert result.returncode == 0, result.stderr
+
+
+# One of the headers' own checks as gcc -std=c11 expands it; arm64 is preprocessed by the x86-64 gcc.
+_CHECK = re.compile(r"_Static_assert\(sizeof\((\w+)\) == (\d+) && _Alignof\(\1\) == (\d+),")
+_PREPROCESS = {"x86": ["-m32"], "x64": ["-m64"], "arm64": ["-m64", "-D_ARM64_"]}
+
+
+@pytest.mark.parametrize("abi,version", ALL_TARGETS, ids=[target_id(t) for t in ALL_TARGETS])
+def test_every_type_asserts_its_msvc_layout_at_every_abi_and_version(tmp_path, abi, version):
+    """The assertions the headers carry are active at every (abi, version) as the preprocessor sees
+    it: exactly one per typedef and enum the target has, with its MSVC size and alignment."""
+    text = f'#define DXGKDDI_INTERFACE_VERSION 0x{int(version):X}\n#include "d3dkmddi.h"\n'
+    result = compile_c(tmp_path, text, [*_PREPROCESS[abi], "-std=c11", "-P"], action="-E")
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = [(name, int(size), int(align)) for name, size, align in _CHECK.findall(result.stdout)]
+    types = kmd.target(abi, version).types
+    expected = [(n, type_layout(n, abi, int(version)).size, type_layout(n, abi, int(version)).align)
+                for n in [*TYPEDEFS, *ENUMS] if n in types]
+    assert sorted(found) == sorted(expected)
+    count("headers' own layout checks", abi, version, len(found))

@@ -15,7 +15,7 @@ import sys
 
 from d3dkmddi_py._spec.versions import INTERFACE_VERSIONS
 from tests.compiler.freshness import REPO, stale_files
-from tests.conftest import require
+from tests.compiler.probes import compile_c
 
 # a version the table does not hold, after its newest (the table's own newest is read, not written here)
 NEW_NAME, NEW_VALUE = "WDDM_NEXT", max(INTERFACE_VERSIONS.values()) + 1
@@ -62,17 +62,13 @@ def test_a_version_added_to_the_table_becomes_the_header_default(tmp_path):
     stale = stale_files(got["headers"], got["stub"])
     assert "headers/d3dukmdt.h" in stale and "d3dkmddi_py/__init__.pyi" in stale
 
-    gcc = shutil.which("gcc")
-    require(gcc is not None, "gcc is not on PATH")
     include = tmp_path / "include"
     include.mkdir()
     for name, text in got["headers"].items():
         (include / name).write_text(text)
-    source = tmp_path / "default.c"
-    source.write_text('#include "d3dkmddi.h"\n'
-                      f'_Static_assert(DXGKDDI_INTERFACE_VERSION == 0x{NEW_VALUE:X}, "default");\n'
-                      f'_Static_assert(IS_OFFICIAL_DDI_INTERFACE_VERSION(0x{NEW_VALUE:X}), "official");\n'
-                      '_Static_assert(sizeof(DXGK_SEGMENTDESCRIPTOR5) == 88, "types of WDDM3_2 and later");\n')
-    result = subprocess.run([gcc, "-std=c11", "-Wall", "-Werror", "-fsyntax-only", f"-I{include}", str(source)],
-                            capture_output=True, text=True)
+    result = compile_c(tmp_path, '#include "d3dkmddi.h"\n'
+                       f'_Static_assert(DXGKDDI_INTERFACE_VERSION == 0x{NEW_VALUE:X}, "default");\n'
+                       f'_Static_assert(IS_OFFICIAL_DDI_INTERFACE_VERSION(0x{NEW_VALUE:X}), "official");\n'
+                       '_Static_assert(sizeof(DXGK_SEGMENTDESCRIPTOR5) == 88, "types of WDDM3_2 and later");\n',
+                       ["-std=c11", "-Wall", "-Werror"], include=include)
     assert result.returncode == 0, result.stderr

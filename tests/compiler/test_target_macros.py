@@ -4,13 +4,12 @@ hand in tests/golden/tables.py.  And headers/ at the top of the repository is th
 from __future__ import annotations
 
 import pathlib
-import shutil
 import subprocess
 
 import pytest
 
 import d3dkmddi_py as kmd
-from tests.conftest import require
+from tests.compiler.probes import clang_diagnostics, compile_c
 from tests.golden.tables import golden_size
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -26,12 +25,7 @@ def _asserts(abi: str) -> str:
 
 
 def _gcc(tmp_path, flags, abi) -> subprocess.CompletedProcess:
-    gcc = shutil.which("gcc")
-    require(gcc is not None, "gcc is not installed")
-    source = tmp_path / "probe.c"
-    source.write_text(_asserts(abi))
-    return subprocess.run([gcc, "-std=c11", "-fsyntax-only", f"-I{HEADERS}", *flags, str(source)],
-                          capture_output=True, text=True, timeout=120)
+    return compile_c(tmp_path, _asserts(abi), ["-std=c11", *flags])
 
 
 @pytest.mark.parametrize("flags, says", [
@@ -54,9 +48,7 @@ def test_a_target_macro_that_agrees_compiles_with_the_kits_sizes(tmp_path, flags
 
 
 def _clang(ci, triple: str, macro: str, abi: str) -> list:
-    args = ["-target", triple, f"-I{HEADERS}", "-nostdinc", "-ffreestanding", "-std=c11", f"-D{macro}"]
-    tu = ci.Index.create().parse("probe.c", args=args, unsaved_files=[("probe.c", _asserts(abi))])
-    return [str(d) for d in tu.diagnostics]
+    return clang_diagnostics(ci, _asserts(abi), ["-target", triple, "-std=c11", f"-D{macro}"])
 
 
 @pytest.mark.parametrize("triple, macro, abi", [("i686-pc-windows-msvc", "_X86_", "x86"),
