@@ -12,7 +12,7 @@ from json.encoder import encode_basestring_ascii as _json_str
 
 from .coltext import by_value, joined_column, object_array
 from .errors import NotAType
-from .jsonvalue import hex_text, json_hex
+from .jsonvalue import hex_text, json_hex, json_mask
 from .layout import TypeLayout, type_layout
 from .names import ENUM_CLASSES, parse_target
 from .render import enum_name, finding_json, layout_and_bytes, names_of, summary_column
@@ -84,7 +84,7 @@ def layout_json(layout: TypeLayout, tgt=None) -> dict:
         "align": layout.align,
         "leaves": [{"path": leaf.path, "offset": leaf.offset, "bit_offset": leaf.bit_offset,
                     "bit_width": leaf.bit_width, "c_type": leaf.c_type, "size": leaf.size,
-                    "is_bitfield": leaf.is_bitfield, "signed": leaf.signed, "mask": leaf.mask}
+                    "is_bitfield": leaf.is_bitfield, "signed": leaf.signed, "mask": json_mask(leaf)}
                    for leaf in layout.leaves],
     }
 
