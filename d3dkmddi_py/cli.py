@@ -18,17 +18,42 @@ from . import dttext, jsonformat, pipeline
 from ._numpy import parquet_unavailable
 from .errors import D3dkmddiError, DecodeError
 from .guard import is_closed_stream, run_guarded
-from .outfile import check_output, open_output, safe_name
+from .outfile import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, PROG, check_output, open_output, safe_name
 from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
-from .windbg import Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
+from .windbg import WINDBG_COMMANDS, Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
 
-PROG = "d3dkmddi"
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS = 0, 1
 BULK_FORMATS = ("csv", "jsonl", "parquet")
 NEWEST_NAME = NEWEST.name
+
+# The words the help and the README both say (tests/cli/test_help_and_readme.py holds them to each other).
+TYPE_HELP = ("a C type as `d3dkmddi types` lists it, in any case: a typedef, its tag or an alias "
+             "(DXGK_ALLOCATIONINFO, _DXGK_SEGMENTFLAGS, PHYSICAL_ADDRESS), or an enum (DXGK_PAGESIZE)")
+WINDBG_HELP = f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width ('-' for standard input)"
+_BAD_INPUT = "bad input: one line on standard error, before any output"
+# Each command's exit statuses and what they mean; every command also gives 130 on Ctrl-C, 143 on SIGTERM.
+EXIT_STATUS = {
+    "decode": {EXIT_OK: "decoded", EXIT_USAGE: _BAD_INPUT},
+    "validate": {EXIT_OK: "no error-level finding", EXIT_FINDINGS: "an error-level finding (all findings printed)",
+                 EXIT_USAGE: _BAD_INPUT},
+    "layout": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
+    "types": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
+    "demo": {EXIT_OK: "printed (the sample's findings do not change it)", EXIT_USAGE: "a bad option"},
+    "etw": {EXIT_OK: "no error-level finding",
+            EXIT_FINDINGS: "an error-level finding, after the text, JSON or tables are written",
+            EXIT_USAGE: "bad input: one line naming the event and field (a damaged .etl file: the buffer and byte)"},
+}
+SIGNAL_STATUS = {EXIT_INTERRUPTED: "Ctrl-C", EXIT_TERMINATED: "SIGTERM"}
+for _statuses in EXIT_STATUS.values():
+    _statuses.update(SIGNAL_STATUS)
+
+
+def exit_text(command: str) -> str:
+    """``0 decoded; 2 bad input: ...; 130 Ctrl-C; 143 SIGTERM``: the help's and the README's words."""
+    return "; ".join(f"{status} {meaning}" for status, meaning in EXIT_STATUS[command].items())
 
 
 class UsageError(D3dkmddiError):
@@ -99,7 +124,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, summary: str, description: str, examples: list):
-        epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
+        epilog = ("examples:\n" + "\n".join(f"  {e}" for e in examples) +
+                  f"\n\nexit status: {exit_text(name)}")
         return sub.add_parser(name, help=summary, description=description, epilog=epilog,
                               formatter_class=_sized(argparse.RawDescriptionHelpFormatter))
 
@@ -111,12 +137,12 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     def input_options(q, what: str):
-        q.add_argument("type", metavar="TYPE", help="C type name, e.g. DXGK_ALLOCATIONINFO")
+        q.add_argument("type", metavar="TYPE", help=TYPE_HELP)
         q.add_argument("value", metavar="VALUE", nargs="?",
                        help="an integer word (0x485, 1157, 00000000`00000485), e.g. from an ETW event or a register")
         src = q.add_mutually_exclusive_group()
         src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input)")
-        src.add_argument("--windbg", metavar="PATH", help="text of WinDbg db/dd/dq/dp/dps output ('-' for standard input)")
+        src.add_argument("--windbg", metavar="PATH", help=WINDBG_HELP)
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
         q.add_argument("--offset", default="0", help="byte offset of the first record in the input (default 0)")
         q.add_argument("--address", metavar="ADDRESS",
@@ -154,7 +180,7 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                 "bit positions and widths.",
                 ["d3dkmddi layout DXGK_ALLOCATIONINFO --abi x86 --ddi 0x5023",
                  "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json"])
-    q.add_argument("type", metavar="TYPE")
+    q.add_argument("type", metavar="TYPE", help=TYPE_HELP)
     target_options(q)
 
     q = command("types", "the types that exist at a target",
