@@ -18,54 +18,13 @@ from pathlib import Path
 import pytest
 
 from d3dkmddi_py.cli import EXIT_STATUS
+from tests.cli.readme import README, bare_backticks, code_spans, fenced_blocks, prose
 from tests.conftest import require
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SHELL_BLOCKS = ("sh", "bash", "shell")
 COMMAND_WORDS = ("d3dkmddi", "python", "python3", "pip", "gcc", "wpr", "tracerpt", "wevtutil")
 # a word naming a file the reader has and the README does not ship (blob.bin, trace.etl, my_test.c, ...)
 _INPUT_FILE = re.compile(r"\.(bin|txt|etl|xml|c)$")
-
-
-def fenced_blocks(text: str) -> list:
-    """(info string, lines) of every fenced code block."""
-    blocks, info, body = [], None, []
-    for line in text.splitlines():
-        if line.startswith("```"):
-            if info is None:
-                info, body = line[3:].strip(), []
-            else:
-                blocks.append((info, body))
-                info = None
-        elif info is not None:
-            body.append(line)
-    assert info is None, "a fenced block is not closed"
-    return blocks
-
-
-def prose(text: str) -> str:
-    """The README without its fenced blocks."""
-    return re.sub(r"^```.*?^```[^\n]*$", "", text, flags=re.S | re.M)
-
-
-def code_spans(text: str) -> list:
-    """Every inline code span, as CommonMark reads them: a run of N backticks opens one and the next run
-    of exactly N closes it (so ``a`b`` holds a backtick); the content's one leading and trailing
-    space is stripped when both are there."""
-    spans, pos = [], 0
-    for opening in re.finditer(r"`+", text):
-        if opening.start() < pos:
-            continue
-        closing = next((m for m in re.finditer(r"`+", text[opening.end():])
-                        if len(m.group()) == len(opening.group())), None)
-        if closing is None:
-            continue
-        content = text[opening.end():opening.end() + closing.start()].replace("\n", " ")
-        if len(content) > 2 and content[0] == content[-1] == " ":
-            content = content[1:-1]
-        spans.append(content)
-        pos = opening.end() + closing.end()
-    return spans
 
 
 def block_lines() -> list:
@@ -80,23 +39,6 @@ def span_lines() -> list:
     spans = code_spans(prose(README.read_text(encoding="utf-8")))
     return [span for span in spans if span.split() and
             (span.split()[0] in COMMAND_WORDS or span.startswith("PYTHONPATH="))]
-
-
-def bare_backticks(line: str) -> bool:
-    """Whether a backtick stands outside single quotes (bash runs what follows as a command)."""
-    quote = None
-    for c in line:
-        if quote == "'":
-            quote = None if c == "'" else quote
-        elif c == "'" and quote is None:
-            quote = c
-        elif c == '"':
-            quote = None if quote == '"' else '"'
-        elif c == "#" and quote is None:
-            return False  # a comment
-        elif c == "`":
-            return True
-    return False
 
 
 def runnable(line: str) -> bool:
