@@ -17,7 +17,7 @@ The command line is ``d3dkmddi`` (``d3dkmddi demo`` first): decode, validate, la
 
 Every entry point (``help(kmd.<name>)`` documents each):
 
-    layouts   target, leaves, layout_table, parse_abi, parse_interface_version, get_include
+    layouts   target, leaves, layout_table, layout_diff, parse_abi, parse_interface_version, get_include
     records   decode, report, render_text, record_json, parse_hex, parse_windbg
     rules     check, validate, explain, field_meanings, to_dict, from_dict; all of them: semantics
     words     decode_segment_flags, decode_segment_preference, build_segment_preference,
@@ -42,7 +42,7 @@ import types as _types
 # Each exported function or class, by the module that defines it.
 _EXPORTS = {
     ".errors": ("D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget"),
-    ".introspect": ("layout_table", "leaves"),
+    ".introspect": ("LayoutDiff", "layout_diff", "layout_table", "leaves"),
     ".layout": ("Leaf",),
     ".names": ("ABIS", "NEWEST", "InterfaceVersion", "parse_abi", "parse_interface_version"),
     ".target": ("Target", "target"),

@@ -13,6 +13,8 @@ from .errors import (
     UnsupportedTarget as UnsupportedTarget,
 )
 from .introspect import (
+    LayoutDiff as LayoutDiff,
+    layout_diff as layout_diff,
     layout_table as layout_table,
     leaves as leaves,
 )
@@ -556,6 +558,7 @@ _DXGK_QUERYSEGMENTOUT5 = DXGK_QUERYSEGMENTOUT5
 DXGK_SEGMENTPREFERENCE = D3DDDI_SEGMENTPREFERENCE
 
 __all__ = [
+    'layout_diff',
     'layout_table',
     'leaves',
     'ABIS',

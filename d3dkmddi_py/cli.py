@@ -16,7 +16,7 @@ import warnings
 
 from . import dttext, jsonformat, pipeline
 from ._numpy import parquet_unavailable
-from .errors import D3dkmddiError, DecodeError
+from .errors import D3dkmddiError, DecodeError, UnsupportedTarget
 from .guard import is_closed_stream, run_guarded
 from .outfile import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, PROG, check_output, open_output, safe_name
 from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
@@ -33,6 +33,8 @@ NEWEST_NAME = NEWEST.name
 TYPE_HELP = ("a C type as `d3dkmddi types` lists it, in any case: a typedef, its tag or an alias "
              "(DXGK_ALLOCATIONINFO, _DXGK_SEGMENTFLAGS, PHYSICAL_ADDRESS), or an enum (DXGK_PAGESIZE)")
 WINDBG_HELP = f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width ('-' for standard input)"
+COMPARE_HELP = ("two targets, each an ABI (x86), an interface version (WDDM2_0, 0x5023) or both (x86:WDDM2_0); "
+                "what one leaves out is --abi's or --ddi's")
 _BAD_INPUT = "bad input: one line on standard error, before any output"
 # Each command's exit statuses and what they mean; every command also gives 130 on Ctrl-C, 143 on SIGTERM.
 EXIT_STATUS = {
@@ -177,10 +179,15 @@ def _parser(argv=()) -> argparse.ArgumentParser:
 
     q = command("layout", "the layout table of a type, like dt without an address",
                 "Print a type's layout at a target as WinDbg's dt prints it without an address: offsets, C types,\n"
-                "bit positions and widths.",
+                "bit positions and widths.  --compare prints the leaves whose offset, bit, width or presence\n"
+                "differ between two targets.",
                 ["d3dkmddi layout DXGK_ALLOCATIONINFO --abi x86 --ddi 0x5023",
-                 "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json"])
+                 "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json",
+                 "d3dkmddi layout DXGK_ALLOCATIONINFO --compare x86,x64",
+                 "d3dkmddi layout DXGK_SEGMENTFLAGS --compare WDDM2_0,WDDM3_2",
+                 "d3dkmddi layout DXGK_ALLOCATIONLIST --compare x86:WDDM1_3,x64:WDDM2_0"])
     q.add_argument("type", metavar="TYPE", help=TYPE_HELP)
+    q.add_argument("--compare", metavar="A,B", help=COMPARE_HELP)
     target_options(q)
 
     q = command("types", "the types that exist at a target",
@@ -391,7 +398,40 @@ def cmd_validate(args, stdout, stderr) -> int:
 
 
 # ------------------------------------------------------------------ layout, types, demo, etw
+def _compare_targets(args) -> list:
+    """The two (abi, version) targets of ``--compare A,B``."""
+    items = args.compare.split(",")
+    if len(items) != 2 or not all(item.strip() for item in items):
+        raise UsageError(f"--compare {_clip(args.compare)}: give two targets separated by a comma: {COMPARE_HELP}")
+    abi, version = _target(args)
+    out = []
+    for item in (item.strip() for item in items):
+        if ":" in item:
+            named_abi, _, named_version = item.partition(":")
+            try:
+                out.append((parse_abi(named_abi), int(parse_version(named_version))))
+            except UnsupportedTarget as exc:
+                raise UsageError(f"--compare {_clip(item)}: {exc}") from None
+            continue
+        try:
+            out.append((parse_abi(item), version))
+        except UnsupportedTarget:
+            try:
+                out.append((abi, int(parse_version(item))))
+            except UnsupportedTarget as exc:
+                raise UsageError(f"--compare: {_clip(item)} is neither an ABI ({', '.join(ABIS)}) nor an interface "
+                                 f"version ({exc})") from None
+    return out
+
+
 def cmd_layout(args, stdout, stderr) -> int:
+    if args.compare is not None:
+        from .introspect import layout_diff
+
+        diff = layout_diff(args.type, *_compare_targets(args))
+        stdout.write((json.dumps(jsonformat.layout_diff_json(diff), indent=2) if args.json
+                      else dttext.compare_text(diff)) + "\n")
+        return EXIT_OK
     layout = resolve_layout(args.type, _target(args))
     if layout.kind == "enum":
         from .target import class_of

@@ -317,3 +317,42 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
     return "\n".join(out)
+
+
+_ASPECT_WORDS = {"presence": "presence", "offset": "offset", "bit_offset": "bit", "bit_width": "width"}
+
+
+def _leaf_cell(leaf) -> str:
+    """A leaf at one target as a dt line places it: ``+0x010 SIZE_T, 8 bytes`` or ``+0x000 Pos 3, 1 Bit``."""
+    if leaf is None:
+        return "-"
+    if leaf.is_bitfield:
+        return f"+0x{leaf.offset:03x} Pos {leaf.bit_offset}, {leaf.bit_width} Bit{'s' if leaf.bit_width != 1 else ''}"
+    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
+
+
+def _side_size(side) -> str:
+    if side.layout is None:
+        return f"not at this target (exists {side.absent})"
+    return f"size 0x{side.layout.size:x} ({side.layout.size}), align {side.layout.align}"
+
+
+def compare_text(diff) -> str:
+    """``d3dkmddi layout TYPE --compare A,B``: the leaves whose offset, bit, width or presence differ,
+    each side as dt places it (an ``introspect.LayoutDiff``)."""
+    a, b = diff.a, diff.b
+    out = [f"{diff.type_name}  {a.label}  against  {b.label}", f"   {a.label}: {_side_size(a)}",
+           f"   {b.label}: {_side_size(b)}"]
+    total = diff.same + len(diff.leaves)
+    if not diff.leaves:
+        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
+        return "\n".join(out)
+    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
+               + (f" ({diff.same} the same)" if diff.same else "") + ":")
+    rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
+            for row in diff.leaves]
+    head = ("leaf", a.label, b.label, "differs in")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    for row in [head, *rows]:
+        out.append("   " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3])
+    return "\n".join(out)

@@ -89,6 +89,22 @@ def layout_json(layout: TypeLayout, tgt=None) -> dict:
     }
 
 
+def layout_diff_json(diff) -> dict:
+    """``layout --compare --json``: both targets (size and alignment, or why the type is absent) and every
+    leaf that differs, each side's placement or null, and the aspects that differ."""
+    def side(s) -> dict:
+        placed = {"size": s.layout.size, "align": s.layout.align} if s.layout is not None else {"absent": s.absent}
+        return {"target": target_json(s), **placed}
+
+    def leaf(value) -> dict | None:
+        return None if value is None else {"offset": value.offset, "bit_offset": value.bit_offset,
+                                            "bit_width": value.bit_width, "c_type": value.c_type}
+
+    return {"type": diff.type_name, "a": side(diff.a), "b": side(diff.b), "same": diff.same,
+            "leaves": [{"path": row.path, "a": leaf(row.a), "b": leaf(row.b), "differs": list(row.differs)}
+                       for row in diff.leaves]}
+
+
 # ------------------------------------------------------------------ lines
 def line_head(layout: TypeLayout) -> str:
     """The start of every line of one type: ``{"type": ..., "target": ..., "index": ``."""
