@@ -151,7 +151,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                        help="with --windbg: the dump's memory address of the first record (fffff801`2a3b4058)")
         q.add_argument("--count", default="1", help="number of records, or 'all' (default 1)")
         q.add_argument("--adapter", metavar="NAME", choices=("sample",),
-                       help="check allocations against an adapter's segments: 'sample' is the bundled adapter")
+                       help="check allocations against an adapter's segments: 'sample' is the bundled adapter's, "
+                            "written at the --abi/--ddi target")
         q.add_argument("--segments", metavar="PATH",
                        help="segment descriptors (raw bytes or WinDbg text) to check allocations against")
         q.add_argument("--segment-type", default=None, metavar="TYPE",
@@ -296,7 +297,7 @@ def _adapter(args, tgt):
             raise UsageError("give --adapter sample or --segments PATH, not both")
         from .samples import sample_adapter
 
-        return sample_adapter()
+        return sample_adapter(tgt)
     if args.segments:
         from .target import class_of
         from .semantics import Adapter
