@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from ._records import dataclass
 from .coltext import by_value, object_array
 from .errors import NotAType
-from .layout import TypeLayout
+from .layout import TypeLayout, union_arms
 from .names import ENUM_CLASSES
 from .render import (_attr, enum_name, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes,
                      number_texts, summary_column)
@@ -92,6 +92,65 @@ class RowPlan:
     specs: tuple  # (path, leaf index or None, head, show (values -> texts), table, enum C type, flags_of)
     pads: dict  # line path -> the indent of a finding printed under it
     leaf_paths: frozenset
+    arms: dict  # leaf path -> (its union member, the others): union_arms of the layout
+
+
+# ------------------------------------------------------------------ union members side by side
+def arm_note(read: tuple) -> str:
+    """What a union member's line says when its bytes are explained through ``read``, the other members
+    with a meaning in this record, and it has none: which member the value is read as, and why."""
+    names = " and ".join(read)
+    return f"same bytes as {names} (one union): read as {names}, the member this record's meanings explain"
+
+
+def with_arm_notes(plan: RowPlan, meanings: dict) -> dict:
+    """``meanings`` of one record, plus the note of every union member with no meaning of its own whose
+    bytes another member explains (RecommendedPageSize 0x1 beside Alignment 0x10000)."""
+    notes = {}
+    for path, (own, others) in plan.arms.items():
+        if path in meanings or any(p in meanings for p in own.paths):
+            continue
+        read = tuple(arm.name for arm in others if any(p in meanings for p in arm.paths))
+        if read:
+            notes[path] = arm_note(read)
+    return {**meanings, **notes} if notes else meanings
+
+
+def _column_arm_notes(np, plan: RowPlan, meanings: dict, n: int) -> dict:
+    """``with_arm_notes`` of columns: ``meanings`` maps a path to per-row texts (None where none) or
+    (index column, text), and a note goes where the row's own member has no meaning and another has."""
+    def explained(path):
+        col = meanings.get(path)
+        if col is None:
+            return None
+        if type(col) is tuple:
+            return col[0] != 0
+        return np.fromiter((text is not None for text in col), dtype=bool, count=n)
+
+    out, done = dict(meanings), set()
+    for path, (own, others) in plan.arms.items():
+        if own.paths in done:
+            continue
+        done.add(own.paths)
+        own_rows = [e for e in map(explained, own.paths) if e is not None]
+        mine = np.logical_or.reduce(own_rows) if own_rows else np.zeros(n, dtype=bool)
+        code = np.zeros(n, dtype=np.intp)
+        for i, arm in enumerate(others):
+            rows = [e for e in map(explained, arm.paths) if e is not None]
+            if rows:
+                code |= np.logical_or.reduce(rows).astype(np.intp) << i
+        code[mine] = 0
+        if not code.any():
+            continue
+        texts = {c: arm_note(tuple(a.name for i, a in enumerate(others) if c >> i & 1))
+                 for c in np.unique(code).tolist() if c}
+        notes = [texts.get(c) for c in code.tolist()]
+        for p in own.paths:
+            col = out.get(p)
+            if type(col) is tuple:
+                col = object_array(np, [None, col[1]])[col[0].astype(np.intp)].tolist()
+            out[p] = notes if col is None else [t if t is not None else note for t, note in zip(col, notes)]
+    return out
 
 
 def _widths(lines, noted: frozenset) -> tuple:
@@ -124,7 +183,7 @@ def row_plan(layout: TypeLayout, widths: tuple | None = None, noted: frozenset =
                 partial(number_texts, size=8 if leaf.is_bitfield else leaf.size, pointer=is_pointer(leaf.c_type)))
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
                       show, table, leaf.c_type if leaf.c_type in ENUM_CLASSES else None, line.flags_of))
-    return RowPlan(layout, tuple(specs), pads, frozenset(index))
+    return RowPlan(layout, tuple(specs), pads, frozenset(index), union_arms(layout))
 
 
 # ------------------------------------------------------------------ a record
@@ -188,6 +247,8 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
     out = [] if title is None else [title]
     out.extend(loose)
     values = None
+    if plan.arms:
+        meanings = with_arm_notes(plan, meanings)
     specs = plan.specs if keep is None else [spec for spec, kept in zip(plan.specs, keep) if kept]
     for path, i, head, show, _table, enum_type, flags_of in specs:
         meaning = meanings.get(path)
@@ -269,6 +330,8 @@ def column_bodies(np, plan: RowPlan, columns, meanings: dict, n: int, findings) 
     ``findings``: (path, rows, texts) in rule order, each text printed under that line in that row.
     """
     texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
+    if plan.arms:
+        meanings = _column_arm_notes(np, plan, meanings, n)
     for path, i, head, show, table, enum_type, flags_of in plan.specs:
         where[path] = len(texts)
         if i is None:
