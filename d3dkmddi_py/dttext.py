@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from ._records import dataclass
 from .coltext import by_value, object_array
 from .errors import NotAType
-from .layout import TypeLayout, union_arms
+from .layout import TypeLayout, bits_text, union_arms
 from .names import ENUM_CLASSES
 from .render import (_attr, enum_name, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes,
                      number_texts, summary_column)
@@ -375,7 +375,7 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
         layout = layout_and_bytes(layout())[0] if isinstance(layout, type) else layout
     lines = layout.lines
     width = _widths(lines, frozenset())[0]
-    out = [f"{layout.c_name}  {label or layout.label}  size 0x{layout.size:x} ({layout.size}), align {layout.align}"]
+    out = [f"{layout.c_name}  {label or layout.label}  {_size_text(layout)}"]
     for line in lines:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
@@ -390,14 +390,16 @@ def _leaf_cell(leaf) -> str:
     if leaf is None:
         return "-"
     if leaf.is_bitfield:
-        return f"+0x{leaf.offset:03x} Pos {leaf.bit_offset}, {leaf.bit_width} Bit{'s' if leaf.bit_width != 1 else ''}"
+        return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
     return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
 
 
+def _size_text(layout: TypeLayout) -> str:
+    return f"size 0x{layout.size:x} ({layout.size}), align {layout.align}"
+
+
 def _side_size(side) -> str:
-    if side.layout is None:
-        return f"not at this target (exists {side.absent})"
-    return f"size 0x{side.layout.size:x} ({side.layout.size}), align {side.layout.align}"
+    return f"not at this target (exists {side.absent})" if side.layout is None else _size_text(side.layout)
 
 
 def compare_text(diff) -> str:

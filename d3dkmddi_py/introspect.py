@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._records import dataclass
 from .errors import NotAType, UnknownType
-from .layout import Leaf, TypeLayout
+from .layout import Leaf, TypeLayout, bits_text
 
 
 def leaves(type_or_instance) -> tuple[Leaf, ...]:
@@ -29,7 +29,7 @@ def layout_table(type_or_instance) -> str:
     lines = []
     for leaf in items:
         if leaf.is_bitfield:
-            what = f"Pos {leaf.bit_offset}, {leaf.bit_width} Bit{'s' if leaf.bit_width != 1 else ''}"
+            what = bits_text(leaf.bit_offset, leaf.bit_width)
         else:
             what = leaf.c_type
         lines.append(f"   +0x{leaf.offset:03x} {leaf.path:<{width}} : {what}")

@@ -216,13 +216,18 @@ class Line:
     flags_of: tuple = ()  # for a flag word's Value: the (path, width) of its bitfields
 
 
+def bits_text(bit: int, width: int) -> str:
+    """A bitfield as ``dt`` prints it: ``Pos 3, 1 Bit``, ``Pos 0, 5 Bits``."""
+    return f"Pos {bit}, {width} Bit{'s' if width != 1 else ''}"
+
+
 def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix: str = "") -> list:
     """The dt -r lines of a record, anonymous unions and structs flattened."""
     out = []
     for m in rec.members:
         if isinstance(m, BitField):
-            bits = f"Pos {m.bit}, {m.width} Bit{'s' if m.width != 1 else ''}"
-            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits, leaves_by_path[prefix + m.name]))
+            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits_text(m.bit, m.width),
+                            leaves_by_path[prefix + m.name]))
         elif isinstance(m, Scalar):
             if m.count is None:
                 flags = _flag_siblings(rec, prefix) if m.name == "Value" and rec.kind == "union" else ()
