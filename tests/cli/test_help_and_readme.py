@@ -55,6 +55,14 @@ def test_etw_says_it_exits_1_after_writing_its_output():
     assert cli.EXIT_STATUS["validate"][cli.EXIT_FINDINGS] and cli.EXIT_FINDINGS not in cli.EXIT_STATUS["decode"]
 
 
+def test_etw_does_exit_1_after_writing_its_tables(tmp_path):
+    """What the help and the README say, as the command does it: the sample trace has error-level findings."""
+    out, err, status = cli.run(["etw", "sample", "--format", "csv", "-o", str(tmp_path)])
+    assert status == cli.EXIT_FINDINGS, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["allocations.csv", "findings.csv", "segments.csv"]
+    assert "error" in (tmp_path / "findings.csv").read_text()
+
+
 def test_the_readme_lists_every_commands_exit_statuses_once():
     assert sorted(readme_exit_rows()) == sorted(COMMANDS)
 

@@ -70,6 +70,9 @@ def test_layout_json_of_every_type(abi, version):
     names = [n for n in TYPES if n in known_names(abi, int(version))]
     for name in names:
         assert_no_big_numbers(run("layout", name, "--abi", abi, "--ddi", version.name, "--json"), (name, abi))
+        other = "x64" if abi == "x86" else "x86"
+        assert_no_big_numbers(run("layout", name, "--compare", f"{abi}:{version.name},{other}:{kmd.NEWEST.name}",
+                                  "--json"), (name, abi, "--compare"))
 
 
 def test_a_64_bit_leafs_mask_is_a_hex_string_as_its_values_are():
