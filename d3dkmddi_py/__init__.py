@@ -10,10 +10,24 @@ Start here::
     print(kmd.report("DXGK_SEGMENTFLAGS", 0x485)) # what `d3dkmddi decode` prints
     kmd.semantics.check(0x485, "DXGK_SEGMENTFLAGS")   # the documented rules, as findings
     kmd.bulk.decode_array("DXGK_ALLOCATIONINFO", pathlib.Path("allocs.bin"))  # NumPy columns
+    kmd.etw.read("trace.etl")                     # a GPU trace's segment and allocation events
     kmd.get_include()                             # the C mirror's folder, for -I
 
-The command line is ``d3dkmddi`` (``d3dkmddi demo`` first).  Errors are the classes of
-``d3dkmddi_py.errors``, each a ValueError or a TypeError.
+The command line is ``d3dkmddi`` (``d3dkmddi demo`` first): decode, validate, layout, types, etw.
+
+Every entry point (``help(kmd.<name>)`` documents each):
+
+    layouts   target, leaves, layout_table, layout_diff, parse_abi, parse_interface_version, get_include
+    records   decode, report, render_text, record_json, parse_hex, parse_windbg
+    rules     check, validate, explain, field_meanings, to_dict, from_dict; all of them: semantics
+    words     decode_segment_flags, decode_segment_preference, build_segment_preference,
+              decode_bank_preference, build_bank_preference, segment_set, segment_set_mask,
+              decode_priority, power_behaviour
+    columns   decode_array, iter_chunks, column_findings, validate_array, write_records: bulk (NumPy)
+    traces    etw: read, summary, adapters, from_records (.etl files and their XML)
+
+Classes are documented by their own help: the C types (``dir(kmd)``, ``d3dkmddi types``), Target, Leaf,
+Adapter, Finding, Columns, and the errors of ``d3dkmddi_py.errors``, each a ValueError or a TypeError.
 
 Names load on first use, so ``import d3dkmddi_py`` loads nothing else (a debugger's Python can use
 the classes with the standard library alone).
@@ -28,7 +42,7 @@ import types as _types
 # Each exported function or class, by the module that defines it.
 _EXPORTS = {
     ".errors": ("D3dkmddiError", "InvalidFieldType", "InvalidFieldValue", "MissingMember", "UnsupportedTarget"),
-    ".introspect": ("layout_table", "leaves"),
+    ".introspect": ("LayoutDiff", "layout_diff", "layout_table", "leaves"),
     ".layout": ("Leaf",),
     ".names": ("ABIS", "NEWEST", "InterfaceVersion", "parse_abi", "parse_interface_version"),
     ".target": ("Target", "target"),
@@ -47,7 +61,7 @@ _EXPORTS = {
     ".bulk": ("BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
               "validate_array", "write_records"),
 }
-_SUBPACKAGES = ("semantics", "bulk")  # exported as modules
+_SUBPACKAGES = ("semantics", "bulk", "etw")  # exported as modules
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 _HIDDEN = {"ENUM_CLASSES": ".names"}  # importable as before, not in __all__
 _HOME.update(_HIDDEN)
@@ -102,11 +116,18 @@ def _public_names() -> list:
     ]
 
 
+def _entry_points() -> list:
+    """``__all__``: the public names that are no class (functions, subpackages, constants), so that
+    help(d3dkmddi_py) stays a guide; each class has its own help, and dir() lists them all."""
+    package = _sys.modules[__name__]
+    return [n for n in dict.fromkeys(_public_names()) if not isinstance(getattr(package, n), type)]
+
+
 def __getattr__(name: str):
     if name in _HOME:
         value = getattr(_importlib.import_module(_HOME[name], __name__), name)
     elif name == "__all__":
-        value = _public_names()
+        value = _entry_points()
     elif name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     elif _constant(name) is not None:

@@ -355,7 +355,7 @@ def render_stub() -> str:
     for alias, cls in default.types.items():
         if alias not in _spec.TYPEDEFS and alias not in _spec.ENUMS:
             out.append(f"{alias} = {typedef_names[id(cls)]}")
-    public = list(dict.fromkeys(pkg._public_names()))
+    public = pkg._entry_points()
     out += ["", "__all__ = ["]
     out += [f"    {n!r}," for n in public]
     out += ["]", ""]

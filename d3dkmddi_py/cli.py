@@ -16,19 +16,46 @@ import warnings
 
 from . import dttext, jsonformat, pipeline
 from ._numpy import parquet_unavailable
-from .errors import D3dkmddiError, DecodeError
+from .errors import D3dkmddiError, DecodeError, UnsupportedTarget
 from .guard import is_closed_stream, run_guarded
-from .outfile import check_output, open_output, safe_name
+from .outfile import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, PROG, check_output, open_output, safe_name
 from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
-from .windbg import Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
+from .windbg import WINDBG_COMMANDS, Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
 
-PROG = "d3dkmddi"
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS = 0, 1
 BULK_FORMATS = ("csv", "jsonl", "parquet")
 NEWEST_NAME = NEWEST.name
+
+# The words the help and the README both say (tests/cli/test_help_and_readme.py holds them to each other).
+TYPE_HELP = ("a C type as `d3dkmddi types` lists it, in any case: a typedef, its tag or an alias "
+             "(DXGK_ALLOCATIONINFO, _DXGK_SEGMENTFLAGS, PHYSICAL_ADDRESS), or an enum (DXGK_PAGESIZE)")
+WINDBG_HELP = f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width ('-' for standard input)"
+COMPARE_HELP = ("two targets, each an ABI (x86), an interface version (WDDM2_0, 0x5023) or both (x86:WDDM2_0); "
+                "what one leaves out is --abi's or --ddi's")
+_BAD_INPUT = "bad input: one line on standard error, before any output"
+# Each command's exit statuses and what they mean; every command also gives 130 on Ctrl-C, 143 on SIGTERM.
+EXIT_STATUS = {
+    "decode": {EXIT_OK: "decoded", EXIT_USAGE: _BAD_INPUT},
+    "validate": {EXIT_OK: "no error-level finding", EXIT_FINDINGS: "an error-level finding (all findings printed)",
+                 EXIT_USAGE: _BAD_INPUT},
+    "layout": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
+    "types": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
+    "demo": {EXIT_OK: "printed (the sample's findings do not change it)", EXIT_USAGE: "a bad option"},
+    "etw": {EXIT_OK: "no error-level finding",
+            EXIT_FINDINGS: "an error-level finding, after the text, JSON or tables are written",
+            EXIT_USAGE: "bad input: one line naming the event and field (a damaged .etl file: the buffer and byte)"},
+}
+SIGNAL_STATUS = {EXIT_INTERRUPTED: "Ctrl-C", EXIT_TERMINATED: "SIGTERM"}
+for _statuses in EXIT_STATUS.values():
+    _statuses.update(SIGNAL_STATUS)
+
+
+def exit_text(command: str) -> str:
+    """``0 decoded; 2 bad input: ...; 130 Ctrl-C; 143 SIGTERM``: the help's and the README's words."""
+    return "; ".join(f"{status} {meaning}" for status, meaning in EXIT_STATUS[command].items())
 
 
 class UsageError(D3dkmddiError):
@@ -99,7 +126,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, summary: str, description: str, examples: list):
-        epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
+        epilog = ("examples:\n" + "\n".join(f"  {e}" for e in examples) +
+                  f"\n\nexit status: {exit_text(name)}")
         return sub.add_parser(name, help=summary, description=description, epilog=epilog,
                               formatter_class=_sized(argparse.RawDescriptionHelpFormatter))
 
@@ -111,19 +139,20 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     def input_options(q, what: str):
-        q.add_argument("type", metavar="TYPE", help="C type name, e.g. DXGK_ALLOCATIONINFO")
+        q.add_argument("type", metavar="TYPE", help=TYPE_HELP)
         q.add_argument("value", metavar="VALUE", nargs="?",
                        help="an integer word (0x485, 1157, 00000000`00000485), e.g. from an ETW event or a register")
         src = q.add_mutually_exclusive_group()
         src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input)")
-        src.add_argument("--windbg", metavar="PATH", help="text of WinDbg db/dd/dq/dp/dps output ('-' for standard input)")
+        src.add_argument("--windbg", metavar="PATH", help=WINDBG_HELP)
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
         q.add_argument("--offset", default="0", help="byte offset of the first record in the input (default 0)")
         q.add_argument("--address", metavar="ADDRESS",
                        help="with --windbg: the dump's memory address of the first record (fffff801`2a3b4058)")
         q.add_argument("--count", default="1", help="number of records, or 'all' (default 1)")
         q.add_argument("--adapter", metavar="NAME", choices=("sample",),
-                       help="check allocations against an adapter's segments: 'sample' is the bundled adapter")
+                       help="check allocations against an adapter's segments: 'sample' is the bundled adapter's, "
+                            "written at the --abi/--ddi target")
         q.add_argument("--segments", metavar="PATH",
                        help="segment descriptors (raw bytes or WinDbg text) to check allocations against")
         q.add_argument("--segment-type", default=None, metavar="TYPE",
@@ -151,10 +180,15 @@ def _parser(argv=()) -> argparse.ArgumentParser:
 
     q = command("layout", "the layout table of a type, like dt without an address",
                 "Print a type's layout at a target as WinDbg's dt prints it without an address: offsets, C types,\n"
-                "bit positions and widths.",
+                "bit positions and widths.  --compare prints the leaves whose offset, bit, width or presence\n"
+                "differ between two targets.",
                 ["d3dkmddi layout DXGK_ALLOCATIONINFO --abi x86 --ddi 0x5023",
-                 "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json"])
-    q.add_argument("type", metavar="TYPE")
+                 "d3dkmddi layout DXGK_SEGMENTDESCRIPTOR4 --json",
+                 "d3dkmddi layout DXGK_ALLOCATIONINFO --compare x86,x64",
+                 "d3dkmddi layout DXGK_SEGMENTFLAGS --compare WDDM2_0,WDDM3_2",
+                 "d3dkmddi layout DXGK_ALLOCATIONLIST --compare x86:WDDM1_3,x64:WDDM2_0"])
+    q.add_argument("type", metavar="TYPE", help=TYPE_HELP)
+    q.add_argument("--compare", metavar="A,B", help=COMPARE_HELP)
     target_options(q)
 
     q = command("types", "the types that exist at a target",
@@ -263,7 +297,7 @@ def _adapter(args, tgt):
             raise UsageError("give --adapter sample or --segments PATH, not both")
         from .samples import sample_adapter
 
-        return sample_adapter()
+        return sample_adapter(tgt)
     if args.segments:
         from .target import class_of
         from .semantics import Adapter
@@ -365,7 +399,40 @@ def cmd_validate(args, stdout, stderr) -> int:
 
 
 # ------------------------------------------------------------------ layout, types, demo, etw
+def _compare_targets(args) -> list:
+    """The two (abi, version) targets of ``--compare A,B``."""
+    items = args.compare.split(",")
+    if len(items) != 2 or not all(item.strip() for item in items):
+        raise UsageError(f"--compare {_clip(args.compare)}: give two targets separated by a comma: {COMPARE_HELP}")
+    abi, version = _target(args)
+    out = []
+    for item in (item.strip() for item in items):
+        if ":" in item:
+            named_abi, _, named_version = item.partition(":")
+            try:
+                out.append((parse_abi(named_abi), int(parse_version(named_version))))
+            except UnsupportedTarget as exc:
+                raise UsageError(f"--compare {_clip(item)}: {exc}") from None
+            continue
+        try:
+            out.append((parse_abi(item), version))
+        except UnsupportedTarget:
+            try:
+                out.append((abi, int(parse_version(item))))
+            except UnsupportedTarget as exc:
+                raise UsageError(f"--compare: {_clip(item)} is neither an ABI ({', '.join(ABIS)}) nor an interface "
+                                 f"version ({exc})") from None
+    return out
+
+
 def cmd_layout(args, stdout, stderr) -> int:
+    if args.compare is not None:
+        from .introspect import layout_diff
+
+        diff = layout_diff(args.type, *_compare_targets(args))
+        stdout.write((json.dumps(jsonformat.layout_diff_json(diff), indent=2) if args.json
+                      else dttext.compare_text(diff)) + "\n")
+        return EXIT_OK
     layout = resolve_layout(args.type, _target(args))
     if layout.kind == "enum":
         from .target import class_of

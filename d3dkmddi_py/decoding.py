@@ -303,7 +303,7 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1, addres
     ``data`` is bytes, bytearray, memoryview, an ``os.PathLike`` (``pathlib.Path``), hex text
     (``"85 04 00 00"``, bytes in memory order), an integer, ``"0x485"`` or ``"00000000`00000485"``
     (a word from a register or an ETW event, little-endian), or text copied from WinDbg
-    ``db``/``dd``/``dq``/``dp``/``dps``.  A str is always data, never a file name: give a file as
+    ``db``/``dw``/``dd``/``dc``/``dq``/``dp``/``dps``/``dds``/``dyb`` (windbg.WINDBG_COMMANDS).  A str is always data, never a file name: give a file as
     ``pathlib.Path(name)`` or ``path=name``.
 
     A text with two readings (a one-space WinDbg line, hex groups longer than a byte) is refused unless

@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from ._records import dataclass
 from .coltext import by_value, object_array
 from .errors import NotAType
-from .layout import TypeLayout
+from .layout import TypeLayout, bits_text, union_arms
 from .names import ENUM_CLASSES
 from .render import (_attr, enum_name, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes,
                      number_texts, summary_column)
@@ -92,6 +92,65 @@ class RowPlan:
     specs: tuple  # (path, leaf index or None, head, show (values -> texts), table, enum C type, flags_of)
     pads: dict  # line path -> the indent of a finding printed under it
     leaf_paths: frozenset
+    arms: dict  # leaf path -> (its union member, the others): union_arms of the layout
+
+
+# ------------------------------------------------------------------ union members side by side
+def arm_note(read: tuple) -> str:
+    """What a union member's line says when its bytes are explained through ``read``, the other members
+    with a meaning in this record, and it has none: which member the value is read as, and why."""
+    names = " and ".join(read)
+    return f"same bytes as {names} (one union): read as {names}, the member this record's meanings explain"
+
+
+def with_arm_notes(plan: RowPlan, meanings: dict) -> dict:
+    """``meanings`` of one record, plus the note of every union member with no meaning of its own whose
+    bytes another member explains (RecommendedPageSize 0x1 beside Alignment 0x10000)."""
+    notes = {}
+    for path, (own, others) in plan.arms.items():
+        if path in meanings or any(p in meanings for p in own.paths):
+            continue
+        read = tuple(arm.name for arm in others if any(p in meanings for p in arm.paths))
+        if read:
+            notes[path] = arm_note(read)
+    return {**meanings, **notes} if notes else meanings
+
+
+def _column_arm_notes(np, plan: RowPlan, meanings: dict, n: int) -> dict:
+    """``with_arm_notes`` of columns: ``meanings`` maps a path to per-row texts (None where none) or
+    (index column, text), and a note goes where the row's own member has no meaning and another has."""
+    def explained(path):
+        col = meanings.get(path)
+        if col is None:
+            return None
+        if type(col) is tuple:
+            return col[0] != 0
+        return np.fromiter((text is not None for text in col), dtype=bool, count=n)
+
+    out, done = dict(meanings), set()
+    for path, (own, others) in plan.arms.items():
+        if own.paths in done:
+            continue
+        done.add(own.paths)
+        own_rows = [e for e in map(explained, own.paths) if e is not None]
+        mine = np.logical_or.reduce(own_rows) if own_rows else np.zeros(n, dtype=bool)
+        code = np.zeros(n, dtype=np.intp)
+        for i, arm in enumerate(others):
+            rows = [e for e in map(explained, arm.paths) if e is not None]
+            if rows:
+                code |= np.logical_or.reduce(rows).astype(np.intp) << i
+        code[mine] = 0
+        if not code.any():
+            continue
+        texts = {c: arm_note(tuple(a.name for i, a in enumerate(others) if c >> i & 1))
+                 for c in np.unique(code).tolist() if c}
+        notes = [texts.get(c) for c in code.tolist()]
+        for p in own.paths:
+            col = out.get(p)
+            if type(col) is tuple:
+                col = object_array(np, [None, col[1]])[col[0].astype(np.intp)].tolist()
+            out[p] = notes if col is None else [t if t is not None else note for t, note in zip(col, notes)]
+    return out
 
 
 def _widths(lines, noted: frozenset) -> tuple:
@@ -124,7 +183,7 @@ def row_plan(layout: TypeLayout, widths: tuple | None = None, noted: frozenset =
                 partial(number_texts, size=8 if leaf.is_bitfield else leaf.size, pointer=is_pointer(leaf.c_type)))
         specs.append((line.path, index[line.path], f"{indent}+0x{line.offset:03x} {name} : {line.kind.ljust(kind_width)}  ",
                       show, table, leaf.c_type if leaf.c_type in ENUM_CLASSES else None, line.flags_of))
-    return RowPlan(layout, tuple(specs), pads, frozenset(index))
+    return RowPlan(layout, tuple(specs), pads, frozenset(index), union_arms(layout))
 
 
 # ------------------------------------------------------------------ a record
@@ -188,6 +247,8 @@ def render_row(plan: RowPlan, row, placed: dict, loose: list, meanings: dict, ti
     out = [] if title is None else [title]
     out.extend(loose)
     values = None
+    if plan.arms:
+        meanings = with_arm_notes(plan, meanings)
     specs = plan.specs if keep is None else [spec for spec, kept in zip(plan.specs, keep) if kept]
     for path, i, head, show, _table, enum_type, flags_of in specs:
         meaning = meanings.get(path)
@@ -269,6 +330,8 @@ def column_bodies(np, plan: RowPlan, columns, meanings: dict, n: int, findings) 
     ``findings``: (path, rows, texts) in rule order, each text printed under that line in that row.
     """
     texts, where = [], {}  # per line of the plan: its text in every row; line path -> its place
+    if plan.arms:
+        meanings = _column_arm_notes(np, plan, meanings, n)
     for path, i, head, show, table, enum_type, flags_of in plan.specs:
         where[path] = len(texts)
         if i is None:
@@ -312,8 +375,49 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
         layout = layout_and_bytes(layout())[0] if isinstance(layout, type) else layout
     lines = layout.lines
     width = _widths(lines, frozenset())[0]
-    out = [f"{layout.c_name}  {label or layout.label}  size 0x{layout.size:x} ({layout.size}), align {layout.align}"]
+    out = [f"{layout.c_name}  {label or layout.label}  {_size_text(layout)}"]
     for line in lines:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
+    return "\n".join(out)
+
+
+_ASPECT_WORDS = {"presence": "presence", "offset": "offset", "bit_offset": "bit", "bit_width": "width"}
+
+
+def _leaf_cell(leaf) -> str:
+    """A leaf at one target as a dt line places it: ``+0x010 SIZE_T, 8 bytes`` or ``+0x000 Pos 3, 1 Bit``."""
+    if leaf is None:
+        return "-"
+    if leaf.is_bitfield:
+        return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
+    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
+
+
+def _size_text(layout: TypeLayout) -> str:
+    return f"size 0x{layout.size:x} ({layout.size}), align {layout.align}"
+
+
+def _side_size(side) -> str:
+    return f"not at this target (exists {side.absent})" if side.layout is None else _size_text(side.layout)
+
+
+def compare_text(diff) -> str:
+    """``d3dkmddi layout TYPE --compare A,B``: the leaves whose offset, bit, width or presence differ,
+    each side as dt places it (an ``introspect.LayoutDiff``)."""
+    a, b = diff.a, diff.b
+    out = [f"{diff.type_name}  {a.label}  against  {b.label}", f"   {a.label}: {_side_size(a)}",
+           f"   {b.label}: {_side_size(b)}"]
+    total = diff.same + len(diff.leaves)
+    if not diff.leaves:
+        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
+        return "\n".join(out)
+    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
+               + (f" ({diff.same} the same)" if diff.same else "") + ":")
+    rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
+            for row in diff.leaves]
+    head = ("leaf", a.label, b.label, "differs in")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    for row in [head, *rows]:
+        out.append("   " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3])
     return "\n".join(out)

@@ -1,8 +1,10 @@
-"""Introspection: the leaves of a class, and its layout as WinDbg ``dt`` prints it."""
+"""Introspection: the leaves of a class, its layout as WinDbg ``dt`` prints it, and how two targets
+lay out one type differently."""
 from __future__ import annotations
 
-from .errors import NotAType
-from .layout import Leaf
+from ._records import dataclass
+from .errors import NotAType, UnknownType
+from .layout import Leaf, TypeLayout, bits_text
 
 
 def leaves(type_or_instance) -> tuple[Leaf, ...]:
@@ -27,8 +29,109 @@ def layout_table(type_or_instance) -> str:
     lines = []
     for leaf in items:
         if leaf.is_bitfield:
-            what = f"Pos {leaf.bit_offset}, {leaf.bit_width} Bit{'s' if leaf.bit_width != 1 else ''}"
+            what = bits_text(leaf.bit_offset, leaf.bit_width)
         else:
             what = leaf.c_type
         lines.append(f"   +0x{leaf.offset:03x} {leaf.path:<{width}} : {what}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ two targets side by side
+ASPECTS = ("offset", "bit_offset", "bit_width")  # what places a leaf's bits; "presence" when one side lacks it
+
+
+@dataclass(frozen=True)
+class Side:
+    """One target of a comparison: its layout of the type, or None with where the type exists."""
+
+    abi: str
+    version: int
+    label: str
+    layout: TypeLayout | None
+    absent: str | None = None
+
+
+@dataclass(frozen=True)
+class LeafDiff:
+    """A leaf laid out differently at the two targets: ``a``/``b`` None where it does not exist;
+    ``differs`` names the aspects that differ ("presence", or some of ASPECTS)."""
+
+    path: str
+    a: Leaf | None
+    b: Leaf | None
+    differs: tuple
+
+
+@dataclass(frozen=True)
+class LayoutDiff:
+    """``layout_diff``: the type, both sides, the leaves that differ (in layout order) and how many leaves
+    the two targets place alike."""
+
+    type_name: str
+    a: Side
+    b: Side
+    leaves: tuple
+    same: int
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.leaves) or self.a.layout is None or self.b.layout is None or \
+            (self.a.layout.size, self.a.layout.align) != (self.b.layout.size, self.b.layout.align)
+
+
+def layout_diff(type_, a, b) -> LayoutDiff:
+    """The leaves of a type whose offset, bit position, width or presence differ between two targets,
+    as ``dt`` users diff two layouts by hand.
+
+    ``type_``: a C name (any case, a tag or an alias) or a class (its C name); ``a``/``b``: a Target, an
+    ABI name or an (abi, interface version) pair, as everywhere.  A type that exists at one target only
+    gives every leaf as present on that side; at neither, the first side's error is raised.
+    """
+    from .names import parse_target, target_label, type_guard
+    from .resolve import resolve_layout
+
+    name = getattr(type_, "_c_name_", type_)
+    found, errors = [], []
+    for tgt in (a, b):
+        abi, version = parse_target(tgt)
+        try:
+            found.append((abi, version, resolve_layout(name, (abi, version))))
+        except UnknownType as exc:
+            found.append((abi, version, None))
+            errors.append(exc)
+    if len(errors) == 2:
+        raise errors[0]
+    c_name = next(layout.c_name for _abi, _version, layout in found if layout is not None)
+    a_side, b_side = (Side(abi, version, target_label(abi, version), layout,
+                           None if layout is not None else f"only where {type_guard(c_name).describe()}")
+                      for abi, version, layout in found)
+    a_leaves = a_side.layout.by_path if a_side.layout is not None else {}
+    b_leaves = b_side.layout.by_path if b_side.layout is not None else {}
+    rows, same = [], 0
+    for path in _merged_paths(list(a_leaves), list(b_leaves)):
+        left, right = a_leaves.get(path), b_leaves.get(path)
+        if left is None or right is None:
+            rows.append(LeafDiff(path, left, right, ("presence",)))
+            continue
+        differs = tuple(k for k in ASPECTS if getattr(left, k) != getattr(right, k))
+        if differs:
+            rows.append(LeafDiff(path, left, right, differs))
+        else:
+            same += 1
+    return LayoutDiff(c_name, a_side, b_side, tuple(rows), same)
+
+
+def _merged_paths(first: list, second: list) -> list:
+    """Both sides' leaf paths in layout order: ``first``'s, each path only ``second`` has placed after
+    the path it follows there."""
+    out = list(first)
+    known = set(out)
+    last = -1
+    for path in second:
+        if path in known:
+            last = out.index(path)
+            continue
+        last += 1
+        out.insert(last, path)
+        known.add(path)
+    return out

@@ -12,7 +12,7 @@ from json.encoder import encode_basestring_ascii as _json_str
 
 from .coltext import by_value, joined_column, object_array
 from .errors import NotAType
-from .jsonvalue import hex_text, json_hex
+from .jsonvalue import hex_text, json_hex, json_mask
 from .layout import TypeLayout, type_layout
 from .names import ENUM_CLASSES, parse_target
 from .render import enum_name, finding_json, layout_and_bytes, names_of, summary_column
@@ -84,9 +84,25 @@ def layout_json(layout: TypeLayout, tgt=None) -> dict:
         "align": layout.align,
         "leaves": [{"path": leaf.path, "offset": leaf.offset, "bit_offset": leaf.bit_offset,
                     "bit_width": leaf.bit_width, "c_type": leaf.c_type, "size": leaf.size,
-                    "is_bitfield": leaf.is_bitfield, "signed": leaf.signed, "mask": leaf.mask}
+                    "is_bitfield": leaf.is_bitfield, "signed": leaf.signed, "mask": json_mask(leaf)}
                    for leaf in layout.leaves],
     }
+
+
+def layout_diff_json(diff) -> dict:
+    """``layout --compare --json``: both targets (size and alignment, or why the type is absent) and every
+    leaf that differs, each side's placement or null, and the aspects that differ."""
+    def side(s) -> dict:
+        placed = {"size": s.layout.size, "align": s.layout.align} if s.layout is not None else {"absent": s.absent}
+        return {"target": target_json(s), **placed}
+
+    def leaf(value) -> dict | None:
+        return None if value is None else {"offset": value.offset, "bit_offset": value.bit_offset,
+                                            "bit_width": value.bit_width, "c_type": value.c_type}
+
+    return {"type": diff.type_name, "a": side(diff.a), "b": side(diff.b), "same": diff.same,
+            "leaves": [{"path": row.path, "a": leaf(row.a), "b": leaf(row.b), "differs": list(row.differs)}
+                       for row in diff.leaves]}
 
 
 # ------------------------------------------------------------------ lines

@@ -26,8 +26,20 @@ def json_hex(leaf) -> bool:
 def json_value(leaf, value: int):
     """The JSON form of a leaf's value: the int, or ``"0x..."`` (lowercase, the unsigned bit pattern)."""
     if json_hex(leaf):
-        return f"0x{value & ((1 << leaf.bit_width) - 1):x}"
+        return wide_text(value, leaf.bit_width)
     return value
+
+
+def wide_text(value: int, bits: int = 64) -> str:
+    """The ``"0x..."`` form of a ``bits``-wide value: its unsigned bit pattern (lowercase), for a leaf and
+    for a 64-bit number that is not one (an ETW event's UInt64 or pointer, an .etl header's LARGE_INTEGER)."""
+    return f"0x{value & ((1 << bits) - 1):x}"
+
+
+def json_mask(leaf):
+    """A leaf's mask in its storage unit, in the form the leaf's values take (a 64-bit leaf's mask is
+    ``"0x..."`` as its values are): within the unit, so a number only where the unit is 32 bits or less."""
+    return f"0x{leaf.mask:x}" if json_hex(leaf) else leaf.mask
 
 
 def hex_text(value: int) -> str:
@@ -59,4 +71,4 @@ def leaf_from_json(leaf, value):
     return number
 
 
-__all__ = ["json_hex", "json_value", "hex_text", "json_number", "leaf_from_json"]
+__all__ = ["json_hex", "json_value", "json_mask", "wide_text", "hex_text", "json_number", "leaf_from_json"]

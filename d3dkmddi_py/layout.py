@@ -216,13 +216,18 @@ class Line:
     flags_of: tuple = ()  # for a flag word's Value: the (path, width) of its bitfields
 
 
+def bits_text(bit: int, width: int) -> str:
+    """A bitfield as ``dt`` prints it: ``Pos 3, 1 Bit``, ``Pos 0, 5 Bits``."""
+    return f"Pos {bit}, {width} Bit{'s' if width != 1 else ''}"
+
+
 def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix: str = "") -> list:
     """The dt -r lines of a record, anonymous unions and structs flattened."""
     out = []
     for m in rec.members:
         if isinstance(m, BitField):
-            bits = f"Pos {m.bit}, {m.width} Bit{'s' if m.width != 1 else ''}"
-            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits, leaves_by_path[prefix + m.name]))
+            out.append(Line(depth, m.offset, m.name, prefix + m.name, bits_text(m.bit, m.width),
+                            leaves_by_path[prefix + m.name]))
         elif isinstance(m, Scalar):
             if m.count is None:
                 flags = _flag_siblings(rec, prefix) if m.name == "Value" and rec.kind == "union" else ()
@@ -251,6 +256,49 @@ def _flag_siblings(union: RecordLayout, prefix: str) -> tuple:
         if isinstance(m, Nested) and m.name is None and m.record.kind == "struct":
             out.extend((prefix + b.name, b.width) for b in m.record.members if isinstance(b, BitField))
     return tuple(out)
+
+
+def _member_leaves(m, prefix: str) -> tuple:
+    """The leaf paths of one member of a record (``prefix`` its record's)."""
+    if isinstance(m, BitField):
+        return (prefix + m.name,)
+    if isinstance(m, Scalar):
+        return (prefix + m.name,) if m.count is None else tuple(f"{prefix}{m.name}[{i}]" for i in range(m.count))
+    return tuple(leaf.path for leaf in record_leaves(m.record, prefix if m.name is None else f"{prefix}{m.name}."))
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One member of a union, as a renderer names it: ``Alignment``, ``FlagsWddm2``, or the leaves of an
+    anonymous struct (``MinimumPageSize/RecommendedPageSize``)."""
+
+    name: str
+    paths: tuple
+
+
+def _arms(rec: RecordLayout, prefix: str, out: dict) -> dict:
+    """Leaf path -> (its own member, the other members) of the innermost union it is in, for every union
+    but the flag-word idiom (bitfields beside their ``Value``, which names them already)."""
+    if rec.kind == "union" and not _flag_siblings(rec, prefix):
+        arms = []
+        for m in rec.members:
+            paths = _member_leaves(m, prefix)
+            arms.append(Arm("/".join(paths) if m.name is None else prefix + m.name, paths))
+        for arm in arms:
+            others = tuple(a for a in arms if a is not arm)
+            out.update((path, (arm, others)) for path in arm.paths)
+    for m in rec.members:
+        if isinstance(m, Nested):
+            _arms(m.record, prefix if m.name is None else f"{prefix}{m.name}.", out)
+    return out
+
+
+@lru_cache(maxsize=None)
+def union_arms(layout: "TypeLayout") -> dict:
+    """Leaf path -> (its Arm, the other Arms of its union): the members that share its bytes (Alignment
+    and MinimumPageSize/RecommendedPageSize; QuadPart and LowPart/HighPart), for a renderer to say which
+    member a value is read as."""
+    return {} if layout.record is None else _arms(layout.record, "", {})
 
 
 # ------------------------------------------------------------------ one value per (type, target)

@@ -1,4 +1,4 @@
-"""WinDbg text and the numbers users type: memory dumps (db/dw/dd/dq/dp/dc/dps), hex bytes, integers.
+"""WinDbg text and the numbers users type: memory dumps (WINDBG_COMMANDS), hex bytes, integers.
 
 Pure text parsing, no files: the result is a ``Memory`` (bytes plus the debuggee address of the
 first byte).  Errors are ``DecodeError`` / ``WinDbgTextError`` with a one-line message.
@@ -9,6 +9,12 @@ import re
 
 from ._records import dataclass
 from .errors import DecodeError, WinDbgTextError
+
+
+# The WinDbg memory commands whose output parse_windbg reads (the command's --windbg help and the README
+# name these): bytes, words, dwords with or without characters, qwords, pointers with or without symbols,
+# and bytes in binary.
+WINDBG_COMMANDS = ("db", "dw", "dd", "dc", "dq", "dp", "dps", "dds", "dyb")
 
 
 # ------------------------------------------------------------------ data
@@ -194,8 +200,8 @@ def _unit_of(rest: str):
 
 
 def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
-    """Bytes from the output of ``db``, ``dw``, ``dd``, ``dc``, ``dq``, ``dp`` or ``dps``, address columns
-    included, at any width (``/c N``).
+    """Bytes from the output of ``db``, ``dw``, ``dd``, ``dc``, ``dq``, ``dp``, ``dps``, ``dds`` or ``dyb``
+    (WINDBG_COMMANDS), address columns included, at any width (``/c N``).
 
     Prompt lines (``kd>``, ``0: kd:x86>``, ``0:000>`` ...) and blank lines are skipped.  The lines
     must be one contiguous range printed in one unit: each line starts where the previous one's

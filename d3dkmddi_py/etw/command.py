@@ -15,11 +15,13 @@ from pathlib import Path
 from .. import dttext, jsonformat, render
 from .._numpy import parquet_unavailable
 from ..errors import EtwInputError
+from ..jsonvalue import wide_text
 from ..names import ABIS, NEWEST, parse_abi, parse_version
 from ..semantics import field_meanings
 from ..target import target as make_target
 from ..bulk.table import FORMATS
 from ..bulk.write import Progress
+from .etlfile import WIDE_FACTS
 from .events import json_value
 from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
 from .model import Tracker
@@ -101,7 +103,8 @@ _SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("wi
 
 def _summary(facts: dict, as_json: bool, stdout) -> int:
     if as_json:
-        stdout.write(json.dumps(facts) + "\n")
+        stdout.write(json.dumps({k: wide_text(v) if k in WIDE_FACTS and type(v) is int else v
+                                 for k, v in facts.items()}) + "\n")
         return 0
     w = stdout.write
     w(f"d3dkmddi etw --summary: {facts['file']}\n")

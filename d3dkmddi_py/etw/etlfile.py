@@ -63,6 +63,7 @@ KNOWN_PROVIDERS = {KERNEL_LOGGER_GUID: "Windows Kernel",
 # TRACE_LOGFILE_HEADER, the log-file header event's data: the part before its two pointers
 _LOGFILE_FIXED = struct.Struct("<IIIIqIIIIIIII")  # BufferSize .. CpuSpeedInMHz (56 bytes)
 _LOGFILE_TAIL = struct.Struct("<qqqII")  # BootTime, PerfFreq, StartTime, ReservedFlags, BuffersLost
+WIDE_FACTS = ("perf_freq",)  # the header's 64-bit facts kept as numbers: "0x..." in JSON (jsonvalue.wide_text)
 _TIME_ZONE = 172  # TIME_ZONE_INFORMATION
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
 _UNIX_EPOCH_FILETIME = 116_444_736_000_000_000  # 1970-01-01 in 100 ns since 1601

@@ -10,6 +10,7 @@ from __future__ import annotations
 from operator import itemgetter
 
 from ..errors import EtwInputError
+from ..jsonvalue import wide_text
 from .schema import (ADAPTER_ALLOCATION, BIT_MAPS, BOOLEAN, EXTRA_FIELDS, FIELDS, FORMAT_NAME_PREFIX, IN_TYPE_MAX,
                      KIND_BY_NAME, KINDS, OPCODES, POINTER, REPORT_SEGMENT, UINT64, EventKind, flag_names)
 
@@ -322,9 +323,9 @@ def from_records(records):
 def json_value(name: str, in_type: str, value):
     """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are."""
     if value.__class__ is int:  # the common case first
-        return f"0x{value:x}" if in_type in _HEX_TYPES else value
+        return wide_text(value) if in_type in _HEX_TYPES else value
     if in_type in _HEX_TYPES and isinstance(value, int):
-        return f"0x{value:x}"
+        return wide_text(value)
     if isinstance(value, bool) or isinstance(value, str):
         return value
     return int(value)

@@ -8,12 +8,15 @@ first of them as WinDbg ``dq`` output.  All three are written by ``build.py`` (r
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from . import build
 from ..decoding import decode_records
+from ..errors import InvalidFieldValue, MissingMember, UnsupportedTarget
+from ..names import ABIS, InterfaceVersion
 from ..semantics import Adapter
-from ..target import target
+from ..target import as_target, target
 
 DIRECTORY = Path(__file__).resolve().parent
 SEGMENTS_PATH = DIRECTORY / build.SEGMENTS_FILE
@@ -40,12 +43,54 @@ def allocations():
     return records
 
 
-def sample_adapter():
-    """The sample adapter as d3dkmddi_py.semantics sees one: its descriptors and its target."""
-    tgt = sample_target()
-    return Adapter.from_descriptors([r.value for r in segments()], abi=tgt.abi,
-                                    interface_version=tgt.interface_version)
+def sample_adapter(target=None):
+    """The sample adapter as d3dkmddi_py.semantics sees one: its segments as a driver of ``target`` (a
+    Target or an (abi, version) pair; default the sample's own, x64 WDDM3_0) reports them, so allocations
+    of any target it fits are checked against the same segments.  A target whose descriptors cannot hold
+    them (a flag its version lacks, a 64-bit address on x86) raises UnsupportedTarget naming those that can.
+    """
+    tgt = sample_target() if target is None else as_target(target)
+    try:
+        data = build.segment_bytes(tgt)
+    except (MissingMember, InvalidFieldValue) as exc:
+        own = sample_target()
+        why = str(exc).split("; ")[0]  # what does not fit, without the fix for a Python caller
+        raise UnsupportedTarget(f"the sample adapter's segments cannot be written at {tgt.label}: {why}; they can "
+                                f"at {_where(sample_targets())} (its own target: {own.label}): check at one of those "
+                                f"(--abi, --ddi), or against your adapter's segments (--segments FILE)") from None
+    cls = getattr(tgt, build.SEGMENT_TYPE)
+    size = len(data) // len(build.SEGMENTS)
+    return Adapter.from_descriptors([cls.from_buffer_copy(data, i * size) for i in range(len(build.SEGMENTS))],
+                                    abi=tgt.abi, interface_version=tgt.interface_version)
+
+
+@lru_cache(maxsize=None)
+def sample_targets() -> tuple:
+    """Every (abi, version) at which the sample adapter's segments can be written, found by writing them."""
+    out = []
+    for abi in ABIS:
+        for version in InterfaceVersion:
+            try:
+                build.segment_bytes(target(abi, version))
+            except (MissingMember, InvalidFieldValue):
+                continue
+            out.append((abi, version))
+    return tuple(out)
+
+
+def _where(targets) -> str:
+    """``x64 and arm64 from WDDM2_0``: the targets per ABI, as a range when they run to the newest."""
+    versions = list(InterfaceVersion)
+    parts = {}
+    for abi in ABIS:
+        mine = [v for a, v in targets if a == abi]
+        if not mine:
+            continue
+        text = (f"from {mine[0].name}" if mine == versions[versions.index(mine[0]):] else
+                ", ".join(v.name for v in mine))
+        parts.setdefault(text, []).append(abi)
+    return "; ".join(f"{' and '.join(abis)} {text}" for text, abis in parts.items())
 
 
 __all__ = ["DIRECTORY", "SEGMENTS_PATH", "ALLOCATIONS_PATH", "WINDBG_PATH", "sample_target", "segments",
-           "allocations", "sample_adapter", "build"]
+           "allocations", "sample_adapter", "sample_targets", "build"]

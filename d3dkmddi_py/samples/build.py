@@ -176,8 +176,10 @@ def _target():
     return target(ABI, INTERFACE_VERSION)
 
 
-def segment_bytes() -> bytes:
-    cls = getattr(_target(), SEGMENT_TYPE)
+def segment_bytes(tgt=None) -> bytes:
+    """The segments as their driver reports them, at the sample's target or at ``tgt`` (a Target): the
+    checked classes refuse a target whose descriptors cannot hold them."""
+    cls = getattr(tgt or _target(), SEGMENT_TYPE)
     out = bytearray()
     for s in SEGMENTS:
         d = cls()

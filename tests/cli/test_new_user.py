@@ -71,7 +71,10 @@ def _public(module_name):
     import importlib
 
     module = importlib.import_module(module_name)
-    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    if module_name == "d3dkmddi_py":  # its __all__ leaves the classes to dir() (help stays a guide)
+        names = [n for n in dir(module) if not n.startswith("_")]
+    else:
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
     return [(n, getattr(module, n)) for n in names]
 
 
