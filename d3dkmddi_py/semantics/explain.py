@@ -437,8 +437,14 @@ def _findings_text(findings) -> str:
     for f in findings:
         out.append(f"  {f.severity.value.upper()} {f.rule_id} at {f.field} = {f.value:#x}: {f.message}")
         out.append(f"    \"{f.reference.sentence}\"")
-        out.append(f"    {f.reference.page}")
+        rule = RULES.get(f.rule_id)
+        out.append(f"    {_where(rule.source) if rule is not None else f.reference.page}")
     return "\n".join(out)
+
+
+def _where(source) -> str:
+    """A source's address, with its note when it is not the current page."""
+    return source.where + (f" ({source.note})" if source.note else "")
 
 
 def _explain_adapter(adapter: Adapter) -> str:
@@ -459,7 +465,11 @@ def rule_text(rule_id: str) -> str:
     if r is None:
         raise InvalidArgument(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them "
                               f"(e.g. {next(iter(RULES))})")
-    return f"{r.rule_id} ({r.severity.value}): {r.summary}\n  \"{r.sentence}\"\n  {r.page}"
+    lines = [f"{r.rule_id} ({r.severity.value}): {r.summary}", f"  \"{r.sentence}\"", f"  {_where(r.source)}"]
+    for label, quotes in (("also", r.also), ("a warning because", (r.softened_by,) if r.softened_by else ())):
+        for q in quotes:
+            lines += [f"  {label}: \"{q.text}\"", f"    {_where(q.source)}"]
+    return "\n".join(lines)
 
 
 __all__ = ["explain", "field_meanings", "rule_text", "ALLOC_FLAG_MEANINGS", "PAGE_SIZE"]
