@@ -1,13 +1,14 @@
 """Every word the package quotes, held to its source as the layouts are held to the compilers: each
 rule's sentence (and the sentences beside it) is found verbatim, markup and whitespace aside, in the
-copy it cites (the current page, an earlier copy, or the kit comment).  Reads ../shared (see
-sources.py)."""
+copy it cites (the current page, an earlier copy, or the kit comment), and so is every page text a
+meaning prints (``semantics._rules.QUOTED``).  Reads ../shared (see sources.py)."""
 from __future__ import annotations
 
 import pytest
 
+import d3dkmddi_py.semantics.explain  # noqa: F401 - loads every meaning, so QUOTED holds them all
 from d3dkmddi_py.semantics import RULES
-from d3dkmddi_py.semantics._rules import SEGFLAGS, SEGFLAGS_2017, Quote, Rule, Severity, SourceKind, kit
+from d3dkmddi_py.semantics._rules import QUOTED, SEGFLAGS, SEGFLAGS_2017, Quote, Rule, Severity, SourceKind, kit
 from tests.conftest import require
 from tests.golden.sources import SHARED, copy_text, current_copy, missing, normalise
 
@@ -26,6 +27,17 @@ def _quotes(rule: Rule) -> list:
 def test_every_rule_quote_is_on_the_copy_it_cites(rule_id):
     for quote in _quotes(RULES[rule_id]):
         assert missing(quote) is None, f"{rule_id}: {quote.text!r}: {missing(quote)}"
+
+
+@pytest.mark.parametrize("quote", sorted(set(QUOTED), key=lambda q: (q.source.copy, q.text)),
+                         ids=lambda q: f"{q.source.copy.rsplit('/', 1)[-1]}:{q.text[:40]}")
+def test_every_meaning_quote_is_on_the_copy_it_cites(quote):
+    assert missing(quote) is None, f"{quote.text!r}: {missing(quote)}"
+
+
+def test_meanings_quote_something():
+    kinds = {q.source.kind for q in QUOTED}
+    assert len(set(QUOTED)) > 60 and kinds == {SourceKind.PAGE, SourceKind.KIT}
 
 
 def test_a_quote_of_an_earlier_copy_is_no_longer_on_the_current_page():
