@@ -185,7 +185,8 @@ class SegmentSet:
 
 
 def segment_set(mask, *, target=None) -> SegmentSet:
-    """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32."""
+    """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32
+    (the package's reading: the kit defines the constant from WIN7, no page says from when it applies)."""
     word = word_of(mask, ("UINT",))
     wddm2 = target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0
     top = 31 if wddm2 else 32
