@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._spec.base import PAGE_SIZE
 from ..names import InterfaceVersion
+from ._rules import reading
 
 
 def page_rounded(size, abi: str = "x64"):
@@ -18,11 +19,9 @@ def effective_mask(read, write, version: int):
 
 
 def effective_source(version: int) -> tuple:
-    """(the member(s) the effective set is read from, why) at an interface version."""
+    """(the member(s) the set in force is read from, why) at an interface version."""
     if int(version) >= InterfaceVersion.WDDM2_0:
-        note = "from WDDM2_0 the video memory manager ignores SupportedReadSegmentSet"
-        if int(version) >= InterfaceVersion.WDDM3_2:
-            note += " (that word may be MmuSet)"
-        return "SupportedWriteSegmentSet", note
+        return "SupportedWriteSegmentSet", "from WDDM v2 the video memory manager ignores SupportedReadSegmentSet"
     return ("SupportedReadSegmentSet | SupportedWriteSegmentSet",
-            "before WDDM2_0 preferences may name segments of either set")
+            reading("before WDDM v2 a segment of either set supports the allocation (the page gives a read set "
+                    "and a write set, each for its operations)"))

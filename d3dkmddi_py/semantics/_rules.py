@@ -1,11 +1,15 @@
-"""Findings and the rule registry: every rule quotes the one sentence of the reference it enforces.
+"""Findings and the rule registry: every rule quotes the sentence of its source it enforces.
 
-Each rule's ``summary`` states its predicate exactly, so a column-wise re-implementation
-(the bulk decoder) can reproduce it record for record.
+A rule names where its sentence is (``Source``): the current reference page, an earlier copy of
+the page (a sentence the current page no longer has), or a comment in the kit's header.  Its
+severity follows that sentence (``severity_problem``).  Each rule's ``summary`` states its
+predicate exactly, so a column-wise re-implementation (the bulk decoder) can reproduce it record
+for record.
 """
 from __future__ import annotations
 
 import enum
+import re
 
 from .._records import dataclass
 from ..errors import D3dkmddiError
@@ -14,13 +18,15 @@ LEARN = "https://learn.microsoft.com/windows-hardware/drivers/ddi/"
 SEGFLAGS_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentflags"
 SEGDESC_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentdescriptor"
 SEGDESC3_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentdescriptor3"
+SEGDESC4_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentdescriptor4"
 BANKPREF_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentbankpreference"
 SEGPREF_PAGE = LEARN + "d3dukmdt/ns-d3dukmdt-_d3dddi_segmentpreference"
 ALLOCINFO_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfo"
 ALLOCFLAGS_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags"
+ALLOCFLAGS_WDDM2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags_wddm2_0"
 ALLOCFLAGS2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-dxgk_allocationinfoflags2"
 SETPRIORITY_PAGE = LEARN + "d3dumddi/nc-d3dumddi-pfnd3dddi_setprioritycb"
-HEADER_26100 = "d3dkmddi.h (WDK 10.0.26100), comment on DXGK_SEGMENTFLAGS.ApplicationTarget"
+KIT = "d3dkmddi.h (WDK 10.0.26100)"
 
 
 class Severity(enum.Enum):
@@ -28,6 +34,53 @@ class Severity(enum.Enum):
 
     ERROR = "error"
     WARNING = "warning"
+
+
+class SourceKind(enum.Enum):
+    """Where a quoted sentence is; the value is the note printed beside a finding that rests on it."""
+
+    PAGE = "reference page"
+    EARLIER_PAGE = "earlier version of the page"
+    KIT = "kit header comment"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A quoted sentence's home: ``where`` is the page's address (or the kit header and member);
+    ``copy`` is the copy that holds the words, relative to the shared sources: ``docs/<page>.md``
+    (the current page), ``seeds/<file>`` (an earlier copy) or the member a kit comment is on."""
+
+    kind: SourceKind
+    where: str
+    copy: str
+
+    @property
+    def note(self) -> str:
+        """What a finding resting on this source says of it: nothing for the current page."""
+        return "" if self.kind is SourceKind.PAGE else self.kind.value
+
+
+def page(url: str) -> Source:
+    """The current reference page at ``url`` (its Markdown copy is named after the address's last part)."""
+    return Source(SourceKind.PAGE, url, f"docs/{url.rsplit('/', 1)[1]}.md")
+
+
+def earlier(url: str, seed: str) -> Source:
+    """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``."""
+    return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}")
+
+
+def kit(member: str) -> Source:
+    """A comment of the kit's d3dkmddi.h on ``member`` (``TYPE.member``)."""
+    return Source(SourceKind.KIT, f"{KIT}, {member}", member)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Words of a source, verbatim (tests hold each to its copy)."""
+
+    source: Source
+    text: str
 
 
 @dataclass(frozen=True)
@@ -40,11 +93,28 @@ class Reference:
 
 @dataclass(frozen=True)
 class Rule:
+    """One documented rule: ``quote`` is the sentence a finding rests on; ``also`` other sentences
+    that say the same (the current page's where the quote is an earlier copy's, say); ``softened_by``
+    the sentence that makes a warning of a quote that forbids."""
+
     rule_id: str
     severity: Severity
-    page: str
-    sentence: str
+    quote: Quote
     summary: str  # the exact predicate, in words
+    also: tuple = ()
+    softened_by: Quote | None = None
+
+    @property
+    def source(self) -> Source:
+        return self.quote.source
+
+    @property
+    def page(self) -> str:
+        return self.quote.source.where
+
+    @property
+    def sentence(self) -> str:
+        return self.quote.text
 
     @property
     def reference(self) -> Reference:
@@ -75,231 +145,326 @@ class ValidationError(D3dkmddiError, ValueError):
         super().__init__(f"{type_name} at {target_label} breaks {len(self.findings)} documented rule(s):\n{lines}")
 
 
+# ---- the severity policy: an error rests on a sentence that forbids or states a failure; "should" is
+# a warning; a sentence that describes gives a warning, unless a sentence that forbids goes with it.
+
+class Force(enum.Enum):
+    FORBIDS = "forbids"
+    SHOULD = "should"
+    DESCRIBES = "describes"
+
+
+_FORBIDS = re.compile(r"\b(?:must|cannot|invalid|do not|only|asserts|fails)\b", re.IGNORECASE)
+_SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+
+
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def sentence_force(sentence: str) -> Force:
+    """What a sentence does: forbids (must, cannot, invalid, do not, only, asserts, fails), says
+    "should", or describes.  A parenthesis is an aside ("GPUs commonly do not support ..."), not
+    what the sentence asks."""
+    said = _ASIDE.sub("", sentence)
+    if _FORBIDS.search(said):
+        return Force.FORBIDS
+    return Force.SHOULD if _SHOULD.search(said) else Force.DESCRIBES
+
+
+def severity_problem(rule: Rule) -> str | None:
+    """Why a rule's severity does not follow its sentences, or None when it does."""
+    if rule.severity is Severity.ERROR:
+        if any(sentence_force(q.text) is Force.FORBIDS for q in (rule.quote, *rule.also)):
+            return None
+        said = "says \"should\"" if sentence_force(rule.sentence) is Force.SHOULD else "describes"
+        return (f"{rule.rule_id} is an error, but its sentence only {said}: an error needs a sentence that forbids "
+                f"or states a failure (must, cannot, invalid, do not, only, asserts); make it a warning")
+    if sentence_force(rule.sentence) is Force.FORBIDS and rule.softened_by is None:
+        return (f"{rule.rule_id} is a warning on a sentence that forbids; make it an error, or give the sentence "
+                f"that makes it a warning (softened_by)")
+    return None
+
+
 RULES: dict[str, Rule] = {}
 
 
-def _rule(rule_id: str, severity: Severity, page: str, sentence: str, summary: str) -> Rule:
+def _rule(rule_id: str, severity: Severity, source: Source, sentence: str, summary: str, *, also=(),
+          softened_by: Quote | None = None) -> Rule:
     if rule_id in RULES:
         raise RuntimeError(f"duplicate rule id {rule_id}")
-    RULES[rule_id] = r = Rule(rule_id, severity, page, sentence, summary)
+    r = Rule(rule_id, severity, Quote(source, sentence), summary, tuple(also), softened_by)
+    problem = severity_problem(r)
+    if problem is not None:
+        raise RuntimeError(problem)
+    RULES[rule_id] = r
     return r
+
+
+def with_note(rule_id: str, message: str) -> str:
+    """A finding's message, ending with where its sentence is when that is not the current page, so
+    every output (text, JSON, tables) says so."""
+    rule = RULES.get(rule_id)
+    note = rule.source.note if rule is not None else ""
+    suffix = f" ({note})" if note else ""
+    return message if not suffix or message.endswith(suffix) else message + suffix
 
 
 def finding(rule_id: str, field: str, value: int, message: str) -> Finding:
     r = RULES[rule_id]
-    return Finding(rule_id, r.severity, field, int(value), message, r.reference)
+    return Finding(rule_id, r.severity, field, int(value), with_note(rule_id, message), r.reference)
 
+
+# ---- what meanings print beside the rules: a page's words (held to the page by the tests, like the
+# rules' sentences) or, labelled, the package's own reading.
+QUOTED: list = []  # every Quote a meaning prints
+READING = "[reading]"
+
+
+def quoted(source: Source, text: str) -> str:
+    """``text``, recorded as words of ``source`` (a test finds them there verbatim)."""
+    QUOTED.append(Quote(source, text))
+    return text
+
+
+def reading(text: str) -> str:
+    """``text`` labelled as the package's reading: no source says it in these words."""
+    return f"{READING} {text}"
+
+
+SEGFLAGS = page(SEGFLAGS_PAGE)
+SEGFLAGS_2017 = earlier(SEGFLAGS_PAGE, "004_514edaf6af042189.txt")
+SEGDESC, SEGDESC3, SEGDESC4 = page(SEGDESC_PAGE), page(SEGDESC3_PAGE), page(SEGDESC4_PAGE)
+BANKPREF, SEGPREF = page(BANKPREF_PAGE), page(SEGPREF_PAGE)
+ALLOCINFO, ALLOCFLAGS, ALLOCFLAGS_WDDM2 = page(ALLOCINFO_PAGE), page(ALLOCFLAGS_PAGE), page(ALLOCFLAGS_WDDM2_PAGE)
+ALLOCFLAGS2 = page(ALLOCFLAGS2_PAGE)
 
 E, W = Severity.ERROR, Severity.WARNING
 RESERVED_SENTENCE = "This member is reserved and should be set to zero."
+INVALID_ROWS = ('The operating system does not recognize combinations in this table that are marked "invalid".')
+# The earlier DXGK_SEGMENTFLAGS page's note on the power flags; the current page has only its table.
+HIBERNATE_FLAGS_SENTENCE = ("PartiallyPreservedDuringHibernate and PreservedDuringHibernate cannot both be set on "
+                            "the same segment, and they cannot be set on aperture segments.")
 
 # ---- DXGK_SEGMENTFLAGS: checked on a flag word alone, at the target's interface version.
 # "aperture" below means Aperture or Agp (an AGP segment is an aperture segment).
-_rule("SEGFLAGS.AGP_EXCLUSIVE", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.AGP_EXCLUSIVE", E, SEGFLAGS,
       "Note that for an AGP-type aperture segment, the driver must exclusively set the Agp member of the "
       "structure in the union that DXGK_SEGMENTFLAGS contains.",
       "Agp is set and any other flag named at this version is set too (reserved bits are a separate rule).")
-_rule("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.CACHECOHERENT_NEEDS_APERTURE", E, SEGFLAGS,
       "This member can be set only with setting the Aperture member (that is, CacheCoherent has no meaning "
       "for a memory segment).",
       "CacheCoherent is set and Aperture is not.")
-_rule("SEGFLAGS.CPUVISIBLE_ON_APERTURE", W, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.CPUVISIBLE_ON_APERTURE", W, SEGFLAGS,
       "This member has no meaning for an aperture segment, including the AGP-type aperture segment.",
       "CpuVisible is set together with Aperture or Agp.")
-_rule("SEGFLAGS.POPULATED_ON_APERTURE", W, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.POPULATED_ON_APERTURE", E, SEGFLAGS,
       "This flag is invalid and ignored on aperture segments.",
       "PopulatedFromSystemMemory is set together with Aperture or Agp.")
-_rule("SEGFLAGS.HIBERNATE_NEEDS_STANDBY", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.HIBERNATE_NEEDS_STANDBY", E, SEGFLAGS,
       "Do not set this flag unless the PreservedDuringStandby member is also set.",
       "PreservedDuringHibernate is set and PreservedDuringStandby is not (an 'invalid' row of the table).")
-_rule("SEGFLAGS.PARTIAL_NEEDS_STANDBY", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.PARTIAL_NEEDS_STANDBY", E, SEGFLAGS,
       "Do not set this flag unless the PreservedDuringStandby member is also set.",
       "PartiallyPreservedDuringHibernate is set and PreservedDuringStandby is not (an 'invalid' row).")
-_rule("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", E, SEGFLAGS_PAGE,
-      "PartiallyPreservedDuringHibernate and PreservedDuringHibernate cannot both be set on the same segment, "
-      "and they cannot be set on aperture segments.",
-      "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set.")
-_rule("SEGFLAGS.PARTIAL_ON_APERTURE", E, SEGFLAGS_PAGE,
-      "PartiallyPreservedDuringHibernate and PreservedDuringHibernate cannot both be set on the same segment, "
-      "and they cannot be set on aperture segments.",
-      "PartiallyPreservedDuringHibernate is set together with Aperture or Agp.")
-_rule("SEGFLAGS.HIBERNATE_ON_APERTURE", W, SEGFLAGS_PAGE,
-      "PartiallyPreservedDuringHibernate and PreservedDuringHibernate cannot both be set on the same segment, "
-      "and they cannot be set on aperture segments.",
-      "PreservedDuringHibernate is set together with Aperture or Agp. A warning, not an error: the same page "
-      "also says PreservedDuringStandby and PreservedDuringHibernate 'should also both be set for aperture "
-      "segments in which page table content should be preserved during power transitions'.")
-_rule("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", W, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", E, SEGFLAGS, INVALID_ROWS,
+      "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set (the table marks every such "
+      "row 'invalid'; the earlier page said they cannot both be set).",
+      also=(Quote(SEGFLAGS_2017, HIBERNATE_FLAGS_SENTENCE),))
+_rule("SEGFLAGS.PARTIAL_ON_APERTURE", E, SEGFLAGS_2017, HIBERNATE_FLAGS_SENTENCE,
+      "PartiallyPreservedDuringHibernate is set together with Aperture or Agp (only the earlier version of the "
+      "page says so; the current page says nothing of apertures here).")
+_rule("SEGFLAGS.HIBERNATE_ON_APERTURE", W, SEGFLAGS_2017, HIBERNATE_FLAGS_SENTENCE,
+      "PreservedDuringHibernate is set together with Aperture or Agp. A warning: the same earlier page also says "
+      "PreservedDuringStandby and PreservedDuringHibernate should both be set for aperture segments whose page "
+      "table content should be preserved; the current page says neither.",
+      softened_by=Quote(SEGFLAGS_2017, "These two members should also both be set for aperture segments in which "
+                                       "page table content should be preserved during power transitions."))
+_rule("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", W, SEGFLAGS,
       "Supported starting with Windows 8.",
       "The interface version is below WIN8 and PreservedDuringStandby, PreservedDuringHibernate or "
       "PartiallyPreservedDuringHibernate is set (the kit declares these bits at every version).")
-_rule("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", E, SEGFLAGS,
       "This flag cannot be used in combination with the CpuVisible flag.",
       "SupportsCpuHostAperture (named from WDDM2_0) and CpuVisible are both set.")
-_rule("SEGFLAGS.CACHEDHOSTAPERTURE_NEEDS_HOSTAPERTURE", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.CACHEDHOSTAPERTURE_NEEDS_HOSTAPERTURE", E, SEGFLAGS,
       "Additionally, the SupportsCpuHostAperture flag must be set.",
       "SupportsCachedCpuHostAperture is set and SupportsCpuHostAperture is not.")
-_rule("SEGFLAGS.RESERVEDSYSMEM_SET", E, SEGFLAGS_PAGE,
+_rule("SEGFLAGS.RESERVEDSYSMEM_SET", W, SEGFLAGS,
       "Reserved for system use and should not be set by the kernel mode driver.",
       "ReservedSysMem (named from WDDM2_0) is set.")
-_rule("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", W, HEADER_26100,
-      "Deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup flags.",
-      "ApplicationTarget (named from WDDM2_0) is set.")
-_rule("SEGFLAGS.UNDEFINED_AT_VERSION", E, SEGFLAGS_PAGE, RESERVED_SENTENCE,
+_rule("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", W, kit("DXGK_SEGMENTFLAGS.ApplicationTarget"),
+      "Deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup",
+      "ApplicationTarget (named from WDDM2_0) is set (the kit's comment; the reference page does not deprecate "
+      "it).")
+_rule("SEGFLAGS.UNDEFINED_AT_VERSION", W, SEGFLAGS, RESERVED_SENTENCE,
       "A bit that is Reserved at this interface version but names a flag at a newer version is set "
       "(for example Use64KBPages, bit 11, below WDDM2_0).")
-_rule("SEGFLAGS.RESERVED_NONZERO", E, SEGFLAGS_PAGE, RESERVED_SENTENCE,
+_rule("SEGFLAGS.RESERVED_NONZERO", W, SEGFLAGS, RESERVED_SENTENCE,
       "A bit that is Reserved at every interface version is set (bits 22-31).")
 
-# ---- Segment descriptors (DXGK_SEGMENTDESCRIPTOR, 3, 4, 5): the members around the flags.
-_rule("DESC.USEBANKING_NEEDS_BANKS", E, SEGFLAGS_PAGE,
+# ---- Segment descriptors (DXGK_SEGMENTDESCRIPTOR, 3, 4, 5): the members around the flags.  A rule
+# quoting a descriptor page runs on the descriptor types whose page says it (checks.py).
+_rule("DESC.USEBANKING_NEEDS_BANKS", W, SEGFLAGS,
       "The driver should also specify valid bank information in the NbOfBanks and pBankRangeTable members "
       "of the DXGK_SEGMENTDESCRIPTOR structure that describes the segment.",
       "Flags.UseBanking is set and the descriptor has no NbOfBanks member (DESCRIPTOR4, DESCRIPTOR5), "
       "or NbOfBanks is 0, or pBankRangeTable is 0.")
-_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", W, SEGDESC_PAGE,
+_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", E, SEGDESC,
       "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.",
       "pBankRangeTable is not 0 and Flags.UseBanking is not set.")
-_rule("DESC.SIZE_PAGE_MULTIPLE", E, SEGDESC_PAGE,
+_rule("DESC.SIZE_PAGE_MULTIPLE", E, SEGDESC,
       "This size must be a multiple of the native host page size (for example, 4 KB on the x86 architecture).",
-      "Size is not a multiple of 4096 and Flags.Agp is not set (the size of an AGP segment is ignored).")
-_rule("DESC.COMMITLIMIT_MEMORY", W, SEGDESC_PAGE,
+      "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the pages that say it): Size is not a multiple of "
+      "4096 and Flags.Agp is not set (the size of an AGP segment is ignored).")
+_rule("DESC.COMMITLIMIT_MEMORY", W, SEGDESC,
       "For a memory segment, the commit limit is always the same as the size of the segment, which is "
       "specified in the Size member.",
-      "The descriptor has CommitLimit, neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.")
-_rule("DESC.SYSMEMEND_MATCHES_PARTIAL", W, SEGDESC3_PAGE,
+      "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the DXGK_SEGMENTDESCRIPTOR4 page says CommitLimit "
+      "applies to aperture segments only): neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.")
+_rule("DESC.SYSMEMEND_MATCHES_PARTIAL", W, SEGDESC3,
       "The display miniport driver should set this member to a non-NULL value if the segment is partially "
       "preserved in a transition to a hibernate state, in which case  the PartiallyPreservedDuringHibernate "
       "member in the DXGK_SEGMENTFLAGS structure should be set.",
-      "The descriptor has SystemMemoryEndAddress and (SystemMemoryEndAddress != 0) differs from "
-      "Flags.PartiallyPreservedDuringHibernate.")
-_rule("DESC.RESERVED_NONZERO", E, SEGDESC3_PAGE, RESERVED_SENTENCE,
+      "DXGK_SEGMENTDESCRIPTOR3 (the page that says it): Flags.PartiallyPreservedDuringHibernate is set and "
+      "SystemMemoryEndAddress is 0 (the page says nothing of an address without the flag).")
+_rule("DESC.RESERVED_NONZERO", W, SEGDESC3, RESERVED_SENTENCE,
       "DXGK_SEGMENTDESCRIPTOR3.Reserved is not 0.")
-_rule("ADAPTER.ONE_AGP", E, SEGFLAGS_PAGE,
+_rule("ADAPTER.ONE_AGP", E, SEGFLAGS,
       "Because only one AGP segment can exist, the driver should not specify the Agp bit-field flag with any "
       "other DXGK_SEGMENTFLAGS bit-field flags.",
       "More than one segment descriptor of the adapter has Flags.Agp set.")
 
 # ---- DXGK_SEGMENTBANKPREFERENCE
-_rule("BANKPREF.ID_AFTER_ZERO", W, BANKPREF_PAGE,
+_rule("BANKPREF.ID_AFTER_ZERO", W, BANKPREF,
       "The driver can specify less than four preferences by setting the lower priority preferences of bank "
       "identifiers to zero.",
-      "BankN is not 0 while some BankM with M < N is 0 (the list ends at the first zero, so BankN is unused).")
-_rule("BANKPREF.DIRECTION_WITHOUT_ID", W, BANKPREF_PAGE,
+      "BankN is not 0 while some BankM with M < N is 0 (a preference below a slot of no preference; the page "
+      "gives fewer preferences as the lower priority ones set to zero, and says nothing of this case).")
+_rule("BANKPREF.DIRECTION_WITHOUT_ID", W, BANKPREF,
       "An identifier of zero indicates that the driver has no preference.",
-      "DirectionN is 1 while BankN is 0 (a direction for no bank).")
+      "DirectionN is 1 while BankN is 0 (a direction for no preference).")
 
 # ---- D3DDDI_SEGMENTPREFERENCE / DXGK_SEGMENTPREFERENCE
-_rule("SEGPREF.ID_AFTER_ZERO", W, SEGPREF_PAGE,
+_rule("SEGPREF.ID_AFTER_ZERO", W, SEGPREF,
       "The identifier of the next highest priority preferred segment, or zero if no preferred segment is "
       "required.",
-      "SegmentIdN is not 0 while some SegmentIdM with M < N is 0 (the list ends at the first zero).")
-_rule("SEGPREF.DIRECTION_WITHOUT_ID", W, SEGPREF_PAGE,
+      "SegmentIdN is not 0 while some SegmentIdM with M < N is 0 (a preference below a slot of no preference; "
+      "the page does not say whether it is used).")
+_rule("SEGPREF.DIRECTION_WITHOUT_ID", W, SEGPREF,
       "The identifier of the highest priority preferred segment, or zero if no preferred segment is required.",
       "DirectionN is 1 while SegmentIdN is 0 (a direction for no segment).")
-_rule("SEGPREF.RESERVED_NONZERO", E, SEGPREF_PAGE, "Reserved (bits 31-32).",
+_rule("SEGPREF.RESERVED_NONZERO", W, SEGPREF, "Reserved (bits 31-32).",
       "Reserved (the top 2 bits, 0xC0000000) is not 0.")
 
-# ---- DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 (same sentences on both pages)
-_rule("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", E, ALLOCFLAGS_PAGE,
+# ---- DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 (the same sentences on both pages)
+_rule("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets PermanentSysMem, the driver must also set the CpuVisible member.",
       "PermanentSysMem is set and CpuVisible is not.")
-_rule("ALLOCFLAGS.CACHED_NEEDS_CPUVISIBLE", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.CACHED_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets this member, the driver must also set the CpuVisible member.",
       "Cached is set and CpuVisible is not.")
-_rule("ALLOCFLAGS.PROTECTED_EXCLUSIVE", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.PROTECTED_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set this member in combination with the PermanentSysMem, ExistingSysMem, or "
       "ExistingKernelSysMem member.",
       "Protected is set together with PermanentSysMem, ExistingSysMem or ExistingKernelSysMem.")
-_rule("ALLOCFLAGS.EXISTINGSYSMEM_EXCLUSIVE", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.EXISTINGSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingKernelSysMem member.",
       "ExistingSysMem is set together with PermanentSysMem, Protected or ExistingKernelSysMem.")
-_rule("ALLOCFLAGS.EXISTINGKERNELSYSMEM_EXCLUSIVE", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.EXISTINGKERNELSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingKernelSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingSysMem member.",
       "ExistingKernelSysMem is set together with PermanentSysMem, Protected or ExistingSysMem.")
-_rule("ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the display miniport driver sets HistoryBuffer, it must also set the CpuVisible flag.",
       "HistoryBuffer is set and CpuVisible is not.")
-_rule("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", E, ALLOCFLAGS_PAGE,
+_rule("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", E, ALLOCFLAGS,
       "The flag can only be set when the AccessedPhysically flag is set.",
       "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.")
-_rule("ALLOCFLAGS.UNDEFINED_AT_VERSION", E, ALLOCFLAGS_PAGE, RESERVED_SENTENCE,
+_rule("ALLOCFLAGS.UNDEFINED_AT_VERSION", W, ALLOCFLAGS, RESERVED_SENTENCE,
       "A bit that is reserved at this interface version but names a flag at a newer one is set "
       "(for example FlagsWddm2 bit 10, CreateInVpr from WDDM2_1).")
-_rule("ALLOCFLAGS.RESERVED_NONZERO", E, ALLOCFLAGS_PAGE, RESERVED_SENTENCE,
+_rule("ALLOCFLAGS.RESERVED_NONZERO", W, ALLOCFLAGS, RESERVED_SENTENCE,
       "A bit that is reserved at every interface version (Reserved*, DXGK_ALLOC_RESERVED*) is set.")
 
 # ---- DXGK_ALLOCATIONINFOFLAGS2 (WDDM3_0+)
-_rule("ALLOCFLAGS2.UNDEFINED_AT_VERSION", E, ALLOCFLAGS2_PAGE, "Reserved; do not use.",
+_rule("ALLOCFLAGS2.UNDEFINED_AT_VERSION", E, ALLOCFLAGS2, "Reserved; do not use.",
       "A bit of Reserved at this version that names a flag at a newer one is set (bits 1-5 below WDDM3_2).")
-_rule("ALLOCFLAGS2.RESERVED_NONZERO", E, ALLOCFLAGS2_PAGE, "Reserved; do not use.",
+_rule("ALLOCFLAGS2.RESERVED_NONZERO", E, ALLOCFLAGS2, "Reserved; do not use.",
       "A bit that is Reserved at every version is set (bits 6-31).")
 
 # ---- DXGK_ALLOCATIONINFO, on its own
-_rule("ALLOCINFO.PRIORITY_ZERO", E, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.PRIORITY_ZERO", E, ALLOCINFO,
       "Note that 0 is an invalid initial allocation priority.",
       "AllocationPriority is 0.")
-_rule("ALLOCINFO.PITCHALIGNEDSIZE_LT_SIZE", E, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.PITCHALIGNEDSIZE_LT_SIZE", E, ALLOCINFO,
       "If the driver specifies a nonzero value in PitchAlignedSize, the value must be greater than or equal to "
       "the value in the Size member.",
       "PitchAlignedSize is not 0 and PitchAlignedSize < Size.")
-_rule("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", W, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", W, ALLOCINFO,
       "The size value is expanded to a multiple of the native host page size (for example, 4 KB on the x86 "
       "architecture).",
       "Size is not a multiple of 4096 (the video memory manager uses Size rounded up to 4 KB).")
-_rule("ALLOCINFO.PREFERRED_NOT_SUPPORTED", E, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.PREFERRED_NOT_SUPPORTED", E, ALLOCINFO,
       "The video memory manager asserts if the driver attempts to set preferences for unsupported segments in "
       "the PreferredSegment member.",
-      "A PreferredSegment id (before the first 0) is not in the effective supported set: "
-      "SupportedWriteSegmentSet from WDDM2_0, SupportedReadSegmentSet | SupportedWriteSegmentSet before. "
-      "Id n is bit n-1; from WDDM2_0 id 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY) also matches bit 31 "
-      "(DXGK_SEGMENT_SET_SYSTEMMEMORY).")
-_rule("ALLOCINFO.READ_SET_IGNORED", W, ALLOCINFO_PAGE,
-      "During surface creation the video memory manager will ignore the SupportedReadSegmentSet value and use "
-      "only the segment set provide by SupportedWriteSegmentSet.",
-      "WDDM2_0 <= version < WDDM3_2, SupportedReadSegmentSet is not 0 and differs from "
-      "SupportedWriteSegmentSet (from WDDM3_2 the same word may be MmuSet).")
+      "A PreferredSegment id that is not 0 is not in SupportedWriteSegmentSet; before WDDM2_0 also one that is "
+      "not in SupportedReadSegmentSet (the page states the read and the write condition separately: \"The "
+      "display miniport driver can set preferences only for segments that are supported for read operations\", "
+      "and the same for write). Id n is bit n-1; from WDDM2_0 id 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY) also matches "
+      "bit 31 (DXGK_SEGMENT_SET_SYSTEMMEMORY).",
+      also=(Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
+                             "for read operations."),
+            Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
+                             "for write operations.")))
+_rule("ALLOCINFO.READ_SET_IGNORED", W, ALLOCINFO,
+      "Ignoring the supported read segment set does not mean that it is no longer supported, but simply that "
+      "there should no longer be a difference between these sets, and the video memory manager will be allowed "
+      "to choose an appropriate segment for any allocation from a single segment set.",
+      "From WDDM2_0, SupportedReadSegmentSet is not 0 and differs from SupportedWriteSegmentSet (the kit's "
+      "union also names that word MmuSet, with no version guard).",
+      also=(Quote(ALLOCINFO, "During surface creation the video memory manager will ignore the "
+                             "SupportedReadSegmentSet value and use only the segment set provide by "
+                             "SupportedWriteSegmentSet."),))
 
 # ---- DXGK_ALLOCATIONINFO against an Adapter (skipped when no adapter is given)
-_rule("ALLOCINFO.SET_UNKNOWN_SEGMENT", E, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.SET_UNKNOWN_SEGMENT", W, ALLOCINFO,
       "Setting bit 0 indicates that the first segment is supported, setting bit 1 indicates that the second "
       "segment is supported, and so on.",
-      "The effective supported set or EvictionSegmentSet has bit n (n = 0..30, or 31 below WDDM2_0) set and "
+      "The supported set in force or EvictionSegmentSet has bit n (n = 0..30, or 31 below WDDM2_0) set and "
       "the adapter has fewer than n+1 segments.")
-_rule("ALLOCINFO.EVICTION_APERTURE_ONLY", E, ALLOCINFO_PAGE,
+_rule("ALLOCINFO.EVICTION_APERTURE_ONLY", E, ALLOCINFO,
       "Only aperture segments can be specified by this member.",
       "EvictionSegmentSet names a segment of the adapter whose flags have neither Aperture nor Agp, or "
       "(from WDDM2_0) DXGK_SEGMENT_SET_SYSTEMMEMORY.")
-_rule("ALLOCINFO.EVICTION_PITCHALIGNED", E, SEGFLAGS_PAGE,
+_rule("ALLOCINFO.EVICTION_PITCHALIGNED", E, SEGFLAGS,
       "This type of segment cannot be used for eviction.",
       "EvictionSegmentSet names a segment of the adapter whose flags have PitchAlignment.")
-_rule("ALLOCINFO.ALIGNMENT_64KB", E, SEGFLAGS_PAGE,
+_rule("ALLOCINFO.ALIGNMENT_64KB", E, SEGFLAGS,
       "When the driver sets the cap and an allocation can be paged-in to the segment, the allocation "
       "alignment, returned by the kernel mode driver from DXGK_ALLOCATIONINFO, must be multiple a of 64 KB.",
-      "The effective supported set names a segment with Use64KBPages and Alignment % 0x10000 != 0.")
-_rule("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", W, ALLOCINFO_PAGE,
-      "The size, in bytes, of the allocation when it is located in a pitch-aligned segment, which is "
-      "specified by the PitchAlignment bit-field flag in the Flags member of the DXGK_SEGMENTDESCRIPTOR "
-      "structure for the segment.",
-      "PitchAlignedSize is not 0 and no segment of the effective supported set has PitchAlignment.")
-_rule("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", W, ALLOCINFO_PAGE,
+      "From WDDM2_0, SupportedWriteSegmentSet names a segment with Use64KBPages and Alignment % 0x10000 != 0.")
+_rule("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", W, ALLOCINFO,
       "If the allocation is not supported in a pitch-aligned segment (graphics processing units [GPUs] "
       "commonly do not support this type of segment), the driver should set the value in PitchAlignedSize "
       "to zero.",
-      "PitchAlignedSize is 0 and a segment of the effective supported set has PitchAlignment.")
-_rule("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", W, ALLOCINFO_PAGE,
+      "PitchAlignedSize is not 0 and no segment of the supported set in force has PitchAlignment.")
+_rule("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", W, SEGFLAGS,
+      "However, the video memory manager uses the PitchAlignedSize member of DXGK_ALLOCATIONINFO to allocate "
+      "resources for the segment.",
+      "PitchAlignedSize is 0 and a segment of the supported set in force has PitchAlignment.")
+_rule("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", W, ALLOCINFO,
       "If this member is specified, the video memory manager uses banking information about the most "
       "preferred segment, which is specified by the SegmentId0 member of the DXGK_SEGMENTPREFERENCE "
       "structure that the PreferredSegment member specifies.",
       "HintedBank.Value is not 0 and PreferredSegment.SegmentId0 is 0, is not a segment of the adapter, or "
       "names a segment without Flags.UseBanking.")
-_rule("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", E, BANKPREF_PAGE,
+_rule("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", W, BANKPREF,
       "Preferred-bank identifiers are one-based (that is, the first bank has an identifier of one).",
-      "A HintedBank id (before the first 0) is greater than NbOfBanks of the segment PreferredSegment.SegmentId0 "
+      "A HintedBank id that is not 0 is greater than NbOfBanks of the segment PreferredSegment.SegmentId0 "
       "(only when that segment uses banking and its descriptor has NbOfBanks != 0).")
-_rule("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", E, ALLOCFLAGS2_PAGE,
+_rule("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", E, ALLOCFLAGS2,
       "The allocation must be created shared and must reside only in the aperture memory segment.",
-      "Flags2.ShareBackingStoreWithKmd is set and the effective supported set names system memory or a "
+      "Flags2.ShareBackingStoreWithKmd is set and the supported set in force names system memory or a "
       "segment of the adapter without Aperture or Agp.")

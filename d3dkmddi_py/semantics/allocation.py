@@ -3,7 +3,9 @@
 Which flag view applies follows the interface version: FlagsWddm2 (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0)
 from WDDM2_0, Flags (DXGK_ALLOCATIONINFOFLAGS) before.  Flags2 exists from WDDM3_0 on 64-bit
 targets only.  From WDDM2_0 the video memory manager ignores SupportedReadSegmentSet and uses
-SupportedWriteSegmentSet alone; before, a preference may name a segment of either set.
+SupportedWriteSegmentSet alone.  Before, the page gives a read set and a write set, each for its
+operations (a preference must be in each); the set in force that the other rules read is then both
+sets together, the package's reading (its note says so).
 """
 from __future__ import annotations
 

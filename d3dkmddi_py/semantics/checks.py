@@ -18,6 +18,7 @@ from ..names import InterfaceVersion, parse_version
 from ._effective import effective_mask, effective_source, page_rounded
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 from .segments import SegmentFlag, describe_segment_set, segment_set
+from ._rules import RULES
 from .engine import NOT, Check, Cols, column_messages, leaves_read, run_columns, run_record  # noqa: F401 (public here too)
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
@@ -27,9 +28,20 @@ ALIGN_64KB = PAGE_SIZE["x64"] << dict(ENUMS["DXGK_PAGESIZE"].values)["DXGK_PAGES
 
 # ---------------------------------------------------------------- flag words
 
-def _reserved(type_name: str, prefix: str, abi: str, version: int) -> list:
-    """{prefix}.UNDEFINED_AT_VERSION and {prefix}.RESERVED_NONZERO, reported at the leaf holding the
+# The rule family of each flag word's reserved bits ({family}.UNDEFINED_AT_VERSION, .RESERVED_NONZERO)
+RESERVED_FAMILY = {"DXGK_SEGMENTFLAGS": "SEGFLAGS", "DXGK_ALLOCATIONINFOFLAGS": "ALLOCFLAGS",
+                   "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0": "ALLOCFLAGS", "DXGK_ALLOCATIONINFOFLAGS2": "ALLOCFLAGS2"}
+
+
+def reserved_sentence(type_name: str) -> str:
+    """What the page of a flag word says of its reserved bits (the sentence its reserved rules quote)."""
+    return RULES[RESERVED_FAMILY[type_name] + ".RESERVED_NONZERO"].sentence
+
+
+def _reserved(type_name: str, abi: str, version: int) -> list:
+    """{family}.UNDEFINED_AT_VERSION and {family}.RESERVED_NONZERO, reported at the leaf holding the
     lowest offending bit."""
+    prefix = RESERVED_FAMILY[type_name]
     _named, reserved = named_bits(type_name, abi, version)
     ever = ever_named_bits(type_name, abi)
     leaves = [leaf for leaf in record_leaves(typedef_layout(type_name, abi, version)) if leaf.bit_width < 32]
@@ -40,7 +52,7 @@ def _reserved(type_name: str, prefix: str, abi: str, version: int) -> list:
              lambda r, m=reserved & ever: {"names": _newer_names(type_name, abi, r["Value"] & m),
                                            "version": InterfaceVersion(version).name}),
             (f"{prefix}.RESERVED_NONZERO", reserved & ~ever & 0xFFFFFFFF,
-             "reserved bits {bits:#010x} are set (Value = {Value:#010x}); they must be 0", None)):
+             "reserved bits {bits:#010x} are set (Value = {Value:#010x})", None)):
         if not mask:
             continue
         value = (lambda r, m=mask: r["Value"] & m)
@@ -122,13 +134,15 @@ def _segment_flags(abi: str, version: int) -> tuple:
         Check("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE", "PartiallyPreservedDuringHibernate",
               lambda r: hibernate(r) & partial(r),
               "PreservedDuringHibernate and PartiallyPreservedDuringHibernate are both set (an invalid "
-              "combination)"),
+              "combination in the page's table; the earlier version of the page: they cannot both be set)"),
         Check("SEGFLAGS.PARTIAL_ON_APERTURE", "PartiallyPreservedDuringHibernate",
               lambda r: partial(r) & aperture(r),
-              "PartiallyPreservedDuringHibernate is set on an aperture segment"),
+              "PartiallyPreservedDuringHibernate is set on an aperture segment; the current page says nothing "
+              "of apertures here"),
         Check("SEGFLAGS.HIBERNATE_ON_APERTURE", "PreservedDuringHibernate", lambda r: hibernate(r) & aperture(r),
-              "PreservedDuringHibernate is set on an aperture segment; the page forbids it, yet also recommends "
-              "it for apertures whose page tables must survive power transitions"),
+              "PreservedDuringHibernate is set on an aperture segment; the same text says it and "
+              "PreservedDuringStandby should be set on apertures whose page table content should be preserved, "
+              "and the current page says neither"),
     ]
     if version < InterfaceVersion.WIN8:
         for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate"):
@@ -143,14 +157,16 @@ def _segment_flags(abi: str, version: int) -> tuple:
               lambda r: r.bit("SupportsCachedCpuHostAperture") & NOT(r.bit("SupportsCpuHostAperture")),
               "SupportsCachedCpuHostAperture is set without SupportsCpuHostAperture"),
         Check("SEGFLAGS.RESERVEDSYSMEM_SET", "ReservedSysMem", lambda r: r.bit("ReservedSysMem"),
-              "ReservedSysMem is set; it is reserved for system use and a driver must not set it"),
+              "ReservedSysMem is set; it is reserved for system use and should not be set by the kernel mode "
+              "driver"),
         Check("SEGFLAGS.APPLICATIONTARGET_DEPRECATED", "ApplicationTarget", lambda r: r.bit("ApplicationTarget"),
-              "ApplicationTarget is deprecated; set LocalBudgetGroup or NonLocalBudgetGroup instead"),
+              "ApplicationTarget is set: deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup; the "
+              "reference page describes it without deprecating it"),
     ]
     # a flag that does not exist at this version never fires (r.bit gives False), so drop its check
     present = {leaf.path for leaf in record_leaves(typedef_layout(t, abi, version))}
     out = [c for c in out if c.field in present]
-    return tuple(out + _reserved(t, "SEGFLAGS", abi, version))
+    return tuple(out + _reserved(t, abi, version))
 
 
 @lru_cache(maxsize=None)
@@ -183,32 +199,33 @@ def _alloc_flags(type_name: str, abi: str, version: int) -> tuple:
     ]
     present = {leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))}
     out = [c for c in out if c.field in present]
-    return tuple(out + _reserved(type_name, "ALLOCFLAGS", abi, version))
+    return tuple(out + _reserved(type_name, abi, version))
 
 
 @lru_cache(maxsize=None)
 def _alloc_flags2(abi: str, version: int) -> tuple:
-    return tuple(_reserved("DXGK_ALLOCATIONINFOFLAGS2", "ALLOCFLAGS2", abi, version))
+    return tuple(_reserved("DXGK_ALLOCATIONINFOFLAGS2", abi, version))
 
 
 # ---------------------------------------------------------------- preference lists
 
-def _preference(kind: str, id_name: str, slots: int, what: str, no_id: str) -> list:
-    """Slots after the first zero id: an id there is never used; a direction there scans nothing."""
+def _preference(kind: str, id_name: str, slots: int, no_id: str, gap: str) -> list:
+    """An id below a zero id (what the page says of that: ``gap``), and a direction set for a zero id."""
     out = []
     for i in range(slots):
-        def ended(r, i=i):
-            done = False
-            for j in range(i + 1):
-                done = done | (r[f"{id_name}{j}"] == 0)
-            return done
+        def zero_before(r, i=i):
+            zero = False
+            for j in range(i):
+                zero = zero | (r[f"{id_name}{j}"] == 0)
+            return zero
 
         ident, direction = f"{id_name}{i}", f"Direction{i}"
-        out.append(Check(f"{kind}.ID_AFTER_ZERO", ident, lambda r, i=ident, e=ended: e(r) & (r[i] != 0),
-                         f"{ident} = {{{ident}}} follows a zero {what} id, so the list has already ended and this "
-                         f"preference is never used"))
-        out.append(Check(f"{kind}.DIRECTION_WITHOUT_ID", direction,
-                         lambda r, i=ident, d=direction, e=ended: e(r) & (r[i] == 0) & (r[d] != 0),
+        if i:
+            out.append(Check(f"{kind}.ID_AFTER_ZERO", ident, lambda r, i=ident, z=zero_before: z(r) & (r[i] != 0),
+                             f"{ident} = {{{ident}}} while {{zero}}, of higher priority, is 0 ({no_id}); {gap}",
+                             params=lambda r, i=i: {"zero": next(f"{id_name}{j}" for j in range(i)
+                                                                 if r[f"{id_name}{j}"] == 0)}))
+        out.append(Check(f"{kind}.DIRECTION_WITHOUT_ID", direction, lambda r, i=ident, d=direction: (r[i] == 0) & (r[d] != 0),
                          f"{direction} = 1 but {ident} = 0 ({no_id})", value=lambda r: 1))
     return out
 
@@ -223,22 +240,31 @@ def preference_shape(type_name: str, id_name: str) -> tuple:
 @lru_cache(maxsize=None)
 def _bank_preference() -> tuple:
     slots, _bits = preference_shape("DXGK_SEGMENTBANKPREFERENCE", "Bank")
-    return tuple(_preference("BANKPREF", "Bank", slots, "bank", "no preference to scan"))
+    return tuple(_preference("BANKPREF", "Bank", slots, "no preference",
+                             "the page gives fewer preferences as the lower priority ones set to zero"))
 
 
 @lru_cache(maxsize=None)
 def _segment_preference() -> tuple:
     slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
-    return tuple(_preference("SEGPREF", "SegmentId", slots, "segment", "no segment")) + (
+    return tuple(_preference("SEGPREF", "SegmentId", slots, "no preferred segment",
+                             "the page does not say whether a preference after a zero is used")) + (
         Check("SEGPREF.RESERVED_NONZERO", "Reserved", lambda r: r["Reserved"] != 0,
-              "Reserved = {Reserved} (bits 30-31 of Value = {Value:#010x}); reserved bits must be 0"),)
+              "Reserved = {Reserved} (bits 30-31 counted from 0, the page's 31-32, of Value = {Value:#010x})"),)
 
 
 # ---------------------------------------------------------------- segment descriptors
 
+# The descriptor types whose reference page states Size's page multiple and the commit limit of a memory
+# segment: the DXGK_SEGMENTDESCRIPTOR4 page says CommitLimit "applies to the aperture segment only" and
+# nothing of Size; DXGK_SEGMENTDESCRIPTOR5 has no page.
+SIZE_AND_COMMIT_PAGES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3")
+
+
 @lru_cache(maxsize=None)
 def _descriptor(type_name: str, abi: str, version: int) -> tuple:
     present = {leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))}
+    stated = type_name in SIZE_AND_COMMIT_PAGES
     out = [c.under("Flags.") for c in _segment_flags(abi, version)]
 
     def use_banking(r):
@@ -250,7 +276,7 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
                          f"banks cannot be described", value=lambda r: 1))
     else:
         banks_message = ("UseBanking is set but NbOfBanks = {NbOfBanks} and pBankRangeTable = "
-                         "{pBankRangeTable:#x}; both must describe the banks")
+                         "{pBankRangeTable:#x}; the driver should also specify valid bank information in them")
         out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "NbOfBanks",
                          lambda r: use_banking(r) & (r["NbOfBanks"] == 0), banks_message))
         out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "pBankRangeTable",
@@ -260,23 +286,22 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
                          lambda r: NOT(use_banking(r)) & (r["pBankRangeTable"] != 0),
                          "pBankRangeTable = {pBankRangeTable:#x} but Flags.UseBanking is not set"))
     page = PAGE_SIZE[abi]
-    out.append(Check("DESC.SIZE_PAGE_MULTIPLE", "Size",
-                     lambda r: ((r["Size"] & (page - 1)) != 0) & NOT(r.bit("Flags.Agp")),
-                     f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB (the next multiple is {{next:#x}})",
-                     params=lambda r: {"next": page_rounded(r["Size"], abi)}))
-    if "CommitLimit" in present:
+    if stated:
+        out.append(Check("DESC.SIZE_PAGE_MULTIPLE", "Size",
+                         lambda r: ((r["Size"] & (page - 1)) != 0) & NOT(r.bit("Flags.Agp")),
+                         f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB (the next multiple is "
+                         f"{{next:#x}})", params=lambda r: {"next": page_rounded(r["Size"], abi)}))
+    if stated and "CommitLimit" in present:
         out.append(Check("DESC.COMMITLIMIT_MEMORY", "CommitLimit",
                          lambda r: NOT(r.bit("Flags.Aperture") | r.bit("Flags.Agp")) & (r["CommitLimit"] != r["Size"]),
                          "CommitLimit = {CommitLimit:#x} differs from Size = {Size:#x} on a memory segment"))
-    if "SystemMemoryEndAddress" in present:
+    if type_name == "DXGK_SEGMENTDESCRIPTOR3":  # the page that asks for the address and the zero Reserved
         out.append(Check("DESC.SYSMEMEND_MATCHES_PARTIAL", "SystemMemoryEndAddress",
-                         lambda r: (r["SystemMemoryEndAddress"] != 0) != r.bit("Flags.PartiallyPreservedDuringHibernate"),
-                         "SystemMemoryEndAddress = {SystemMemoryEndAddress:#x} but "
-                         "Flags.PartiallyPreservedDuringHibernate = {partial}; set both or neither",
-                         params=lambda r: {"partial": int(r.bit("Flags.PartiallyPreservedDuringHibernate"))}))
-    if type_name == "DXGK_SEGMENTDESCRIPTOR3":
+                         lambda r: r.bit("Flags.PartiallyPreservedDuringHibernate") & (r["SystemMemoryEndAddress"] == 0),
+                         "Flags.PartiallyPreservedDuringHibernate is set but SystemMemoryEndAddress = 0; the driver "
+                         "should set it to a non-NULL value for a segment partially preserved in hibernate"))
         out.append(Check("DESC.RESERVED_NONZERO", "Reserved", lambda r: r["Reserved"] != 0,
-                         "Reserved = {Reserved:#x}; it must be 0"))
+                         "Reserved = {Reserved:#x}; it should be set to zero"))
     return tuple(out)
 
 
@@ -340,7 +365,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
     def system(r):
         return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
 
-    source, note = effective_source(version)
+    source, _note = effective_source(version)
     page = PAGE_SIZE[abi]
     out += [
         Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
@@ -350,32 +375,37 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
               lambda r: (r["PitchAlignedSize"] != 0) & (r["PitchAlignedSize"] < r["Size"]),
               "PitchAlignedSize = {PitchAlignedSize:#x} is smaller than Size = {Size:#x}"),
         Check("ALLOCINFO.SIZE_NOT_PAGE_MULTIPLE", "Size", lambda r: (r["Size"] & (page - 1)) != 0,
-              f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB; the effective size is {{effective:#x}}",
-              params=lambda r: {"effective": page_rounded(r["Size"], abi)}),
+              f"Size = {{Size:#x}} is not a multiple of {page // 1024} KB; the video memory manager expands it "
+              f"to {{effective:#x}}", params=lambda r: {"effective": page_rounded(r["Size"], abi)}),
     ]
+    # Every id that is not 0 is a preference; the page states the read and the write condition apart, and
+    # from WDDM v2 the video memory manager ignores the read set.
+    sets = ("SupportedWriteSegmentSet",) if wddm2 else ("SupportedReadSegmentSet", "SupportedWriteSegmentSet")
     slots, _bits = preference_shape("D3DDDI_SEGMENTPREFERENCE", "SegmentId")
     for i in range(slots):
         path = f"PreferredSegment.SegmentId{i}"
+        for name in sets:
+            def unsupported(r, path=path, name=name):
+                ident = r[path]
+                live = ident != 0
+                bit = (r[name] >> r.pick(live, ident - 1, 0)) & 1
+                system = ((r[name] >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
+                return live & (bit == 0) & NOT((ident == SYSTEM_MEMORY_ID) & system)
 
-        def unsupported(r, i=i, path=path):
-            live = True
-            for j in range(i + 1):
-                live = live & (r[f"PreferredSegment.SegmentId{j}"] != 0)
-            ident = r[path]
-            bit = (effective(r) >> r.pick(live, ident - 1, 0)) & 1
-            return live & (bit == 0) & NOT((ident == SYSTEM_MEMORY_ID) & system(r))
-
-        out.append(Check("ALLOCINFO.PREFERRED_NOT_SUPPORTED", path, unsupported,
-                         f"preferred segment {{id}} is not in {source} = {{set:#x}} ({{segments}}); {note}",
-                         params=lambda r, path=path: {"id": r[path], "set": effective(r),
-                                                      "segments": _set_text(effective(r), wddm2)}))
-    if InterfaceVersion.WDDM2_0 <= version < InterfaceVersion.WDDM3_2:
+            out.append(Check("ALLOCINFO.PREFERRED_NOT_SUPPORTED", path, unsupported,
+                             f"preferred segment {{id}} is not in {name} = {{set:#x}} ({{segments}})"
+                             + ("; from WDDM v2 the video memory manager ignores SupportedReadSegmentSet"
+                                if wddm2 else ""),
+                             params=lambda r, path=path, name=name: {"id": r[path], "set": r[name],
+                                                                     "segments": _set_text(r[name], wddm2)}))
+    if wddm2:
         out.append(Check("ALLOCINFO.READ_SET_IGNORED", "SupportedReadSegmentSet",
                          lambda r: (r["SupportedReadSegmentSet"] != 0)
                          & (r["SupportedReadSegmentSet"] != r["SupportedWriteSegmentSet"]),
                          "SupportedReadSegmentSet = {SupportedReadSegmentSet:#x} differs from "
-                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM2_0 only the write "
-                         "set is used"))
+                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM v2 the video memory "
+                         "manager ignores the read set, and there should no longer be a difference between these "
+                         "sets (the kit's union also names this word MmuSet)"))
     if facts is not None:
         out += _against_adapter(facts, wddm2, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
     return tuple(out)
@@ -442,14 +472,13 @@ def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source
 
     out.append(Check("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", "HintedBank.Value",
                      lambda r: (r["HintedBank.Value"] != 0) & NOT(uses_banks(r)),
-                     "HintedBank = {hinted:#x} means nothing: {why}", params=why))
+                     "HintedBank = {hinted:#x} but {why}; the video memory manager uses the banking information of "
+                     "the most preferred segment", params=why))
     slots, _bits = preference_shape("DXGK_SEGMENTBANKPREFERENCE", "Bank")
     for i in range(slots):
         def out_of_range(r, i=i):
             limit = r.lookup(facts.banks, r["PreferredSegment.SegmentId0"])
-            live = (r["HintedBank.Value"] != 0) & uses_banks(r) & (limit != 0)
-            for j in range(i + 1):
-                live = live & (r[f"HintedBank.Bank{j}"] != 0)
+            live = uses_banks(r) & (limit != 0) & (r[f"HintedBank.Bank{i}"] != 0)
             return live & (r[f"HintedBank.Bank{i}"] > limit)
 
         out.append(Check("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", f"HintedBank.Bank{i}", out_of_range,

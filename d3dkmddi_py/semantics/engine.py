@@ -13,7 +13,7 @@ from collections.abc import Callable  # not typing's: importing typing costs 3 m
 from functools import lru_cache
 
 from .._records import dataclass, replace
-from ._rules import RULES, Finding
+from ._rules import RULES, Finding, with_note
 from ._view import View
 
 
@@ -40,6 +40,10 @@ class Check:
     params: Callable | None = None
     prefix: str = ""
     columnar: bool = False  # params (if any) are column expressions too, so messages format from columns
+
+    def __post_init__(self):
+        # a rule resting on an earlier page or a kit comment says so in every message, whatever prints it
+        object.__setattr__(self, "message", with_note(self.rule_id, self.message))
 
     def under(self, prefix: str) -> "Check":
         return replace(self, prefix=prefix + self.prefix)

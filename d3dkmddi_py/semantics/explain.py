@@ -10,47 +10,68 @@ from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
-from ._rules import RULES
+from ._rules import (ALLOCFLAGS, ALLOCFLAGS2, ALLOCFLAGS_WDDM2, ALLOCINFO, BANKPREF, RULES, SEGDESC, SEGDESC3,
+                     SEGDESC4, SEGPREF, quoted, reading)
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
 from .adapter import Adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
-from .checks import DESCRIPTOR_TYPES, check_record
-from .preferences import (BANK_TYPE, SEGPREF_TYPES, decode_bank_preference, decode_segment_preference,
-                          describe_preferences)
+from .checks import DESCRIPTOR_TYPES, SIZE_AND_COMMIT_PAGES, check_record, reserved_sentence
+from .preferences import (BANK_SLOTS, BANK_TYPE, SEG_SLOTS, SEGPREF_TYPES, decode_bank_preference,
+                          decode_segment_preference, describe_preferences)
 from .priority import decode_priority
 from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS,
                        SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set)
 
+def _said(source, *parts: str) -> str:
+    """Words of one page, recorded as such, joined by "; "."""
+    return "; ".join(quoted(source, text) for text in parts)
+
+
+# What explain() prints beside a set allocation flag: its page's own words (held to the page by the
+# tests).  The WDDM 3.2 Flags2 flags have no description on the page: a set one prints "set".
 ALLOC_FLAG_MEANINGS = {
-    "CpuVisible": "directly accessible by the CPU (pfnLockCb works)",
-    "PermanentSysMem": "a system-memory copy is kept while in a memory segment",
-    "Cached": "backing store is cached memory (default: write-combined)",
-    "Protected": "backing store in kernel memory, out of the application's reach",
-    "ExistingSysMem": "uses an existing user-mode system memory range as backing store",
-    "ExistingKernelSysMem": "uses an existing kernel-mode system memory range as backing store",
-    "FromEndOfSegment": "allocated from the end of a segment",
-    "Swizzled": "swizzled; locking needs special support",
-    "DisableLargePageMapping": "large page mapping disabled",
-    "Overlay": "overlay allocation (pinned)",
-    "Capture": "capture allocation (pinned)",
-    "UseAlternateVA": "primary allocation that can be locked (swizzling range)",
-    "SynchronousPaging": "paged in synchronously",
-    "LinkMirrored": "one instance replicated on every physical adapter of a link",
-    "LinkInstanced": "one instance per physical adapter of a link",
-    "HistoryBuffer": "history buffer managed by the user-mode driver",
-    "CreateInVpr": "created in the video protected range",
-    "MapApertureCpuVisible": "aperture mapping is CPU visible",
-    "AccessedPhysically": "accessed by physical address (contiguous in GPU memory segments)",
-    "ExplicitResidencyNotification": "driver gets NotifyResidency paging operations",
-    "HardwareProtected": "holds content for hardware DRM",
-    "CpuVisibleOnDemand": "CPU virtual address assigned on demand",
-    "ShareBackingStoreWithKmd": "the driver needs the backing store's address (shared, aperture only)",
-    "NoImplicitSynchronization": "no implicit synchronization",
-    "DisablePartialResidency": "partial residency disabled",
-    "RestrictedToSingleSegment": "restricted to a single segment",
-    "NotifyEviction": "driver is notified of eviction",
-    "NotifyIoMmuUnmap": "driver is notified of IOMMU unmapping",
+    "CpuVisible": _said(ALLOCFLAGS, "the allocation is directly accessible by the CPU",
+                        "If this flag is not set on the allocation, pfnLockCb returns an error"),
+    "PermanentSysMem": _said(ALLOCFLAGS, "a copy of the allocation should be kept in system memory even when the "
+                                         "content is located in a memory segment"),
+    "Cached": _said(ALLOCFLAGS, "the allocation backing store should be allocated as cached memory",
+                    "by default, the allocation backing store is stored as write-combined memory"),
+    "Protected": _said(ALLOCFLAGS, "the allocation backing store should be allocated in kernel memory instead of "
+                                   "user address space"),
+    "ExistingSysMem": _said(ALLOCFLAGS, "the video memory manager should use the existing system memory range as a "
+                                        "backing store for the allocation", "a valid user-mode address"),
+    "ExistingKernelSysMem": _said(ALLOCFLAGS, "the video memory manager should use the existing system memory range "
+                                              "as a backing store for the allocation", "a valid kernel-mode address"),
+    "FromEndOfSegment": _said(ALLOCFLAGS, "the allocation should be allocated from the end of a segment during paging"),
+    "Swizzled": _said(ALLOCFLAGS, "the allocation is swizzled and requires special support by the video memory "
+                                  "manager to lock the allocation"),
+    "DisableLargePageMapping": _said(ALLOCFLAGS_WDDM2, "large page mapping for the allocation should be disabled"),
+    "Overlay": _said(ALLOCFLAGS, "the allocation is for an overlay operation", "Overlay allocations are pinned in memory"),
+    "Capture": _said(ALLOCFLAGS, "the allocation is used for a capture operation",
+                     "Capture allocations are pinned in memory"),
+    "UseAlternateVA": _said(ALLOCFLAGS, "the primary allocation can be locked",
+                            "UseAlternateVA is valid only for the primary allocation"),
+    "SynchronousPaging": _said(ALLOCFLAGS, "the allocation should be paged in synchronously"),
+    "LinkMirrored": _said(ALLOCFLAGS, "a single instance of an allocation should be replicated across all physical "
+                                      "adapters in a logical adapter"),
+    "LinkInstanced": _said(ALLOCFLAGS, "different instances of an allocation will be paged in and evicted from all "
+                                       "physical adapters in a logical adapter"),
+    "HistoryBuffer": _said(ALLOCFLAGS, "the user-mode display driver allocates a history buffer"),
+    "CreateInVpr": _said(ALLOCFLAGS_WDDM2, "the allocation should be created in the video protected range"),
+    "MapApertureCpuVisible": _said(ALLOCFLAGS_WDDM2, "the driver requires CPU access to memory during a "
+                                                     "DxgkDdiBuildPagingBuffer call for a "
+                                                     "DXGK_OPERATION_MAP_APERTURE_SEGMENT2 operation"),
+    "AccessedPhysically": _said(ALLOCFLAGS, "allocations, which are accessed by their physical address",
+                                "Such allocation will be allocated contiguously from GPU memory segments"),
+    "ExplicitResidencyNotification": _said(ALLOCFLAGS, "the driver receives a NotifyResidency paging buffer operation "
+                                                       "when the allocation residency is changed"),
+    "HardwareProtected": _said(ALLOCFLAGS_WDDM2, "the allocation will hold content used for hardware DRM"),
+    "CpuVisibleOnDemand": _said(ALLOCFLAGS, "the video memory manager will try to allocate the virtual address for "
+                                            "the allocation when it is mapped/locked"),
+    "ShareBackingStoreWithKmd": _said(ALLOCFLAGS2, "it needs to know the address of the allocation backing store",
+                                      "The allocation must be created shared and must reside only in the aperture "
+                                      "memory segment"),
 }
 
 
@@ -89,6 +110,7 @@ def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserv
     ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf.
     """
     names, reserved = _flag_table(type_name, abi, version)
+    said = reserved_sentence(type_name)
     column = getattr(word, "ndim", 0)
     out = {}
     for mask, name in names:
@@ -101,9 +123,9 @@ def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserv
         if value is None:
             continue
         if column:
-            out[path] = by_value(numpy_module(), value, lambda v: _reserved_text(v) if v else None)
+            out[path] = by_value(numpy_module(), value, lambda v: _reserved_text(v, said) if v else None)
         elif value:
-            out[path] = _reserved_text(value)
+            out[path] = _reserved_text(value, said)
     out["Value"] = describe(word, abi, version)
     return out
 
@@ -120,8 +142,9 @@ def _column_flag_word(layout, columns, notes: dict, describe) -> dict:
                       lambda path: columns[path] if path in layout.by_path else None, describe)
 
 
-def _reserved_text(value: int) -> str:
-    return f"reserved bits set ({value:#x}); must be 0"
+def _reserved_text(value: int, sentence: str) -> str:
+    """A reserved member that is not 0, and what its page says of it (the sentence its rule quotes)."""
+    return f"reserved bits set ({value:#x}): {sentence}"
 
 
 def _segflags_value(word, abi: str, version: int):
@@ -153,10 +176,15 @@ def _segflags(m: _Meanings, view: View):
     _view_flag_word(m, view, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS, _segflags_value)
 
 
+# Which of Flags and FlagsWddm2 a driver uses, in the DXGK_ALLOCATIONINFO page's words
+SHOULD_USE = {"FlagsWddm2": quoted(ALLOCINFO, "Drivers that target any WDDM version >= WDDM 2.0 should use FlagsWddm2"),
+              "Flags": quoted(ALLOCINFO, "drivers that target any WDDM version earlier than WDDM 2.0 should use Flags")}
+
+
 def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True):
     if not in_force:
         member, _ = flags_member(view.version)
-        m.put(view, "Value", f"not the view in force at {InterfaceVersion(view.version).name}: read {member}")
+        m.put(view, "Value", f"{InterfaceVersion(view.version).name}: {SHOULD_USE[member]}")
         return
     _view_flag_word(m, view, type_name, ALLOC_FLAG_MEANINGS, _alloc_value(type_name))
 
@@ -179,47 +207,64 @@ def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
 
 def _segment_id_text(view: View, ident: int, adapter) -> str:
     if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY and view.version >= InterfaceVersion.WDDM2_0:
-        return "segment 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY: system memory in WDDM v2)"
+        return f"segment 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY; {reading('system memory from WDDM v2')})"
     if adapter is not None and adapter.descriptor(ident) is None:
         return f"segment {ident} (the adapter has no such segment)"
     return f"segment {ident}{_segment_kind(adapter, ident)}"
 
 
-def _slot_meanings(m: _Meanings, view: View, prefs, slots: int, id_field: str, what: str, *, used, directions):
-    """Meanings of the id and direction of every slot of a bank or segment preference list."""
+def _slot_meanings(m: _Meanings, view: View, slots: int, id_field: str, *, used, directions, no_id: str):
+    """Meanings of the id and direction of every slot of a bank or segment preference word: an id is a
+    preference of its slot's priority (also below a zero id, which the pages neither use nor rule out);
+    ``directions(i)``: the two texts of Direction i."""
+    zero = None
     for i in range(slots):
         ident, direction = view[f"{id_field}{i}"], view[f"Direction{i}"]
-        if i < len(prefs.entries):
-            m.put(view, f"{id_field}{i}", f"{used(ident)}, priority {i + 1}")
-            m.put(view, f"Direction{i}", directions[1] if direction else directions[0])
-        else:
-            if i == len(prefs.entries):
-                m.put(view, f"{id_field}{i}", "no preference (ends the list)")
-            elif ident:
-                m.put(view, f"{id_field}{i}", f"{what} {ident} ignored: after the end of the list")
-            if direction:
-                m.put(view, f"Direction{i}", "set on an unused slot (ignored)")
+        if ident:
+            after = "" if zero is None else f" (below {id_field}{zero} = 0)"
+            m.put(view, f"{id_field}{i}", f"{used(ident)}, priority {i + 1}{after}")
+            m.put(view, f"Direction{i}", directions(i)[direction])
+            continue
+        if zero is None:
+            zero = i
+            m.put(view, f"{id_field}{i}", no_id)
+        if direction:
+            m.put(view, f"Direction{i}", f"1, for {id_field}{i} = 0 ({no_id})")
 
 
-def _bankpref(m: _Meanings, view: View, banks_of: str = ""):
+def _after_zero(prefs, id_field: str) -> str:
+    """The slots from the first zero id on that hold bits, as "; from the first zero id on: Bank2 = 3"."""
+    shown = [f"{id_field}{s.index} = {s.id}" + (f", Direction{s.index} = 1" if s.direction else "")
+             for s in prefs.after_end]
+    return "; from the first zero id on: " + ", ".join(shown) if shown else ""
+
+
+# DXGK_SEGMENTBANKPREFERENCE.DirectionN (0, 1) and D3DDDI_SEGMENTPREFERENCE.DirectionN (0 per slot;
+# the page describes no other value), in the pages' words
+BANK_DIRECTIONS = (quoted(BANKPREF, "a bottom-up search (that is, low address to high address)"),
+                   quoted(BANKPREF, "a top-bottom search (that is, high address to low address)"))
+NO_BANK = quoted(BANKPREF, "no preference")
+SEGMENT_DIRECTIONS = tuple((quoted(SEGPREF, f"VidMm chooses which end of SegmentId{i} to do the allocation from"),
+                            "1 (the page describes only 0)") for i in range(SEG_SLOTS))
+NO_SEGMENT = quoted(SEGPREF, "no preferred segment")
+
+
+def _bankpref(m: _Meanings, view: View, banks_of: str = "", note: str = ""):
     prefs = decode_bank_preference(view.word())
-    _slot_meanings(m, view, prefs, 4, "Bank", "bank",
-                   used=lambda bank: f"bank {bank}{banks_of}",
-                   directions=("bottom-up (low to high address)", "top-down (high to low address)"))
-    text = describe_preferences(prefs, "bank")
-    m.put(view, "Value", text if not prefs.after_end else text + " (more bits after the end of the list)")
+    _slot_meanings(m, view, BANK_SLOTS, "Bank", used=lambda bank: f"bank {bank}{banks_of}",
+                   directions=lambda i: BANK_DIRECTIONS, no_id=NO_BANK)
+    m.put(view, "Value", describe_preferences(prefs, "bank") + _after_zero(prefs, "Bank") + note)
 
 
 def _segpref(m: _Meanings, view: View, adapter=None):
     prefs = decode_segment_preference(view.word())
-    _slot_meanings(m, view, prefs, 5, "SegmentId", "segment",
-                   used=lambda ident: _segment_id_text(view, ident, adapter),
-                   directions=("VidMm chooses which end", "top-down"))
+    _slot_meanings(m, view, SEG_SLOTS, "SegmentId", used=lambda ident: _segment_id_text(view, ident, adapter),
+                   directions=lambda i: SEGMENT_DIRECTIONS[i], no_id=NO_SEGMENT)
     if view.get("Reserved", 0):
-        m.put(view, "Reserved", f"reserved bits set ({view['Reserved']:#x}); must be 0")
+        m.put(view, "Reserved", _reserved_text(view["Reserved"], RULES["SEGPREF.RESERVED_NONZERO"].sentence))
     parts = [f"{_segment_id_text(view, e.segment_id, adapter)}"
-             + (", top-down" if e.direction else "") for e in prefs.entries]
-    m.put(view, "Value", "; ".join(parts) if parts else "no segment preference")
+             + (", Direction 1" if e.direction else "") for e in prefs.entries]
+    m.put(view, "Value", ("; ".join(parts) if parts else "no segment preference") + _after_zero(prefs, "SegmentId"))
 
 
 def _set_text(view: View, mask: int, adapter) -> str:
@@ -232,32 +277,59 @@ def _set_text(view: View, mask: int, adapter) -> str:
     return text + (" (+ system memory)" if s.system_memory else "")
 
 
+# Descriptor members in their pages' words.  The DXGK_SEGMENTDESCRIPTOR and ...3 pages say the same of the
+# members they share; DXGK_SEGMENTDESCRIPTOR5 has no page, so ...4's words are only a reading of it.
+AGP_SIZE = quoted(SEGDESC, "the video memory manager allocates as much aperture space as possible, so this member "
+                           "is ignored")
+APERTURE_ONLY = quoted(SEGDESC4, "This value applies to the aperture segment only")
+NB_OF_BANKS = quoted(SEGDESC, "The number of banks in the segment, if banking is used")
+BANK_TABLE = quoted(SEGDESC, "The driver specifies this array only if it also sets the UseBanking bit-field flag in "
+                             "the Flags member")
+PURGED = {"DXGK_SEGMENTDESCRIPTOR3": quoted(SEGDESC3, "For segments that are partially composed of system memory, all "
+                                                      "allocations that begin after this address are purged in a "
+                                                      "transition to a hibernate state"),
+          "DXGK_SEGMENTDESCRIPTOR4": quoted(SEGDESC4, "For segments that are partially composed of system memory, all "
+                                                      "allocations ending after this address are purged during "
+                                                      "hibernate")}
+HOST_APERTURE = (quoted(SEGDESC4, "If Flags.SupportsCpuHostAperture==FALSE and the segment is CPU visible, this will be "
+                                  "the CPU physical base address of the segment"),
+                 quoted(SEGDESC4, "If Flags.SupportsCpuHostAperture==TRUE, this will have the CPU address and size of "
+                                  "the CPUHostAperture"))
+
+
+def _descriptor4_words(view: View, text: str) -> str:
+    """The DXGK_SEGMENTDESCRIPTOR4 page's words, labelled as a reading for DXGK_SEGMENTDESCRIPTOR5 (no page)."""
+    return text if view.type_name == "DXGK_SEGMENTDESCRIPTOR4" else reading(f"as DXGK_SEGMENTDESCRIPTOR4: {text}")
+
+
 def _descriptor(m: _Meanings, view: View):
     _segflags(m, view.sub("Flags", SEGFLAGS_TYPE))
+    stated = view.type_name in SIZE_AND_COMMIT_PAGES
     size = view.get("Size", 0)
     agp = bool(view.get("Flags.Agp", 0))
-    m.put(view, "Size", _size_text(size) + (" (ignored for an AGP segment)" if agp else ""))
+    m.put(view, "Size", _size_text(size) + (f"; AGP: {AGP_SIZE}" if agp and stated else ""))
     if view.has("CommitLimit"):
-        m.put(view, "CommitLimit", f"at most {_size_text(view['CommitLimit'])} committed")
+        aperture = view.get("Flags.Aperture", 0) or agp
+        m.put(view, "CommitLimit", f"at most {_size_text(view['CommitLimit'])} committed"
+              + ("" if stated or aperture else f"; {APERTURE_ONLY}"))
     if view.get("Flags.UseBanking", 0):
         m.put(view, "NbOfBanks", f"{view.get('NbOfBanks', 0)} bank(s), ids 1..{view.get('NbOfBanks', 0)}")
-        m.put(view, "pBankRangeTable", "address of the bank end offsets (in the driver's address space)")
+        m.put(view, "pBankRangeTable", "address of the array of the banks' end offsets into the segment")
     elif view.has("NbOfBanks"):
-        m.put(view, "NbOfBanks", "unused: the segment does not use banking")
-        m.put(view, "pBankRangeTable", "unused: the segment does not use banking")
-    if view.has("SystemMemoryEndAddress"):
+        m.put(view, "NbOfBanks", f"UseBanking is not set; {NB_OF_BANKS}")
+        m.put(view, "pBankRangeTable", f"UseBanking is not set; {BANK_TABLE}")
+    if view.get("SystemMemoryEndAddress", 0):
         end = view["SystemMemoryEndAddress"]
-        m.put(view, "SystemMemoryEndAddress",
-              "0: not partially preserved" if not end else
-              f"driver-reserved memory up to {end:#x}; allocations beyond it are purged in hibernate")
+        said = PURGED.get(view.type_name) or _descriptor4_words(view, PURGED["DXGK_SEGMENTDESCRIPTOR4"])
+        m.put(view, "SystemMemoryEndAddress", f"{end:#x}: {said}")
     if view.has("SegmentType"):
         m.put(view, "SegmentType", _enum_name("DXGK_SEGMENTTYPE", view["SegmentType"]))
     if view.has("SlabSize"):
         m.put(view, "SlabSize", _enum_name("DXGK_PAGESIZE", view["SlabSize"]))
     if view.has("CpuHostAperture.PhysicalAddress"):
         host = bool(view.get("Flags.SupportsCpuHostAperture", 0))
-        m.put(view, "CpuHostAperture.PhysicalAddress", "in force (SupportsCpuHostAperture)" if host else
-              "not in force: CpuTranslatedAddress is the view (SupportsCpuHostAperture not set)")
+        m.put(view, "CpuHostAperture.PhysicalAddress",
+              _descriptor4_words(view, HOST_APERTURE[1] if host else f"CpuTranslatedAddress: {HOST_APERTURE[0]}"))
 
 
 def _enum_name(enum_name: str, value: int) -> str:
@@ -265,6 +337,15 @@ def _enum_name(enum_name: str, value: int) -> str:
         return ENUM_CLASSES[enum_name](value).name
     except ValueError:
         return f"{value} (not a {enum_name} value)"
+
+
+# One UINT, two names: the page dates both from WDDM v2, the kit has the union at every version.
+BOTH_FROM_WDDM2 = quoted(ALLOCINFO, "Support for this member started with Windows 10 and the WDDM v2.")
+RENAMING_OR_INDEX = {
+    name: (f"one UINT with {other} (the kit's union, at every version); the page dates both from WDDM v2: "
+           f"\"{BOTH_FROM_WDDM2}\"; neither source says which one a driver means")
+    for name, other in (("MaximumRenamingListLength", "PhysicalAdapterIndex"),
+                        ("PhysicalAdapterIndex", "MaximumRenamingListLength"))}
 
 
 def _allocinfo(m: _Meanings, view: View, adapter):
@@ -277,44 +358,45 @@ def _allocinfo(m: _Meanings, view: View, adapter):
     if view.has("Flags2.Value"):
         _allocflags(m, view.sub("Flags2", FLAGS2_TYPE), FLAGS2_TYPE)
     first = view["PreferredSegment.SegmentId0"]
-    banks_of = ""
+    banks_of, note = "", ""
     if adapter is not None and adapter.descriptor(first) is not None:
         n = adapter.nb_of_banks(first)
         banks_of = f" of segment {first}" + (f" ({n} banks)" if n else "")
-    if view["HintedBank.Value"] and (adapter is not None and not adapter.has_flag(first, SegmentFlag.UseBanking)):
-        m.put(view, "HintedBank.Value", f"means nothing: segment {first} (PreferredSegment.SegmentId0) does not use banking")
-    else:
-        _bankpref(m, view.sub("HintedBank", BANK_TYPE), banks_of)
+    if view["HintedBank.Value"] and adapter is not None and not adapter.has_flag(first, SegmentFlag.UseBanking):
+        whose = (f"segment {first}, which does not use banking" if adapter.descriptor(first) is not None else
+                 "PreferredSegment.SegmentId0 = 0" if not first else f"segment {first}, which the adapter does not have")
+        note = f"; the video memory manager uses the banking information of the most preferred segment: {whose}"
+    _bankpref(m, view.sub("HintedBank", BANK_TYPE), banks_of, note)
     _segpref(m, view.sub("PreferredSegment", SEGPREF_TYPES[0]), adapter)
     size = view["Size"]
     eff = effective_size(size, view.abi)
-    m.put(view, "Size", f"{_size_text(size)}" + ("" if eff == size else f"; effective {eff:#x} (rounded up to 4 KB)"))
+    m.put(view, "Size", f"{_size_text(size)}" + ("" if eff == size else
+                                                 f"; expanded to {eff:#x}, a multiple of the native host page size"))
     pitch = view["PitchAlignedSize"]
-    m.put(view, "PitchAlignedSize", "0: not supported in a pitch-aligned segment" if not pitch else
-          f"{_size_text(pitch)} when placed in a pitch-aligned segment")
+    m.put(view, "PitchAlignedSize", "0: what the driver should set if the allocation is not supported in a "
+                                    "pitch-aligned segment" if not pitch else
+          f"{_size_text(pitch)} when it is located in a pitch-aligned segment")
     align = view["Alignment"]
-    m.put(view, "Alignment", "0: no alignment requirement given" if not align else f"{_size_text(align)} alignment")
+    if align:  # the page gives 0 no meaning
+        m.put(view, "Alignment", f"{_size_text(align)} alignment")
     if "DXGK_PAGESIZE" in known_names(view.abi, view.version):  # the page-size arm's codes exist from here on
         for name in ("MinimumPageSize", "RecommendedPageSize"):
             m.put(view, name, f"as a DXGK_PAGESIZE code: {_enum_name('DXGK_PAGESIZE', view.get(name, 0))} "
                               f"(same bytes as Alignment)")
     wddm2 = view.version >= InterfaceVersion.WDDM2_0
     read, write = view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"]
-    eff_set = _effective(view)
     m.put(view, "SupportedReadSegmentSet", _set_text(view, read, adapter) +
-          ("; ignored from WDDM2_0 (the write set is used)" if wddm2 else "; segments usable for reads"))
-    m.put(view, "MmuSet", "the same word as SupportedReadSegmentSet (26100 kit union)")
+          ("; from WDDM v2 the video memory manager ignores it during surface creation" if wddm2 else
+           "; segments the driver can set in PreferredSegment for read operations"))
+    m.put(view, "MmuSet", "the same word as SupportedReadSegmentSet (the 26100 kit's union, with no version guard)")
     m.put(view, "SupportedWriteSegmentSet", _set_text(view, write, adapter) +
-          ("; the effective supported set" if wddm2 else "; segments usable for writes"))
+          ("; the one segment set the video memory manager uses from WDDM v2" if wddm2 else
+           "; segments the driver can set in PreferredSegment for write operations"))
     m.put(view, "EvictionSegmentSet", _set_text(view, view["EvictionSegmentSet"], adapter) +
-          ("" if view["EvictionSegmentSet"] else ": content goes straight to system memory on eviction"))
-    if not wddm2:
-        m.put(view, "SupportedWriteSegmentSet", _set_text(view, write, adapter) +
-              f"; with the read set, preferences may use {describe_segment_set(eff_set.segments)}")
-    m.put(view, "MaximumRenamingListLength", "in force before WDDM2_0" + (" (this word is PhysicalAdapterIndex here)"
-                                                                          if wddm2 else ""))
-    m.put(view, "PhysicalAdapterIndex", "in force from WDDM2_0" + ("" if wddm2 else
-                                                                   " (this word is MaximumRenamingListLength here)"))
+          ("" if view["EvictionSegmentSet"] else
+           ": on eviction the content goes directly to paged-locked system memory"))
+    for name, text in RENAMING_OR_INDEX.items():
+        m.put(view, name, text)
     m.put(view, "AllocationPriority", str(decode_priority(view["AllocationPriority"])))
 
 
@@ -422,7 +504,7 @@ def _allocinfo_notes(view: View) -> list:
     """What the layout alone does not show: which flag view and which set are in force, and Flags2."""
     member, ftype = flags_member(view.version)
     eff = _effective(view)
-    notes = [f"  note: {member} ({ftype}) is the flag view in force at {InterfaceVersion(view.version).name}",
+    notes = [f"  note: {member} ({ftype}) is read at {InterfaceVersion(view.version).name}: {SHOULD_USE[member]}",
              f"  note: the supported set in force is {eff.source}; {eff.note}"]
     if not view.has("Flags2.Value"):
         where = "before WDDM3_0" if view.version < InterfaceVersion.WDDM3_0 else "on 32-bit targets"
@@ -437,8 +519,14 @@ def _findings_text(findings) -> str:
     for f in findings:
         out.append(f"  {f.severity.value.upper()} {f.rule_id} at {f.field} = {f.value:#x}: {f.message}")
         out.append(f"    \"{f.reference.sentence}\"")
-        out.append(f"    {f.reference.page}")
+        rule = RULES.get(f.rule_id)
+        out.append(f"    {_where(rule.source) if rule is not None else f.reference.page}")
     return "\n".join(out)
+
+
+def _where(source) -> str:
+    """A source's address, with its note when it is not the current page."""
+    return source.where + (f" ({source.note})" if source.note else "")
 
 
 def _explain_adapter(adapter: Adapter) -> str:
@@ -459,7 +547,11 @@ def rule_text(rule_id: str) -> str:
     if r is None:
         raise InvalidArgument(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them "
                               f"(e.g. {next(iter(RULES))})")
-    return f"{r.rule_id} ({r.severity.value}): {r.summary}\n  \"{r.sentence}\"\n  {r.page}"
+    lines = [f"{r.rule_id} ({r.severity.value}): {r.summary}", f"  \"{r.sentence}\"", f"  {_where(r.source)}"]
+    for label, quotes in (("also", r.also), ("a warning because", (r.softened_by,) if r.softened_by else ())):
+        for q in quotes:
+            lines += [f"  {label}: \"{q.text}\"", f"    {_where(q.source)}"]
+    return "\n".join(lines)
 
 
 __all__ = ["explain", "field_meanings", "rule_text", "ALLOC_FLAG_MEANINGS", "PAGE_SIZE"]

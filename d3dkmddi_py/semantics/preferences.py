@@ -1,8 +1,10 @@
 """Bank preferences (DXGK_SEGMENTBANKPREFERENCE) and segment preferences (D3DDDI_SEGMENTPREFERENCE).
 
-Both are ordered lists packed into one UINT: the highest priority first, ended by the first zero
-identifier.  ``decode_*`` returns the list plus whatever the word holds after the end (never
-dropped silently); ``build_*`` packs a list and refuses anything the word cannot mean.
+Both are ordered lists packed into one UINT, the highest priority first; an identifier of zero is
+no preference.  ``decode_*`` returns the slots up to the first zero identifier and, apart, whatever
+the word holds after it (never dropped silently: the pages give fewer preferences as the lower
+priority ones set to zero and do not say what a preference below a zero means); ``build_*`` packs a
+list and refuses anything the word cannot mean.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ SEGPREF_RESERVED_MASK = (0xFFFFFFFF << (SEG_SLOTS * (SEG_ID_BITS + 1))) & 0xFFFF
 
 
 class BankDirection(NamedIntEnum):
-    """How a preferred bank is scanned for free memory (DXGK_SEGMENTBANKPREFERENCE.DirectionN)."""
+    """How a preferred bank is scanned for free memory (DXGK_SEGMENTBANKPREFERENCE.DirectionN): the page's
+    "bottom-up search" and "top-bottom search"."""
 
     BOTTOM_UP = 0  # low address to high address
     TOP_DOWN = 1  # high address to low address
@@ -29,8 +32,9 @@ class BankDirection(NamedIntEnum):
 class SegmentDirection(NamedIntEnum):
     """D3DDDI_SEGMENTPREFERENCE.DirectionN.
 
-    The current page only says 0 lets the video memory manager choose which end of the segment to
-    allocate from; the Vista-era DXGK_SEGMENTPREFERENCE page read 0 as bottom-up and 1 as top-down.
+    The page (current and earlier copy) describes only 0: the video memory manager chooses which end
+    of the segment to allocate from.  ``TOP_DOWN`` is the package's name for 1, which no source at
+    hand describes.
     """
 
     VIDMM_CHOOSES = 0
@@ -43,7 +47,7 @@ class BankPreferenceEntry:
     direction: BankDirection = BankDirection.BOTTOM_UP
 
     def __str__(self) -> str:
-        return f"bank {self.bank}, {'top-down' if self.direction else 'bottom-up'}"
+        return f"bank {self.bank}, {'top-bottom' if self.direction else 'bottom-up'}"
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class SegmentPreferenceEntry:
     direction: SegmentDirection = SegmentDirection.VIDMM_CHOOSES
 
     def __str__(self) -> str:
-        return f"segment {self.segment_id}, {'top-down' if self.direction else 'VidMm chooses the end'}"
+        return f"segment {self.segment_id}, {'Direction 1' if self.direction else 'VidMm chooses the end'}"
 
 
 @dataclass(frozen=True)
@@ -68,8 +72,9 @@ class Slot:
 class Preferences:
     """A decoded preference word.
 
-    ``entries`` is the list the video memory manager uses (up to the first zero id);
-    ``after_end`` lists the slots past that point that still hold bits (id or direction);
+    ``entries`` is the slots before the first zero id (the pages give fewer preferences as the lower
+    priority ones set to zero); ``after_end`` lists the slots past that point that still hold bits
+    (id or direction), which the pages neither use nor rule out;
     ``reserved`` is the reserved bits of a segment preference (0 for bank preferences).
     """
 
@@ -109,14 +114,14 @@ def _decode(value: int, count: int, id_bits: int, make, reserved: int) -> Prefer
 
 
 def decode_bank_preference(value) -> Preferences:
-    """HintedBank as (bank, direction) entries, highest priority first, ending at the first zero id."""
+    """HintedBank as (bank, direction) entries, highest priority first, up to the first zero id."""
     word = word_of(value, (BANK_TYPE,))
     return _decode(word, BANK_SLOTS, BANK_ID_BITS,
                    lambda s: BankPreferenceEntry(s.id, BankDirection(s.direction)), 0)
 
 
 def decode_segment_preference(value) -> Preferences:
-    """PreferredSegment as (segment id, direction) entries, highest priority first, ending at the first 0."""
+    """PreferredSegment as (segment id, direction) entries, highest priority first, up to the first 0."""
     word = word_of(value, SEGPREF_TYPES)
     return _decode(word, SEG_SLOTS, SEG_ID_BITS,
                    lambda s: SegmentPreferenceEntry(s.id, SegmentDirection(s.direction)),
@@ -147,7 +152,7 @@ def _build(entries, *, type_name, id_field, max_slots, id_bits, entry_cls, id_at
             if isinstance(got, bool) or not isinstance(got, int):
                 raise InvalidFieldType(type_name, name, got, "an int", f"is a {type(got).__name__}")
         if not 1 <= ident <= top:
-            hint = ("is 0, which ends the list; pass fewer entries instead" if ident == 0
+            hint = ("is 0 (no preference): give only the preferences, highest priority first" if ident == 0
                     else f"is not a {what} id")
             raise InvalidFieldValue(type_name, f"{id_field}{i}", ident, f"1..{top} (0 means no preference)", hint)
         if direction not in (0, 1):

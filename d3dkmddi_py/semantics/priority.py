@@ -1,13 +1,16 @@
-"""Allocation priorities: any UINT named by the D3DDDI_ALLOCATIONPRIORITY_* band it falls in.
+"""Allocation priorities: any UINT, written as the D3DDDI_ALLOCATIONPRIORITY_* level at or below it.
 
-The driver may use values between the named levels ("0x78000001 indicates that the allocation is
-slightly above normal"), so a value belongs to the highest named level that does not exceed it.
+The driver may use values between the named levels ("marking an allocation with a priority level of
+0x78000001 indicates that the allocation is slightly above normal"); the package groups a value with
+the highest named level that does not exceed it (its "band", the package's word) and prints the
+value as that level plus the difference, which is arithmetic, not a claim about its meaning.
 """
 from __future__ import annotations
 
 from .._records import dataclass
 from .._enums import NamedIntEnum
 from .._spec import CONSTS
+from ._rules import ALLOCINFO, quoted
 from ._view import word_of
 
 # the levels are the table's d3dukmdt.h constants
@@ -20,7 +23,7 @@ D3DDDI_ALLOCATIONPRIORITY_MAXIMUM = LEVELS["MAXIMUM"]
 
 
 class PriorityBand(NamedIntEnum):
-    """The band of a priority; a member's value is the level the band starts at."""
+    """The band of a priority (the package's grouping); a member's value is the level the band starts at."""
 
     INVALID = 0  # 0 is an invalid initial allocation priority
     BELOW_MINIMUM = 1  # 1 .. MINIMUM-1: allowed, but below every named level
@@ -31,6 +34,7 @@ class PriorityBand(NamedIntEnum):
     MAXIMUM = D3DDDI_ALLOCATIONPRIORITY_MAXIMUM
 
 
+_INVALID = quoted(ALLOCINFO, "0 is an invalid initial allocation priority")
 _NAMED = (PriorityBand.MAXIMUM, PriorityBand.HIGH, PriorityBand.NORMAL, PriorityBand.LOW, PriorityBand.MINIMUM)
 
 
@@ -50,12 +54,12 @@ class Priority:
 
     def __str__(self) -> str:
         if self.band is PriorityBand.INVALID:
-            return "0: invalid initial allocation priority"
+            return _INVALID
         if self.band is PriorityBand.BELOW_MINIMUM:
-            return f"below MINIMUM (D3DDDI_ALLOCATIONPRIORITY_MINIMUM - {D3DDDI_ALLOCATIONPRIORITY_MINIMUM - self.value:#x})"
+            return f"D3DDDI_ALLOCATIONPRIORITY_MINIMUM - {D3DDDI_ALLOCATIONPRIORITY_MINIMUM - self.value:#x}"
         if self.exact:
-            return f"{self.constant} ({self.band.name} band)"
-        return f"{self.band.name} band (D3DDDI_ALLOCATIONPRIORITY_{self.band.name} + {self.value - self.band:#x})"
+            return self.constant
+        return f"D3DDDI_ALLOCATIONPRIORITY_{self.band.name} + {self.value - self.band:#x}"
 
 
 def decode_priority(value) -> Priority:

@@ -10,6 +10,7 @@ from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
 from ..errors import InvalidFieldType, InvalidFieldValue
 from ..layout import type_layout
 from ..names import InterfaceVersion
+from ._rules import SEGFLAGS, kit, quoted
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
@@ -29,35 +30,45 @@ SegmentFlag = NamedIntFlag("SegmentFlag", _one_bit_flags(SEGFLAGS_TYPE), module=
 SegmentFlag.__doc__ = "The one-bit flags of DXGK_SEGMENTFLAGS by name (an IntFlag): SegmentFlag.Aperture | ..."
 
 
-# Short meanings for explain(); the full text is on the DXGK_SEGMENTFLAGS page.
+def _said(*parts: str) -> str:
+    """Words of the DXGK_SEGMENTFLAGS page, recorded as such, joined by "; "."""
+    return "; ".join(quoted(SEGFLAGS, text) for text in parts)
+
+
+# What explain() prints beside a set flag: the page's own words (held to the page by the tests).
 SEGMENT_FLAG_MEANINGS = {
-    "Aperture": "aperture segment (maps the allocation's system pages; holds no content itself)",
-    "Agp": "AGP-type aperture segment (must be the only flag)",
-    "CpuVisible": "CPU can access the segment at CpuTranslatedAddress",
-    "UseBanking": "divided into banks (NbOfBanks, pBankRangeTable)",
-    "CacheCoherent": "aperture keeps cache coherency with cacheable pages",
-    "PitchAlignment": "allocations are pitch aligned (PitchAlignedSize is used); cannot be used for eviction",
-    "PopulatedFromSystemMemory": "memory segment populated from driver-allocated system memory",
-    "PreservedDuringStandby": "preserved in a transition to standby",
-    "PreservedDuringHibernate": "preserved in a transition to hibernate",
-    "PartiallyPreservedDuringHibernate": "partially preserved in hibernate (up to SystemMemoryEndAddress)",
-    "DirectFlip": "supports Direct Flip allocations",
-    "Use64KBPages": "64 KB pages: allocations that can use it need 64 KB alignment",
-    "ReservedSysMem": "reserved for system use; a driver must not set it",
-    "SupportsCpuHostAperture": "can be mapped through the CPU host aperture",
-    "SupportsCachedCpuHostAperture": "CPU cache coherent CPU host aperture",
-    "ApplicationTarget": "targeted by application budgets (deprecated: LocalBudgetGroup / NonLocalBudgetGroup)",
-    "VprSupported": "video protected region supported",
-    "VprPreservedDuringStandby": "video protected region content preserved during standby",
-    "EncryptedPagingSupported": "hardware protected allocations are encrypted during paging",
-    "LocalBudgetGroup": "counts against the local memory segment budget group",
-    "NonLocalBudgetGroup": "counts against the non-local memory segment budget group",
-    "PopulatedByReservedDDRByFirmware": "populated from system memory reserved by the firmware",
+    "Aperture": _said("an aperture segment instead of a memory segment"),
+    "Agp": _said("an AGP-type aperture segment", "the driver must exclusively set the Agp member"),
+    "CpuVisible": _said("accessible to the CPU at the address that is specified by the CpuTranslatedAddress member"),
+    "UseBanking": _said("the segment is divided into banks"),
+    "CacheCoherent": _said("can maintain cache coherency with cacheable pages that are mapped into the aperture"),
+    "PitchAlignment": _said("an allocation that is mapped into the segment must be pitch aligned",
+                            "This type of segment cannot be used for eviction"),
+    "PopulatedFromSystemMemory": _said("populated from system memory that the driver allocated during initialization"),
+    "PreservedDuringStandby": _said("preserved in a transition to a standby system power state"),
+    "PreservedDuringHibernate": _said("preserved in a transition to a hibernate system power state"),
+    "PartiallyPreservedDuringHibernate": _said("partially preserved in a transition to a hibernate system power "
+                                               "state"),
+    "DirectFlip": _said("supports Direct Flip allocations"),
+    "Use64KBPages": _said("the GPU memory segment supports 64 KB pages"),
+    "ReservedSysMem": _said("Reserved for system use and should not be set by the kernel mode driver"),
+    "SupportsCpuHostAperture": _said("the segment can be mapped through the CPU host aperture"),
+    "SupportsCachedCpuHostAperture": _said("the hardware supports CPU cache coherent CPU host aperture"),
+    "ApplicationTarget": _said("this segment should be targeted by application budgets")
+    + " (kit header comment: " + quoted(kit("DXGK_SEGMENTFLAGS.ApplicationTarget"),
+                                        "Deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup") + ")",
+    "VprSupported": _said("Video Protected Region (VPR) is supported"),
+    "VprPreservedDuringStandby": _said("content of VPRs is preserved during standby"),
+    "EncryptedPagingSupported": _said("hardware-protected allocations are encrypted during paging"),
+    "LocalBudgetGroup": _said("this segment counts against the local memory segment budget group"),
+    "NonLocalBudgetGroup": _said("this segment counts against the non-local memory segment budget group"),
+    "PopulatedByReservedDDRByFirmware": _said("this segment is populated from reserved system DDR memory by firmware"),
 }
 
 
 class PowerBehaviour(NamedIntEnum):
-    """What a power transition does to a segment's content (the 'Optimized standby settings' table)."""
+    """What a power transition does to a segment's content: a row of the page's "Optimized standby
+    settings" table, in its words."""
 
     NEVER_PURGED = 0  # Standby 1, Hibernate 1, Partial 0
     PURGED_IN_HIBERNATE = 1  # 1, 0, 0
@@ -75,31 +86,23 @@ class PowerBehaviour(NamedIntEnum):
 
     @property
     def hybrid_sleep(self) -> str:
-        """Hybrid sleep acts as hibernate: segments not preserved during hibernate are purged even on sleep."""
-        return _POWER_TEXT[self][2]
+        """With hybrid sleep "the system acts as if it is hibernating"."""
+        return "invalid" if self is PowerBehaviour.INVALID else f"as in hibernate ({self.hibernate})"
 
     @property
     def description(self) -> str:
-        return _POWER_TEXT[self][3]
+        if self is PowerBehaviour.INVALID:
+            return "a combination the table marks invalid: " + _UNRECOGNIZED
+        return f"standby: {self.standby}, hibernate: {self.hibernate}"
 
 
-_POWER_TEXT = {
-    PowerBehaviour.NEVER_PURGED: (
-        "not purged", "not purged", "not purged",
-        "never purged during a power transition"),
-    PowerBehaviour.PURGED_IN_HIBERNATE: (
-        "not purged", "purged", "purged even when entering sleep (hybrid sleep acts as hibernate)",
-        "preserved in standby, purged in hibernate"),
-    PowerBehaviour.PARTIALLY_PURGED_IN_HIBERNATE: (
-        "not purged", "partially purged: allocations beyond SystemMemoryEndAddress are evicted",
-        "partially purged even when entering sleep (hybrid sleep acts as hibernate)",
-        "preserved in standby; in hibernate only allocations beyond SystemMemoryEndAddress are evicted"),
-    PowerBehaviour.ALWAYS_PURGED: (
-        "purged", "purged", "purged",
-        "purged during all power transitions"),
-    PowerBehaviour.INVALID: (
-        "invalid", "invalid", "invalid",
-        "invalid combination: the operating system does not recognize it"),
+_UNRECOGNIZED = "the operating system does not recognize it"
+_POWER_TEXT = {  # (Standby State, Hibernate State): the table's cells
+    PowerBehaviour.NEVER_PURGED: ("not purged", "not purged"),
+    PowerBehaviour.PURGED_IN_HIBERNATE: ("not purged", "purged"),
+    PowerBehaviour.PARTIALLY_PURGED_IN_HIBERNATE: ("not purged", "partially purged"),
+    PowerBehaviour.ALWAYS_PURGED: ("purged", "purged"),
+    PowerBehaviour.INVALID: ("invalid", "invalid"),
 }
 
 _POWER_TABLE = {  # (Standby, Hibernate, Partial) -> behaviour
@@ -182,7 +185,8 @@ class SegmentSet:
 
 
 def segment_set(mask, *, target=None) -> SegmentSet:
-    """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32."""
+    """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32
+    (the package's reading: the kit defines the constant from WIN7, no page says from when it applies)."""
     word = word_of(mask, ("UINT",))
     wddm2 = target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0
     top = 31 if wddm2 else 32

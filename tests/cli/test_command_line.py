@@ -151,7 +151,7 @@ def test_decode_count_all_text_path():
 def test_validate_exit_status_follows_error_findings():
     out = ok("validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE, "--count", "all", "--adapter",
              "sample", status=1)
-    assert out.splitlines()[-1] == "35 records: 18 errors, 7 warnings"
+    assert out.splitlines()[-1] == "35 records: 14 errors, 11 warnings"
     assert "ALLOCINFO.PRIORITY_ZERO" in out
     clean = ok("validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE, "--count", "12", "--adapter",
                "sample")
@@ -176,8 +176,8 @@ def test_validate_word_and_json():
 
 def test_validate_against_segments_file():
     out = ok("validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE, "--offset", hex(24 * 88),
-             "--segments", SEGMENTS, "--segment-type", "DXGK_SEGMENTDESCRIPTOR", status=1)
-    assert "ALLOCINFO.HINTEDBANK_OUT_OF_RANGE" in out
+             "--segments", SEGMENTS, "--segment-type", "DXGK_SEGMENTDESCRIPTOR")
+    assert "warning ALLOCINFO.HINTEDBANK_OUT_OF_RANGE" in out  # a warning: "identifiers are one-based" describes
     no_adapter = ok("validate", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, *SAMPLE, "--offset", hex(24 * 88))
     assert "HINTEDBANK_OUT_OF_RANGE" not in no_adapter  # needs the adapter's NbOfBanks
 
@@ -211,7 +211,7 @@ def test_types():
 def test_demo():
     out = ok("demo")
     assert "35 DXGK_ALLOCATIONINFO records" in out
-    assert "allocations: 35, 12 without findings, 23 with 18 errors and 7 warnings" in out
+    assert "allocations: 35, 12 without findings, 23 with 14 errors and 11 warnings" in out
     assert "(written to break" not in out  # every record breaks exactly the rules it was written for
     obj = json.loads(ok("demo", "--json"))
     assert obj["summary"]["allocations"] == N_ALLOCATIONS

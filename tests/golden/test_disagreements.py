@@ -1,7 +1,9 @@
 """Every place where the docs, older kits or independent headers disagree with the newest
-kit (definitions.md §15, §17, §18 and the history notes of §4-§10).  Each test is named
-after the disagreement (``<what the other source says>__<what the kit says>``) and asserts
-the kit's value.  The seed-page disagreements live in test_seed_pages.py."""
+kit (definitions.md §15, §17, §18 and the history notes of §4-§10), and where the words of the
+current page, its earlier copy, another page and the kit differ (issue 22).  Each test is named
+after the disagreement (``<what one source says>__<what the other says>``) and asserts the kit's
+value, or records both sides and what the package prints of them.  The seed-page layout
+disagreements live in test_seed_pages.py."""
 from __future__ import annotations
 
 import ctypes
@@ -10,6 +12,10 @@ import re
 import pytest
 
 import d3dkmddi_py as kmd
+from d3dkmddi_py import semantics as sem
+from d3dkmddi_py.semantics.segments import SEGMENT_FLAG_MEANINGS
+from tests.conftest import require
+from tests.golden.sources import SHARED, copy_text, kit_comments
 
 VERSIONS = list(kmd.InterfaceVersion)
 
@@ -236,3 +242,96 @@ def test_i386_aligns_int64_to_4__msvc_x86_aligns_8(version):
     if version != "VISTA":
         assert ctypes.sizeof(t.DXGK_CPUHOSTAPERTURE) == 16  # i386 rules: 12
         assert _fields(t.DXGK_SEGMENTDESCRIPTOR2)["BaseAddress.QuadPart"].offset == 16  # i386 rules: 12
+
+
+# ---- issue 22: where the current page, its earlier copy, another page and the kit say different things.
+# Each test records both sides (read from ../shared) and what the package prints of them.
+
+def _page(name: str) -> str:
+    require((SHARED / "docs").is_dir(), f"the shared reference pages are not at {SHARED}")
+    return copy_text(name)
+
+
+SEGFLAGS_NOW, SEGFLAGS_2017 = "docs/ns-d3dkmddi-_dxgk_segmentflags.md", "seeds/004_514edaf6af042189.txt"
+HIBERNATE_FLAGS = ("PartiallyPreservedDuringHibernate and PreservedDuringHibernate cannot both be set on the same "
+                   "segment, and they cannot be set on aperture segments.")
+
+
+def test_page_dates_maximumrenaminglistlength_and_physicaladapterindex_from_wddm2__kit_one_union_word_at_every_version():
+    page = _page("docs/ns-d3dkmddi-_dxgk_allocationinfo.md")
+    said = "Support for this member started with Windows 10 and the WDDM v2."
+    for field, following in (("MaximumRenamingListLength", "PhysicalAdapterIndex"), ("PhysicalAdapterIndex", "hAllocation")):
+        section = page.split(f"-field {field}")[1].split(f"-field {following}")[0]
+        assert said in section, field
+    for version in ("VISTA", "WDDM2_0"):
+        leaves = _fields(kmd.target("x64", version).DXGK_ALLOCATIONINFO)
+        assert leaves["PhysicalAdapterIndex"].offset == leaves["MaximumRenamingListLength"].offset
+        m = sem.field_meanings(kmd.target("x64", version).DXGK_ALLOCATIONINFO())
+        assert said in m["MaximumRenamingListLength"] and said in m["PhysicalAdapterIndex"]
+        assert "neither source says which one a driver means" in m["PhysicalAdapterIndex"]
+
+
+def test_earlier_segmentflags_page_forbids_hibernate_flags_on_apertures__current_page_marks_rows_invalid_only():
+    now, then = _page(SEGFLAGS_NOW), _page(SEGFLAGS_2017)
+    assert HIBERNATE_FLAGS in then and HIBERNATE_FLAGS not in now
+    assert "1 1 1 invalid invalid" in now and "0 1 1 invalid invalid" in now  # both hibernate flags: invalid rows
+    assert "aperture" not in now.split("### Optimized standby settings")[1]
+    assert sem.RULES["SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE"].source.note == ""  # rests on the current table
+    for rule_id in ("SEGFLAGS.PARTIAL_ON_APERTURE", "SEGFLAGS.HIBERNATE_ON_APERTURE"):
+        assert sem.RULES[rule_id].source.note == "earlier version of the page"
+
+
+def test_earlier_segmentflags_page_recommends_preservedduringhibernate_on_apertures__and_forbids_it():
+    then = _page(SEGFLAGS_2017)
+    recommends = ("These two members should also both be set for aperture segments in which page table content "
+                  "should be preserved during power transitions.")
+    assert recommends in then and HIBERNATE_FLAGS in then and recommends not in _page(SEGFLAGS_NOW)
+    rule = sem.RULES["SEGFLAGS.HIBERNATE_ON_APERTURE"]
+    assert rule.severity is sem.Severity.WARNING and rule.softened_by.text == recommends
+    (f,) = sem.check(0x181, "DXGK_SEGMENTFLAGS")
+    assert "should be set on apertures" in f.message and "the current page says neither" in f.message
+
+
+def test_kit_comment_deprecates_applicationtarget__page_does_not():
+    assert kit_comments("DXGK_SEGMENTFLAGS.ApplicationTarget") == (
+        "Deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup",)
+    page = _page(SEGFLAGS_NOW).split("-field ApplicationTarget")[1].split("-field VprSupported")[0]
+    assert "should be targeted by application budgets" in page and "eprecated" not in page
+    assert SEGMENT_FLAG_MEANINGS["ApplicationTarget"].startswith("this segment should be targeted by application "
+                                                                 "budgets (kit header comment: Deprecated")
+
+
+def test_segmentdescriptor3_purges_allocations_beginning_after_systemmemoryendaddress__descriptor4_ending_after():
+    three, four = _page("docs/ns-d3dkmddi-_dxgk_segmentdescriptor3.md"), _page("docs/ns-d3dkmddi-_dxgk_segmentdescriptor4.md")
+    assert "all allocations that begin after this address are purged in a transition to a hibernate state" in three
+    assert "all allocations ending after this address are purged during hibernate" in four
+    t = kmd.target("x64", "WDDM2_0")
+    for name, words in (("DXGK_SEGMENTDESCRIPTOR3", "begin after"), ("DXGK_SEGMENTDESCRIPTOR4", "ending after")):
+        d = getattr(t, name)()
+        d.SystemMemoryEndAddress = 0x1000
+        assert words in sem.field_meanings(d)["SystemMemoryEndAddress"]
+
+
+def test_segmentdescriptor_commitlimit_is_the_size_of_a_memory_segment__descriptor4_applies_to_apertures_only():
+    one_and_three = "For a memory segment, the commit limit is always the same as the size of the segment"
+    assert one_and_three in _page("docs/ns-d3dkmddi-_dxgk_segmentdescriptor.md")
+    assert one_and_three in _page("docs/ns-d3dkmddi-_dxgk_segmentdescriptor3.md")
+    four = _page("docs/ns-d3dkmddi-_dxgk_segmentdescriptor4.md")
+    assert "This value applies to the aperture segment only." in four and one_and_three not in four
+    assert "must be a multiple of the native host page size" not in four  # nor Size's page multiple
+    t = kmd.target("x64", "WDDM2_0")
+    for name, checked in (("DXGK_SEGMENTDESCRIPTOR3", True), ("DXGK_SEGMENTDESCRIPTOR4", False)):
+        d = getattr(t, name)()
+        d.Size, d.CommitLimit = 0x2000, 0x1000
+        assert ("DESC.COMMITLIMIT_MEMORY" in {f.rule_id for f in sem.check(d)}) is checked
+
+
+def test_page_ignores_the_read_set_from_wddm2__kit_names_the_word_mmuset_too_with_no_version_guard():
+    page = _page("docs/ns-d3dkmddi-_dxgk_allocationinfo.md")
+    assert "will ignore the SupportedReadSegmentSet value" in page and "MmuSet" not in page
+    for version in ("WDDM2_0", "WDDM3_2"):
+        info = kmd.target("x64", version).DXGK_ALLOCATIONINFO()
+        leaves = _fields(type(info))
+        assert leaves["MmuSet"].offset == leaves["SupportedReadSegmentSet"].offset
+        info.SupportedReadSegmentSet, info.SupportedWriteSegmentSet, info.AllocationPriority = 1, 2, 0x78000000
+        assert "ALLOCINFO.READ_SET_IGNORED" in {f.rule_id for f in sem.check(info)}  # no bound at WDDM3_2

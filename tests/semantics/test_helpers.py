@@ -17,10 +17,10 @@ from tests.semantics.cases import NEWEST, adapter, alloc, descriptor, seg
 # ---- bank and segment preferences
 
 def test_bank_preference_decodes_highest_priority_first_and_stops_at_zero():
-    # Bank0 = 3 top-down (0x83), Bank1 = 1 bottom-up (0x01 << 8), Bank2 = 0 ends the list.
+    # Bank0 = 3 top-bottom (0x83), Bank1 = 1 bottom-up (0x01 << 8), Bank2 = 0: no preference.
     prefs = sem.decode_bank_preference(0x0183)
     assert prefs.entries == (sem.BankPreferenceEntry(3, BD.TOP_DOWN), sem.BankPreferenceEntry(1, BD.BOTTOM_UP))
-    assert str(prefs[0]) == "bank 3, top-down" and len(prefs) == 2 and list(prefs) == list(prefs.entries)
+    assert str(prefs[0]) == "bank 3, top-bottom" and len(prefs) == 2 and list(prefs) == list(prefs.entries)
     assert prefs.after_end == ()
 
 
@@ -48,7 +48,7 @@ def test_build_bank_preference_packs_the_documented_masks():
 
 @pytest.mark.parametrize("entries, field, fragment", [
     ([1, 2, 3, 4, 5], "Bank4", "holds 4"),
-    ([0], "Bank0", "ends the list"),
+    ([0], "Bank0", "is 0 (no preference)"),
     ([1, 128], "Bank1", "1..127"),
     ([(1, 2)], "Direction0", "0 or 1"),
     ([1.5], "Bank0", "float"),
@@ -132,12 +132,13 @@ def test_power_behaviour_follows_the_table(bits, behaviour):
     assert sem.power_behaviour(descriptor(flags=word)) is behaviour
 
 
-def test_power_behaviour_texts_include_hybrid_sleep():
-    assert PB.NEVER_PURGED.hybrid_sleep == "not purged"
-    assert "purged" in PB.PURGED_IN_HIBERNATE.hybrid_sleep and "sleep" in PB.PURGED_IN_HIBERNATE.hybrid_sleep
+def test_power_behaviour_texts_are_the_tables_cells_and_hybrid_sleep_acts_as_hibernate():
+    assert PB.NEVER_PURGED.hybrid_sleep == "as in hibernate (not purged)"
+    assert PB.PURGED_IN_HIBERNATE.hybrid_sleep == "as in hibernate (purged)"
     assert PB.PURGED_IN_HIBERNATE.standby == "not purged" and PB.PURGED_IN_HIBERNATE.hibernate == "purged"
-    assert "SystemMemoryEndAddress" in PB.PARTIALLY_PURGED_IN_HIBERNATE.hibernate
-    assert PB.INVALID.standby == "invalid"
+    assert PB.PARTIALLY_PURGED_IN_HIBERNATE.hibernate == "partially purged"
+    assert PB.PURGED_IN_HIBERNATE.description == "standby: not purged, hibernate: purged"
+    assert PB.INVALID.standby == "invalid" and "does not recognize" in PB.INVALID.description
 
 
 # ---- priorities
@@ -163,10 +164,11 @@ def test_priority_bands(value, band, exact):
                next(k for k in kmd.__all__ if k.startswith("D3DDDI_ALLOC") and getattr(kmd, k) == value)
 
 
-def test_priority_text_names_the_band():
-    assert str(sem.decode_priority(0x78000001)) == "NORMAL band (D3DDDI_ALLOCATIONPRIORITY_NORMAL + 0x1)"
-    assert "NORMAL band" in str(sem.decode_priority(0x78000000))
-    assert "invalid" in str(sem.decode_priority(0))
+def test_priority_text_is_the_level_plus_the_difference():
+    assert str(sem.decode_priority(0x78000001)) == "D3DDDI_ALLOCATIONPRIORITY_NORMAL + 0x1"
+    assert str(sem.decode_priority(0x78000000)) == "D3DDDI_ALLOCATIONPRIORITY_NORMAL"
+    assert str(sem.decode_priority(0x27FFFFFF)) == "D3DDDI_ALLOCATIONPRIORITY_MINIMUM - 0x1"
+    assert str(sem.decode_priority(0)) == "0 is an invalid initial allocation priority"
     assert sem.decode_priority(alloc(AllocationPriority=0xA0000000)).band is sem.PriorityBand.HIGH
 
 
@@ -304,28 +306,31 @@ def test_explain_lists_fields_meanings_and_the_sentence_of_each_finding():
 def test_explain_an_allocation_against_an_adapter():
     text = sem.explain(alloc(banks=(3, (1, 1)), AllocationPriority=0x78000001), adapter=adapter())
     assert "bank 3 of segment 1 (4 banks), priority 1" in text
-    assert "NORMAL band (D3DDDI_ALLOCATIONPRIORITY_NORMAL + 0x1)" in text
+    assert "D3DDDI_ALLOCATIONPRIORITY_NORMAL + 0x1" in text
     assert "segments 1 (memory, banks, 64 KB pages), 3 (aperture)" in text
     assert text.endswith("No findings.")
     adapter_text = sem.explain(adapter())
-    assert "segment 3: DXGK_SEGMENTDESCRIPTOR3, 512 MB" in adapter_text and "power: purged" in adapter_text
+    assert "segment 3: DXGK_SEGMENTDESCRIPTOR3, 512 MB" in adapter_text
+    assert "power: standby: purged, hibernate: purged" in adapter_text
 
 
 def test_field_meanings_examples():
     m = sem.field_meanings(sem.build_bank_preference([(3, 1), 1]), "DXGK_SEGMENTBANKPREFERENCE")
-    assert m["Value"] == "bank 3, top-down; bank 1, bottom-up"
-    assert m["Bank0"] == "bank 3, priority 1" and m["Direction0"].startswith("top-down")
-    assert m["Bank2"] == "no preference (ends the list)"
+    assert m["Value"] == "bank 3, top-bottom; bank 1, bottom-up"
+    assert m["Bank0"] == "bank 3, priority 1" and m["Direction0"].startswith("a top-bottom search")
+    assert m["Bank2"] == "no preference"
     a = alloc(SupportedWriteSegmentSet=0x80000003, SupportedReadSegmentSet=0x80000003, preferred=(1, 31))
     m = sem.field_meanings(a)
-    assert m["SupportedWriteSegmentSet"] == "segments 1, 2 (+ system memory); the effective supported set"
-    assert m["AllocationPriority"] == "D3DDDI_ALLOCATIONPRIORITY_NORMAL (NORMAL band)"
-    assert "DXGK_SEGMENT_ID_SYSTEMMEMORY" in m["PreferredSegment.SegmentId1"]
-    assert m["Flags.Value"].startswith("not the view in force")
+    assert m["SupportedWriteSegmentSet"] == ("segments 1, 2 (+ system memory); the one segment set the video memory "
+                                             "manager uses from WDDM v2")
+    assert m["AllocationPriority"] == "D3DDDI_ALLOCATIONPRIORITY_NORMAL"
+    assert "DXGK_SEGMENT_ID_SYSTEMMEMORY; [reading]" in m["PreferredSegment.SegmentId1"]
+    assert m["Flags.Value"] == "WDDM3_2: Drivers that target any WDDM version >= WDDM 2.0 should use FlagsWddm2"
     m = sem.field_meanings(alloc(Size=0x1001))
-    assert m["Size"] == "4097 bytes; effective 0x2000 (rounded up to 4 KB)"
+    assert m["Size"] == "4097 bytes; expanded to 0x2000, a multiple of the native host page size"
     m = sem.field_meanings(seg("PreservedDuringStandby", "PreservedDuringHibernate"), "DXGK_SEGMENTFLAGS")
-    assert "never purged" in m["Value"] and "hybrid sleep: not purged" in m["Value"]
+    assert "standby: not purged, hibernate: not purged" in m["Value"]
+    assert "hybrid sleep: as in hibernate (not purged)" in m["Value"]
     m = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR5"))
     assert m["SegmentType"] == "DXGK_SEGMENTTYPE_SYSMEM" and m["SlabSize"] == "DXGK_PAGESIZE_4KB"
 
@@ -343,7 +348,7 @@ def test_meanings_are_json_safe_strings():
 ])
 def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_view, flags2):
     text = sem.explain(alloc(kmd.target(abi, version)))
-    assert f"note: {flags_view} is the flag view in force at {version}" in text
+    assert f"note: {flags_view} is read at {version}: " in text
     source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet" if version == "WDDM1_3"
               else "SupportedWriteSegmentSet")
     assert f"the supported set in force is {source};" in text

@@ -88,13 +88,12 @@ CASES = [
     ("DESC.BANKTABLE_WITHOUT_USEBANKING", "breaks", lambda: dict(value=descriptor(pBankRangeTable=0x1000))),
     ("DESC.BANKTABLE_WITHOUT_USEBANKING", "keeps", lambda: dict(value=descriptor())),
     ("DESC.SIZE_PAGE_MULTIPLE", "breaks", lambda: dict(value=descriptor(Size=0x1001))),
-    ("DESC.SIZE_PAGE_MULTIPLE", "breaks", lambda: dict(value=descriptor("DXGK_SEGMENTDESCRIPTOR5", Size=0x800))),
+    ("DESC.SIZE_PAGE_MULTIPLE", "breaks", lambda: dict(value=descriptor("DXGK_SEGMENTDESCRIPTOR", Size=0x800))),
     ("DESC.SIZE_PAGE_MULTIPLE", "keeps", lambda: dict(value=descriptor(Size=0x2000))),
     ("DESC.SIZE_PAGE_MULTIPLE", "keeps", lambda: dict(value=descriptor(flags=seg("Agp"), Size=0x1001))),
     ("DESC.COMMITLIMIT_MEMORY", "breaks", lambda: dict(value=descriptor(Size=0x2000, CommitLimit=0x1000))),
     ("DESC.COMMITLIMIT_MEMORY", "keeps",
      lambda: dict(value=descriptor(flags=seg("Aperture"), Size=0x2000, CommitLimit=0x1000))),
-    ("DESC.SYSMEMEND_MATCHES_PARTIAL", "breaks", lambda: dict(value=descriptor(SystemMemoryEndAddress=0x1000))),
     ("DESC.SYSMEMEND_MATCHES_PARTIAL", "breaks",
      lambda: dict(value=descriptor(flags=seg("PreservedDuringStandby", "PartiallyPreservedDuringHibernate")))),
     ("DESC.SYSMEMEND_MATCHES_PARTIAL", "keeps",
@@ -162,14 +161,20 @@ CASES = [
     ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "breaks",  # from WDDM2_0 the read set does not count
      lambda: dict(value=alloc(preferred=(2,), SupportedReadSegmentSet=0b111))),
     ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "keeps", lambda: dict(value=alloc(preferred=(3, 1)))),
-    ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "keeps",  # before WDDM2_0 either set counts
-     lambda: dict(value=alloc(t("WDDM1_3"), preferred=(2,), SupportedReadSegmentSet=0b010))),
+    ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "breaks",  # an id after a zero is a preference too
+     lambda: dict(value=alloc(PreferredSegment=1 | 2 << 12))),
+    ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "breaks",  # before WDDM2_0 the read set must have it too
+     lambda: dict(value=alloc(t("WDDM1_3"), preferred=(2,), SupportedReadSegmentSet=0b101,
+                              SupportedWriteSegmentSet=0b111))),
+    ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "keeps",  # before WDDM2_0: in both sets
+     lambda: dict(value=alloc(t("WDDM1_3"), preferred=(2,), SupportedReadSegmentSet=0b010,
+                              SupportedWriteSegmentSet=0b111))),
     ("ALLOCINFO.PREFERRED_NOT_SUPPORTED", "keeps",  # id 31 is system memory in WDDM v2
      lambda: dict(value=alloc(preferred=(31,), SupportedWriteSegmentSet=0x80000000, SupportedReadSegmentSet=0))),
     ("ALLOCINFO.READ_SET_IGNORED", "breaks", lambda: dict(value=alloc(t("WDDM3_0"), SupportedReadSegmentSet=0b001))),
     ("ALLOCINFO.READ_SET_IGNORED", "breaks", lambda: dict(value=alloc(t("WDDM2_0"), SupportedReadSegmentSet=0b111))),
     ("ALLOCINFO.READ_SET_IGNORED", "keeps", lambda: dict(value=alloc(t("WDDM3_0"), SupportedReadSegmentSet=0b101))),
-    ("ALLOCINFO.READ_SET_IGNORED", "keeps",  # from WDDM3_2 the word may be MmuSet
+    ("ALLOCINFO.READ_SET_IGNORED", "breaks",  # the MmuSet arm has no version guard: no bound at WDDM3_2
      lambda: dict(value=alloc(t("WDDM3_2"), SupportedReadSegmentSet=0b001))),
     ("ALLOCINFO.READ_SET_IGNORED", "keeps",
      lambda: dict(value=alloc(t("WDDM1_3"), SupportedReadSegmentSet=0b001))),
@@ -195,6 +200,8 @@ CASES = [
     ("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", "breaks", lambda: with_adapter(alloc(preferred=(3, 1), banks=(1,)))),
     ("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", "keeps", lambda: with_adapter(alloc(preferred=(1, 3), banks=(1,)))),
     ("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", "breaks", lambda: with_adapter(alloc(banks=(2, 5)))),
+    ("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", "breaks",  # an id after a zero is a bank id too
+     lambda: with_adapter(alloc(HintedBank=1 | 6 << 16))),
     ("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", "keeps", lambda: with_adapter(alloc(banks=(4, (1, 1))))),
     ("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", "breaks",
      lambda: with_adapter(alloc(flags2=("ShareBackingStoreWithKmd",)))),
