@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
@@ -25,7 +26,7 @@ import threading
 
 from .errors import OutputError
 
-__all__ = ["OutputError", "Terminated", "check_output", "open_output", "safe_name"]
+__all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "open_output", "safe_name"]
 
 PROG = "d3dkmddi"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 130, 143
@@ -199,6 +200,19 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
     if info is not None and not os.access(final, os.W_OK):
         refuse("the file is read-only", "make it writable or write elsewhere")
     return final
+
+
+def binary_stream(stream):
+    """Where an open output takes bytes: a text stream's ``.buffer`` (``sys.stdout``'s), else the stream.
+    A text stream without one (``io.StringIO``, ``cli.run``'s output) cannot take Parquet: OutputError."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return buffer
+    if isinstance(stream, io.TextIOBase) or hasattr(stream, "encoding"):
+        raise OutputError(None, f"Parquet is binary and the output is a text stream ({type(stream).__name__}) "
+                                f"without a binary .buffer; write it to a file (--output PATH; from Python a "
+                                f"path, or a file opened 'wb')")
+    return stream
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -20,6 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+from d3dkmddi_py import cli as cli_module
+from ..conftest import require
 
 from .commandline import ALLOCATIONS, DQ_DUMP, GB, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
 
@@ -214,6 +218,28 @@ def test_columns_piped_to_head_end_quietly(tmp_path, fmt):
 def test_a_closed_standard_output_is_one_line(tmp_path):
     p = shell("$D decode DXGK_SEGMENTFLAGS 0x485 >&-", tmp_path)
     one_line(p)
+
+
+@pytest.mark.parametrize("command", ["decode", "validate"])
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "jsonl", "parquet"])
+@pytest.mark.parametrize("output", ["", " -o -"])
+def test_parquet_to_a_closed_standard_output_is_one_line_like_every_format(tmp_path, command, fmt, output):
+    if fmt == "parquet":
+        require(importlib.util.find_spec("pyarrow") is not None, "pyarrow (the test extra)")
+    p = shell(f"$D {command} DXGK_ALLOCATIONINFO --file '{ALLOCATIONS}' --ddi WDDM3_0 --count all --format {fmt}"
+              f"{output} >&-", tmp_path)
+    assert one_line(p) == "d3dkmddi: error: standard output is closed\n"
+
+
+def test_parquet_from_cli_run_is_one_line_not_a_pyarrow_error():
+    require(importlib.util.find_spec("pyarrow") is not None, "pyarrow (the test extra)")
+    for command in ("decode", "validate"):
+        out, err, status = cli_module.run([command, "DXGK_ALLOCATIONINFO", "--file", str(ALLOCATIONS),
+                                           *WDDM3_0, "--count", "all", "--format", "parquet"])
+        assert (out, status) == ("", 2)
+        assert err == ("d3dkmddi: error: Parquet is binary and the output is a text stream (StringIO) without a "
+                       "binary .buffer; write it to a file (--output PATH; from Python a path, or a file opened "
+                       "'wb')\n")
 
 
 def test_a_closed_standard_input_with_file_dash_is_one_line(tmp_path):
