@@ -241,13 +241,31 @@ def _raise_terminated(signum, frame):
     raise Terminated(f"signal {signum}")
 
 
+_TEMP_SUFFIX_BYTES = len(".") + 8 + len(".partial")  # after the final name's start: ".<8 hex digits>.partial"
+
+
+def _temp_start(folder: str, base: str) -> str:
+    """The start of the final name that a temporary name beside it keeps: ``"." + start + suffix`` fits the
+    folder's NAME_MAX in bytes (a file system counts bytes; a multibyte name of 244 bytes is legal)."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows), or no such limit known
+        limit = -1
+    room = (limit if limit > 0 else 255) - 1 - _TEMP_SUFFIX_BYTES
+    start = base[:max(room, 0)]  # every character takes at least one byte
+    while len(os.fsencode(start)) > room:
+        start = start[:-1]
+    return start
+
+
 def _create_beside(final: str):
     """A new file in the final file's directory: (fd, path).  Mode 0o666 so the kernel applies the umask."""
     folder, base = os.path.split(final)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) \
         | getattr(os, "O_BINARY", 0)
+    start = _temp_start(folder, base)
     while True:
-        temp = os.path.join(folder, f".{base[:100]}.{os.urandom(4).hex()}.partial")
+        temp = os.path.join(folder, f".{start}.{os.urandom(4).hex()}.partial")
         try:
             return os.open(temp, flags, 0o666), temp
         except FileExistsError:

@@ -25,6 +25,8 @@ from d3dkmddi_py.errors import D3dkmddiError, OutputError
 from d3dkmddi_py.guard import run_guarded
 from d3dkmddi_py.outfile import Terminated, check_output, open_output, safe_name
 
+from .commandline import cli
+
 REPO = Path(__file__).resolve().parents[2]
 ALLOC = kmd.target("x64", "WDDM3_1").DXGK_ALLOCATIONINFO
 OLD = "old content\n"
@@ -318,6 +320,45 @@ def test_parquet_to_a_path_is_atomic_and_keeps_the_mode(tmp_path):
     assert pq.read_table(out).num_rows == 5 and stat.S_IMODE(out.stat().st_mode) == 0o640
     write_records(ALLOC, blob(6), out, fmt="parquet", chunk_records=2, progress=False)
     assert pq.read_table(out).num_rows == 6 and listing(tmp_path) == ["out.parquet"]
+
+
+def _name_of_bytes(length: int, character: str) -> str:
+    """A name of ``length`` bytes (UTF-8): ``character`` repeated, topped up with ASCII."""
+    width = len(character.encode())
+    return character * (length // width) + "a" * (length % width)
+
+
+@pytest.mark.parametrize("character", ["é", "日", "😀"])
+def test_a_legal_long_name_of_multibyte_characters_is_written(tmp_path, character):
+    """Names of 244-255 bytes are legal; the temporary name beside one was its first 100 characters (up to
+    400 bytes) and failed with ENAMETOOLONG.  It is cut by bytes now, whole characters only."""
+    for length in range(244, 256):
+        name = _name_of_bytes(length, character)
+        with open_output(tmp_path / name) as f:
+            f.write(OLD)
+        assert (tmp_path / name).read_text() == OLD
+    assert len(listing(tmp_path)) == 12  # no temporary left beside them
+
+
+def test_a_temporary_name_fits_the_folders_name_max_in_bytes(tmp_path, monkeypatch):
+    """A file system with a smaller NAME_MAX (eCryptfs: 143) gets a temporary name that fits it."""
+    seen = []
+    real_open = os.open
+    monkeypatch.setattr(os, "pathconf", lambda folder, name: 143 if name == "PC_NAME_MAX" else 0)
+    monkeypatch.setattr(os, "open", lambda path, *a: seen.append(os.path.basename(path)) or real_open(path, *a))
+    name = _name_of_bytes(140, "日")
+    with open_output(tmp_path / name) as f:
+        f.write(OLD)
+    assert (tmp_path / name).read_text() == OLD
+    temporary = next(n for n in seen if n.endswith(".partial"))
+    assert len(os.fsencode(temporary)) <= 143 and temporary.startswith("." + "日" * 41 + ".")
+
+
+def test_a_legal_long_name_on_the_command_line(tmp_path):
+    name = _name_of_bytes(255, "日")
+    p = cli("decode", "DXGK_SEGMENTFLAGS", "0x485", "--format", "json", "-o", name, cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr.decode() == f"d3dkmddi: wrote 1 record to {name}\n"
+    assert '"Value"' in (tmp_path / name).read_text()
 
 
 def test_sigterm_is_handled_only_inside_and_restored_after(tmp_path):
