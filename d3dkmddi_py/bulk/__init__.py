@@ -74,20 +74,21 @@ def _decode(layout, source: Source, offset: int, count: int, *, start: int, out=
     stop = offset + count * layout.size
     np = _numpy()
     if np is None:
-        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset)
-    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out)
+        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset,
+                        inputs=source.inputs)
+    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out, inputs=source.inputs)
 
 
-def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> Columns:
+def _columns(np, layout, raw, count: int, start: int, offset: int, out=None, inputs: tuple = ()) -> Columns:
     plan = plan_for(layout)
     if np is None:
-        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset)
+        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset, inputs=inputs)
     buffers = out._buffers if isinstance(out, Columns) else None
     if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
         arrays, buffers = decode_small(np, plan, raw, count, buffers)
     else:
         arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
-    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers)
+    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers, inputs=inputs)
 
 
 def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) -> Columns:
@@ -172,11 +173,11 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     ``record``, the record number from ``offset``.
     """
     fmt = _check_format(fmt)
-    inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
-    if isinstance(out, (str, bytes, os.PathLike)):
-        check_output(out, inputs=inputs, binary=fmt == "parquet")
     layout = struct_layout(type, target)
     source = Source(data)
+    inputs = source.inputs
+    if isinstance(out, (str, bytes, os.PathLike)):
+        check_output(out, inputs=inputs, binary=fmt == "parquet")
     span = check_span(layout, source.size, offset, count)
     step = _step(layout, chunk_records)
     bar = None

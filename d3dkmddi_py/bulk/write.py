@@ -13,8 +13,9 @@ import sys
 import time
 
 from ..errors import InvalidArgument
-from ..outfile import open_output
+from ..outfile import check_output, open_output
 from .._numpy import optional_module as _need
+from .columns import Columns
 from .table import FORMATS, columns_table, writer
 
 
@@ -68,13 +69,14 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
     ``out``: a path (``"-"`` for standard output), or an open file (text for csv/jsonl;
     binary, or a text stream with ``.buffer`` such as ``sys.stdout``, for parquet).
     ``progress``: a Progress or None.  ``inputs``: paths being read, which ``out`` must
-    not be (see ``outfile.check_output``).
+    not be (see ``outfile.check_output``); nor may it be the file a chunk was read from (its
+    ``inputs``), which is checked before that chunk's rows are written.
     """
     fmt = _check_format(fmt)
     try:
         if isinstance(out, (str, bytes, os.PathLike)):
             with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
-                return _write(chunks, f, fmt, progress)
+                return _write(chunks, f, fmt, progress, out)
         return _write(chunks, out, fmt, progress)
     except BaseException:
         if progress is not None:
@@ -91,11 +93,20 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def _write(chunks, out, fmt: str, progress) -> int:
+def _write(chunks, out, fmt: str, progress, path=None) -> int:
+    """``path``: the name ``out`` was opened for; a chunk read from that file stops the run before its rows
+    are written (a file is written beside its name, so the input is still whole)."""
     written = 0
     table_writer = writer(fmt, out)
+    checked = {()}
     try:
         for chunk in chunks:
+            if not isinstance(chunk, Columns):
+                raise InvalidArgument(f"write_columns writes Columns (from decode_array or iter_chunks), not "
+                                      f"{type(chunk).__name__}")
+            if path is not None and chunk.inputs not in checked:
+                check_output(path, inputs=chunk.inputs, binary=fmt == "parquet")
+                checked.add(chunk.inputs)
             table_writer.write(columns_table(chunk, record=True))
             written += chunk.count
             if progress is not None:

@@ -6,6 +6,7 @@ then once through write_records / Columns.to_csv, the writers a user calls.
 from __future__ import annotations
 
 import errno
+import importlib.util
 import io
 import os
 import signal
@@ -72,6 +73,54 @@ def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path
     assert (listing(tmp_path), listing(tmp_path / "sub")) == before
     if spelling == "symlink":
         assert os.path.islink(tmp_path / "sub" / "other.bin")
+
+
+def _writers_of_columns(src: Path, pyarrow: bool):
+    """Every writer of decoded columns, each given the columns or chunks of ``src`` and an output path."""
+    columns = decode_array(ALLOC, src)
+    yield "Columns.to_csv", columns.to_csv
+    yield "Columns.to_jsonl", columns.to_jsonl
+    if pyarrow:
+        yield "Columns.to_parquet", columns.to_parquet
+    yield "memmap Columns.to_csv", decode_array(ALLOC, np.memmap(src, mode="r")).to_csv
+    for fmt in ("csv", "jsonl") + (("parquet",) if pyarrow else ()):
+        yield f"write_columns {fmt}", lambda out, fmt=fmt: write_columns(iter_chunks(ALLOC, src, chunk_records=7), out,
+                                                                         fmt=fmt)
+
+
+@pytest.mark.parametrize("spelling", ["same", "relative", "dotted", "hard link", "symlink"])
+def test_columns_writers_never_replace_their_own_input(tmp_path, monkeypatch, spelling):
+    """``decode_array(T, "y.bin").to_csv("y.bin")`` replaced its input while write_records refused; every writer
+    now knows the file its columns were read from."""
+    data = blob()
+    src = tmp_path / "in.bin"
+    src.write_bytes(data)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    if spelling == "hard link":
+        os.link(src, tmp_path / "sub" / "other.bin")
+    elif spelling == "symlink":
+        os.symlink(src, tmp_path / "sub" / "other.bin")
+    out = {"same": str(src), "relative": "./in.bin", "dotted": "sub/../in.bin",
+           "hard link": "sub/other.bin", "symlink": Path("sub/other.bin")}[spelling]
+    before = listing(tmp_path), listing(tmp_path / "sub")
+    for name, write in _writers_of_columns(Path("in.bin"), importlib.util.find_spec("pyarrow") is not None):
+        with pytest.raises(OutputError, match=r"is the input .*in\.bin \(the same file\)"):
+            write(out)
+        assert src.read_bytes() == data, name
+        assert (listing(tmp_path), listing(tmp_path / "sub")) == before, name
+
+
+def test_a_later_chunk_read_from_the_output_stops_the_run_and_keeps_both_files(tmp_path):
+    """Chunks of two files to one of them: the second file's chunk is refused before its rows are written;
+    the output is written beside its name, so nothing has replaced it."""
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    first.write_bytes(blob(3))
+    second.write_bytes(blob(4))
+    chunks = (c for path in (first, second) for c in iter_chunks(ALLOC, path))
+    with pytest.raises(OutputError, match=r"cannot write .*b\.bin: it is the input .*b\.bin \(the same file\)"):
+        write_columns(chunks, second, fmt="csv")
+    assert second.read_bytes() == blob(4) and listing(tmp_path) == ["a.bin", "b.bin"]
 
 
 def test_inputs_that_are_not_paths_or_other_files_are_no_conflict(tmp_path, monkeypatch):
