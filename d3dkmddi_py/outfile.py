@@ -24,7 +24,7 @@ import stat
 import sys
 import threading
 
-from .errors import OutputError
+from .errors import OutputError, bad_argument, shown
 
 __all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "open_output", "safe_name"]
 
@@ -119,7 +119,14 @@ def _same_identity(a, b) -> bool:
 
 def _input_files(inputs):
     """(shown name, (st_dev, st_ino) or None) of every input that is a file; ``"-"`` is standard input,
-    compared by its descriptor, so `--file - < a.bin -o a.bin` is caught like `--file a.bin`."""
+    compared by its descriptor, so `--file - < a.bin -o a.bin` is caught like `--file a.bin`.  One path is
+    one input (not its characters); None is none."""
+    if inputs is None:
+        return
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = (inputs,)
+    elif isinstance(inputs, (bytes, bytearray)) or not callable(getattr(inputs, "__iter__", None)):
+        raise bad_argument("inputs", inputs, "a list of the paths being read")
     for item in inputs:
         if not isinstance(item, (str, os.PathLike)):  # bytes here are data, never a file name
             continue
@@ -205,6 +212,8 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
 def binary_stream(stream):
     """Where an open output takes bytes: a text stream's ``.buffer`` (``sys.stdout``'s), else the stream.
     A text stream without one (``io.StringIO``, ``cli.run``'s output) cannot take Parquet: OutputError."""
+    if not callable(getattr(stream, "write", None)):
+        raise OutputError(None, f"the output must be a path or an open file, not {shown(stream, 40)}")
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
         return buffer

@@ -17,8 +17,9 @@ from ._source import BulkInputError, InvalidArgument, Source, check_span, struct
 from .columns import Columns
 from .._numpy import numpy_module
 from ..layout import TypeLayout
+from ..errors import bad_argument, flag_argument, integer_argument
 from ..outfile import check_output
-from .write import FORMATS, Progress, _check_format, write_columns
+from .write import FORMATS, Progress, _check_format, _check_out, write_columns
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
@@ -96,6 +97,7 @@ def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) ->
     if not isinstance(layout, TypeLayout) or not isinstance(data, (bytes, bytearray, memoryview)):
         raise InvalidArgument(f"columns_of_bytes takes a TypeLayout and bytes, not {type(layout).__name__} and "
                               f"{type(data).__name__}")
+    start, offset = integer_argument(start, "start", 0), integer_argument(offset, "offset", 0)
     np = _numpy()
     count = len(data) // layout.size
     raw = memoryview(data) if np is None else np.frombuffer(data, dtype=np.uint8)
@@ -105,7 +107,7 @@ def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) ->
 def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:
     """Records per chunk so that one chunk's input and columns take about ``chunk_bytes``."""
     plan = plan_for(struct_layout(type, target))
-    return max(1, chunk_bytes // (plan.record_size + plan.column_bytes))
+    return max(1, integer_argument(chunk_bytes, "chunk_bytes", 1) // (plan.record_size + plan.column_bytes))
 
 
 def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=None, reuse=False):
@@ -117,16 +119,14 @@ def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=
     range is checked before the first chunk is decoded.
     """
     layout = struct_layout(type, target)
+    reuse = flag_argument(reuse, "reuse")
     source = Source(data)
     span = check_span(layout, source.size, offset, count)
     return _chunks(layout, source, span, _step(layout, chunk_records), reuse)
 
 
 def _step(layout, chunk_records) -> int:
-    step = chunk_records if chunk_records is not None else records_per_chunk(layout)
-    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-        raise InvalidArgument(f"chunk_records must be a positive integer, not {step!r}")
-    return step
+    return records_per_chunk(layout) if chunk_records is None else integer_argument(chunk_records, "chunk_records", 1)
 
 
 def _chunks(layout, source, span, step, reuse):
@@ -173,6 +173,9 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     ``record``, the record number from ``offset``.
     """
     fmt = _check_format(fmt)
+    _check_out(out)
+    if progress is not None and not isinstance(progress, bool) and not callable(getattr(progress, "write", None)):
+        raise bad_argument("progress", progress, "True, False or a stream to draw the bar on")
     layout = struct_layout(type, target)
     source = Source(data)
     inputs = source.inputs

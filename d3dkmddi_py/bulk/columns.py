@@ -5,8 +5,9 @@ import contextlib
 import io
 import os
 from collections.abc import Mapping
-from .._numpy import numpy_module, optional_module as _need
 
+from .._numpy import numpy_module, optional_module as _need
+from ..errors import flag_argument
 from ..outfile import open_output
 
 
@@ -112,6 +113,7 @@ class Columns(Mapping):
         """
         from .table import CsvWriter, columns_table
 
+        header = flag_argument(header, "header")
         with _text_out(out, self.inputs) as f:
             CsvWriter(f, header=header).write(columns_table(self, record=True))
 

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, bad_argument, choice_argument
 from ..outfile import check_output, open_output
 from .._numpy import optional_module as _need
 from .columns import Columns
@@ -62,8 +62,7 @@ class Progress:
                 pass
 
 
-def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "",
-                  inputs=()) -> int:
+def write_columns(chunks, out, *, fmt: str, progress=None, inputs=()) -> int:
     """Write an iterable of Columns (one type) to ``out`` as ``fmt``; returns the record count.
 
     ``out``: a path (``"-"`` for standard output), or an open file (text for csv/jsonl;
@@ -73,6 +72,11 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
     ``inputs``), which is checked before that chunk's rows are written.
     """
     fmt = _check_format(fmt)
+    _check_out(out)
+    if progress is not None and not isinstance(progress, Progress):
+        raise bad_argument("progress", progress, "a bulk.Progress or None")
+    if isinstance(chunks, (Columns, str, bytes)) or not callable(getattr(chunks, "__iter__", None)):
+        raise bad_argument("chunks", chunks, "an iterable of Columns (a list, or iter_chunks(...))")
     try:
         if isinstance(out, (str, bytes, os.PathLike)):
             with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
@@ -84,10 +88,13 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
         raise
 
 
+def _check_out(out) -> None:
+    if not isinstance(out, (str, bytes, os.PathLike)) and not callable(getattr(out, "write", None)):
+        raise bad_argument("out", out, "a path ('-' for standard output) or an open file")
+
+
 def _check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
-        shown = repr(fmt[:20]) if isinstance(fmt, str) else f"of type {type(fmt).__name__}"
-        raise InvalidArgument(f"unknown format {shown}; valid: {', '.join(FORMATS)}")
+    choice_argument(fmt, "fmt", FORMATS)
     if fmt == "parquet":
         _need("pyarrow.parquet", "arrow", "--format parquet")
     return fmt

@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 
 from .._numpy import optional_module as _need
-from ..errors import EtwInputError
+from ..errors import EtwInputError, choice_argument
 from ..etw import etlfile
 from ..etw.model import Tracker
 from ..etw.tables import TABLES, TraceTables
 from ..etw.xmlreader import read
+from ..names import parse_target
 from ..outfile import safe_name
 from ._files import folder_files
 
@@ -78,6 +79,7 @@ def trace_table(path: str | None, table: str = "allocations", *, target=None):
     """One trace's table (``allocations``, ``segments`` or ``findings``) as a pandas DataFrame;
     ``path`` None: the table's columns without rows.  ``target``: (abi, version) as the command's
     --abi and --ddi; default x64 at the newest version."""
+    table = choice_argument(table, "table", TABLES)
     return _tables(path, target)[table].frame(path or "")
 
 
@@ -97,7 +99,7 @@ def _folder(folder, table: str, target, pattern: str):
     dask = _need("dask", "dask", "trace_allocations")
     dd = _need("dask.dataframe", "dask", "trace_allocations")
     files = trace_files(folder, pattern)
-    target = None if target is None else tuple(target)  # names travel to the workers, not classes
+    target = parse_target(target)  # names travel to the workers, not classes
     meta = trace_table(None, table, target=target)
     parts = [dask.delayed(trace_table)(path, table, target=target) for path in files]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)

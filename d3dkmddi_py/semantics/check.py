@@ -1,6 +1,7 @@
 """check / validate: run every documented rule that applies to a value of any project type."""
 from __future__ import annotations
 
+from ..errors import flag_argument
 from ._rules import Severity, ValidationError
 from ._view import coerce_layout
 from .adapter import Adapter, check_adapter
@@ -29,6 +30,7 @@ def validate(value, type_name: str | None = None, *, target=None, adapter: Adapt
 
     Returns the value unchanged otherwise, so it can wrap an expression.
     """
+    strict = flag_argument(strict, "strict")
     findings = check(value, type_name, target=target, adapter=adapter)
     if any(f.severity is Severity.ERROR for f in findings) or (strict and findings):
         if isinstance(value, Adapter):

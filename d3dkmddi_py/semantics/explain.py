@@ -12,7 +12,7 @@ from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
 from ._rules import RULES
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
-from .adapter import Adapter, check_adapter
+from .adapter import Adapter, as_adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
 from .checks import DESCRIPTOR_TYPES, check_record
@@ -332,6 +332,7 @@ MEANINGS = {
 
 
 def _meanings(view: View, adapter) -> dict:
+    as_adapter(adapter)
     m = _Meanings()
     put = MEANINGS.get(view.type_name)
     if put is not None:
