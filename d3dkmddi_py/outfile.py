@@ -26,7 +26,8 @@ import threading
 
 from .errors import OutputError, bad_argument, shown
 
-__all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "open_output", "safe_name"]
+__all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "make_output_folder", "open_output",
+           "safe_name"]
 
 PROG = "d3dkmddi"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 130, 143
@@ -188,17 +189,11 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         refuse(exc.strerror or str(exc))
     if info is not None and not stat.S_ISREG(info.st_mode):
         refuse(f"it is {_kind(info.st_mode)}", "give the path of a regular file (or - for standard output)")
-    for hop in (*_link_chain(name), final):  # /dev/stdout resolves to the file stdout was redirected to
-        root = _special_root(hop)
-        if root:
-            refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
+    _refuse_places(name, final, refuse)
     mine = _identity(final)
     for item, other in _input_files(inputs):
         if _same_identity(mine, other):
             refuse(f"it is the input {item} (the same file)", "write the output to another path")
-    for package in _package_folders():
-        if any(_inside(hop, package) for hop in (*_link_chain(name), final)):
-            refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
     folder = os.path.dirname(final) or os.curdir
     if not os.path.isdir(folder):
         refuse(f"directory {safe_name(folder)} does not exist", "create it first or write elsewhere")
@@ -222,6 +217,49 @@ def binary_stream(stream):
                                 f"without a binary .buffer; write it to a file (--output PATH; from Python a "
                                 f"path, or a file opened 'wb')")
     return stream
+
+
+def _refuse_places(name: str, final: str, refuse) -> None:
+    """Where no output goes, by any spelling or link: a special file system, the installed package."""
+    hops = (*_link_chain(name), final)  # /dev/stdout resolves to the file stdout was redirected to
+    for hop in hops:
+        root = _special_root(hop)
+        if root:
+            refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
+    for package in _package_folders():
+        if any(_inside(hop, package) for hop in hops):
+            refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
+
+
+def make_output_folder(path) -> str:
+    """The folder an output's files are written into (``etw --format ... -o DIR``), created when missing only
+    after every check, so a refused folder leaves nothing behind: not a NUL in the name, not something that
+    exists and is not a directory, not a special file system or the installed package, not under a file or
+    a folder that cannot be written.  Returns its real path; each file in it is then checked by check_output."""
+    name = _as_name(path, "output folder")
+    shown = safe_name(name)
+
+    def refuse(why: str, fix: str = "give a directory (created if missing)") -> None:
+        raise OutputError(name, f"cannot write into {shown}: {why}; {fix}")
+
+    if name == "" or "\0" in name:
+        refuse("the name is empty" if not name else "the name contains a NUL character")
+    final = os.path.realpath(name)
+    if os.path.lexists(final) and not os.path.isdir(final):
+        refuse("it is not a directory")
+    _refuse_places(name, final, refuse)
+    existing = final
+    while not os.path.lexists(existing):  # the nearest folder that is there: what mkdir writes into
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        refuse(f"{safe_name(existing)} is not a directory")
+    if existing != final and not os.access(existing, os.W_OK | os.X_OK):
+        refuse(f"directory {safe_name(existing)} is not writable", "write elsewhere")
+    try:
+        os.makedirs(final, exist_ok=True)
+    except OSError as exc:
+        refuse(f"it cannot be created: {exc.strerror or exc}", "write elsewhere")
+    return final
 
 
 @contextlib.contextmanager

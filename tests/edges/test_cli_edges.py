@@ -25,7 +25,7 @@ import pytest
 from d3dkmddi_py import cli as cli_module
 from ..conftest import require
 
-from .commandline import ALLOCATIONS, DQ_DUMP, GB, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
+from .commandline import ALLOCATIONS, DQ_DUMP, GB, SAMPLES, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
 
 def csv_rows(text: str) -> list:
     return list(csv.DictReader(io.StringIO(text)))
@@ -484,3 +484,31 @@ def test_a_refused_file_input_is_one_line_under_dev_mode(tmp_path, case):
     args = ["DXGK_ALLOCATIONINFO", "--file", "in.bin", "--count", "all"] if case == "partial" else \
         ["DXGK_SEGMENTTYPE", "--file", "in.bin", "--count", "all", "--format", "csv"]
     one_line(_dev("decode", *args, cwd=tmp_path))
+
+
+# ------------------------------------------------------------------ output folders: checked before anything is made
+def test_etw_tables_into_a_new_folder_inside_the_package_create_nothing_before_the_refusal():
+    """``etw sample --format csv -o <package>/samples/newdir/sub`` made newdir/sub, then refused the files."""
+    target = SAMPLES / "newdir" / "sub"
+    err = one_line(cli("etw", "sample", "--format", "csv", "-o", target))
+    assert "it is inside the installed package" in err
+    assert not (SAMPLES / "newdir").exists()
+
+
+@pytest.mark.parametrize("case", ["under a file", "a file", "special", "read-only parent", "a link into the package"])
+def test_every_output_folder_is_checked_before_any_folder_is_made(tmp_path, case):
+    (tmp_path / "file.txt").write_text("a file")
+    (tmp_path / "locked").mkdir(mode=0o500)
+    (tmp_path / "into-package").symlink_to(SAMPLES)
+    folder, message = {"under a file": (tmp_path / "file.txt" / "new" / "sub", "file.txt is not a directory"),
+                       "a file": (tmp_path / "file.txt", "it is not a directory"),
+                       "special": (Path("/proc/self/new/sub"), "/proc is a special file system"),
+                       "read-only parent": (tmp_path / "locked" / "new" / "sub", "locked is not writable"),
+                       "a link into the package": (tmp_path / "into-package" / "new", "inside the installed package"),
+                       }[case]
+    if case == "read-only parent" and os.access(tmp_path / "locked", os.W_OK):
+        pytest.skip("root may write anywhere")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    err = one_line(cli("etw", "sample", "--format", "jsonl", "-o", folder))
+    assert message in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before and not (SAMPLES / "new").exists()
