@@ -51,8 +51,11 @@ def umask():
 
 
 # ---------------------------------------------------------------- the output is the input
-@pytest.mark.parametrize("spelling", ["same", "relative", "dotted", "hard link", "symlink"])
-def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path, monkeypatch, spelling):
+SPELLINGS = ["same", "relative", "dotted", "hard link", "symlink"]
+
+
+def _input_spelled(tmp_path: Path, monkeypatch, spelling: str) -> tuple:
+    """(input, its bytes, an output path naming the same file ``spelling``); the working directory is tmp_path."""
     data = blob()
     src = tmp_path / "in.bin"
     src.write_bytes(data)
@@ -64,6 +67,12 @@ def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path
         os.symlink(src, tmp_path / "sub" / "other.bin")
     out = {"same": str(src), "relative": "./in.bin", "dotted": "sub/../in.bin",
            "hard link": "sub/other.bin", "symlink": Path("sub/other.bin")}[spelling]
+    return src, data, out
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path, monkeypatch, spelling):
+    src, data, out = _input_spelled(tmp_path, monkeypatch, spelling)
     before = listing(tmp_path), listing(tmp_path / "sub")
     with pytest.raises(OutputError, match=r"is the input .*in\.bin \(the same file\)"):
         write_records(ALLOC, str(src), out, fmt="csv", progress=False)
@@ -88,21 +97,11 @@ def _writers_of_columns(src: Path, pyarrow: bool):
                                                                          fmt=fmt)
 
 
-@pytest.mark.parametrize("spelling", ["same", "relative", "dotted", "hard link", "symlink"])
+@pytest.mark.parametrize("spelling", SPELLINGS)
 def test_columns_writers_never_replace_their_own_input(tmp_path, monkeypatch, spelling):
     """``decode_array(T, "y.bin").to_csv("y.bin")`` replaced its input while write_records refused; every writer
     now knows the file its columns were read from."""
-    data = blob()
-    src = tmp_path / "in.bin"
-    src.write_bytes(data)
-    (tmp_path / "sub").mkdir()
-    monkeypatch.chdir(tmp_path)
-    if spelling == "hard link":
-        os.link(src, tmp_path / "sub" / "other.bin")
-    elif spelling == "symlink":
-        os.symlink(src, tmp_path / "sub" / "other.bin")
-    out = {"same": str(src), "relative": "./in.bin", "dotted": "sub/../in.bin",
-           "hard link": "sub/other.bin", "symlink": Path("sub/other.bin")}[spelling]
+    src, data, out = _input_spelled(tmp_path, monkeypatch, spelling)
     before = listing(tmp_path), listing(tmp_path / "sub")
     for name, write in _writers_of_columns(Path("in.bin"), importlib.util.find_spec("pyarrow") is not None):
         with pytest.raises(OutputError, match=r"is the input .*in\.bin \(the same file\)"):
