@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from .._records import dataclass
 from ..errors import bad_argument, choice_argument, flag_argument
+from ..semantics.adapter import as_adapter
 from ..semantics.checks import checks_for
 from .decode import decode_chunk
 from .jsonl import JsonDecode, JsonValidate
@@ -29,7 +30,7 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
     # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
     step = getattr(sink, "chunk_records", None)
     try:
-        checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
+        checks_for(records.layout, as_adapter(adapter))  # an adapter of another target fails here, before output
         for chunk in records.chunks(step):
             decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
             summary.errors += decoded.errors
@@ -95,7 +96,6 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
 
     from ..decoding import TEXT_KINDS, data_or_path, memory_of, start_offset
     from ..resolve import resolve_layout
-    from ..semantics.adapter import as_adapter
 
     layout = resolve_layout(type, target)
     fmt, kind = choice_argument(fmt, "fmt", ("text", "json")), choice_argument(kind, "kind", TEXT_KINDS)

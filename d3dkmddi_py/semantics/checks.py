@@ -494,10 +494,6 @@ CHECKS: dict = {
 
 def checks_for(layout: TypeLayout, adapter=None) -> tuple:
     """The checks of one type at its target; ``adapter`` adds the allocation rules that need segments."""
-    if adapter is not None:
-        from .adapter import as_adapter  # adapter.py imports this module
-
-        as_adapter(adapter)
     build = CHECKS.get(layout.c_name)
     if build is None:
         return ()
