@@ -124,8 +124,10 @@ def bad_argument(name: str, value, accepted: str) -> InvalidArgument:
 
 
 def flag_argument(value, name: str) -> bool:
-    """A yes/no argument: True or False (1 or 0); the truth of an array or a string is never guessed."""
-    if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
+    """A yes/no argument: True or False (1 or 0, a NumPy bool); the truth of an array or a string is never
+    guessed."""
+    if isinstance(value, bool) or (type(value) is int and value in (0, 1)) or \
+            (getattr(getattr(value, "dtype", None), "kind", None) == "b" and getattr(value, "shape", None) == ()):
         return bool(value)
     raise bad_argument(name, value, "True or False")
 
