@@ -342,19 +342,10 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
     check_output(out_path, inputs=_inputs(args), binary=fmt == "parquet")
     adapter = _adapter(args, tgt)
     records = _records(args, tgt)
-    if fmt in BULK_FORMATS and not validate and records.layout.kind == "enum":
+    try:  # the input is open: whatever stops the run before its chunks are read closes it
+        summary = _run(args, records, fmt, out_path, stdout, stderr, adapter=adapter, validate=validate)
+    finally:
         records.close()
-        raise UsageError(f"--format {fmt} writes the columns of a struct; {records.layout.c_name} is an enum")
-    binary = fmt == "parquet"
-    progress = None
-    if fmt in BULK_FORMATS and stderr is not None and stderr.isatty():
-        from .bulk.write import Progress
-
-        progress = Progress(f"{records.layout.c_name} [{records.layout.label}]", records.count, stderr)
-    with open_output(out_path, binary=binary, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
-        sink = _sink(fmt, out, validate=validate, adapter=adapter, nonzero=getattr(args, "nonzero", False))
-        summary = pipeline.run(records, sink, adapter=adapter, values=not validate and fmt in ("text", "json"),
-                               findings=validate or fmt in ("text", "json"), progress=progress)
     if stderr is not None:
         if out_path != "-":
             records_text = f"{summary.records:,} record{'s' if summary.records != 1 else ''}"
@@ -368,6 +359,21 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
             stderr.write(f"{PROG}: the input holds {summary.more:,} more {records.layout.c_name} record"
                          f"{'s' if summary.more != 1 else ''} after these; pass --count all to read them all\n")
     return EXIT_FINDINGS if validate and summary.errors else EXIT_OK
+
+
+def _run(args, records, fmt: str, out_path: str, stdout, stderr, *, adapter, validate: bool):
+    if fmt in BULK_FORMATS and not validate and records.layout.kind == "enum":
+        raise UsageError(f"--format {fmt} writes the columns of a struct; {records.layout.c_name} is an enum")
+    progress = None
+    if fmt in BULK_FORMATS and stderr is not None and stderr.isatty():
+        from .bulk.write import Progress
+
+        progress = Progress(f"{records.layout.c_name} [{records.layout.label}]", records.count, stderr)
+    binary = fmt == "parquet"
+    with open_output(out_path, binary=binary, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
+        sink = _sink(fmt, out, validate=validate, adapter=adapter, nonzero=getattr(args, "nonzero", False))
+        return pipeline.run(records, sink, adapter=adapter, values=not validate and fmt in ("text", "json"),
+                            findings=validate or fmt in ("text", "json"), progress=progress)
 
 
 class _nullcontext:

@@ -14,7 +14,7 @@ import pathlib
 import stat
 
 from ._records import dataclass
-from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError  # noqa: F401 (re-exported)
+from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError, choice_argument  # noqa: F401
 from .layout import TypeLayout
 from .outfile import safe_name
 from .resolve import resolve_layout
@@ -194,6 +194,8 @@ def _opened(path, origin):
         raise DecodeError(f"cannot read {shown}: permission denied") from None
     except OSError as exc:
         raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    except ValueError:  # open() refuses a NUL in a name
+        raise DecodeError(f"cannot read {shown}: the path contains a NUL character") from None
 
 
 def _from_bytes(cls, data: bytes, at: int):
@@ -293,6 +295,19 @@ def _decode_file(layout: TypeLayout, cls, tgt: Target, path, offset, count, kind
     return records, cls, tgt, Memory(data, None, shown)
 
 
+def data_or_path(data, path):
+    """What ``decode()`` and ``report()`` read: ``data``, or the file ``path=`` names, as a Path."""
+    if path is None:
+        if data is None:
+            raise DecodeError("no data: give bytes, hex or WinDbg text, or a file as pathlib.Path(...) or path=")
+        return data
+    if data is not None:
+        raise DecodeError("give data or path=, not both")
+    if not isinstance(path, (str, os.PathLike)):
+        raise DecodeError(f"path= must be a str or an os.PathLike such as pathlib.Path, not {type(path).__name__}")
+    return path if isinstance(path, os.PathLike) else pathlib.Path(path)
+
+
 def decode(type, data=None, *, path=None, target=None, offset=0, count=1, address=None,  # noqa: A002
            kind: str = "auto"):
     """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``, or at the memory
@@ -312,17 +327,8 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1, addres
     Returns one struct when ``count`` is 1, else a list; ``count="all"`` reads every
     whole record from ``offset`` on and always returns a list.
     """
-    if path is not None:
-        if data is not None:
-            raise DecodeError("give data or path=, not both")
-        if not isinstance(path, (str, os.PathLike)):
-            raise DecodeError(f"path= must be a str or an os.PathLike such as pathlib.Path, "
-                              f"not {path.__class__.__name__}")
-        data = path if isinstance(path, os.PathLike) else pathlib.Path(path)
-    elif data is None:
-        raise DecodeError("no data: give bytes, hex or WinDbg text, or a file as pathlib.Path(...) or path=")
-    if kind not in TEXT_KINDS:
-        raise DecodeError(f"kind must be one of {', '.join(map(repr, TEXT_KINDS))}, not {_clip(str(kind))}")
+    data = data_or_path(data, path)
+    kind = choice_argument(kind, "kind", TEXT_KINDS)
     records, *_ = decode_records(type, data, target=target, offset=offset, count=count, address=address,
                                  kind=kind)
     if count == 1:

@@ -11,11 +11,11 @@ from functools import lru_cache, partial
 
 from ._records import dataclass
 from .coltext import by_value, object_array
-from .errors import NotAType
+from .errors import NotAType, flag_argument, text_argument
 from .layout import TypeLayout, bits_text, union_arms
 from .names import ENUM_CLASSES
-from .render import (_attr, enum_name, finding_json, flag_summary, format_number, is_pointer, layout_and_bytes,
-                     number_texts, summary_column)
+from .render import (_attr, enum_name, finding_json, findings_and_meanings, flag_summary, format_number, is_pointer,
+                     layout_and_bytes, number_texts, summary_column)
 
 
 # ------------------------------------------------------------------ finding lines and titles
@@ -195,9 +195,11 @@ def render_text(value, *, findings=(), meanings=None, title: str | None = None, 
     ``decode_records`` records) gives the command line's ``decode`` text for them, titles,
     meanings and findings included (``findings``/``meanings``/``title`` then do not apply).
     """
+    nonzero = flag_argument(nonzero, "nonzero")
+    findings, meanings = findings_and_meanings(findings, meanings)
+    title = text_argument(title, "title")
     if isinstance(value, (list, tuple)):
         return _text_of_list(value, nonzero)
-    meanings = meanings or {}
     if isinstance(value, int) and not hasattr(type(value), "_leaves_"):
         if isinstance(value, bool) or not -(1 << 31) <= value < 1 << 32:
             raise NotAType(f"render_text takes an instance, an enum value or the int of an enum (4 bytes), "

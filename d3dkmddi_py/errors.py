@@ -22,16 +22,19 @@ class UnsupportedTarget(D3dkmddiError, ValueError):
     """An unknown ABI or interface version."""
 
 
-def shown(value) -> str:
-    """repr(value) for a one-line message: clipped, and a huge int by its size (Python refuses to
-    print an int of more than 4300 digits, and such a value is a mistake whatever it is)."""
+def shown(value, limit: int = 100) -> str:
+    """repr(value) for a one-line message: on one line (a NumPy array's or a DataFrame's repr has many),
+    clipped to ``limit``, and a huge int by its size (Python refuses to print an int of more than 4300
+    digits, and such a value is a mistake whatever it is)."""
     if isinstance(value, int) and value.bit_length() > 256:
         return f"<a {value.bit_length()}-bit int>"
     try:
         text = repr(value)
-    except (ValueError, RecursionError):  # a value nested too deep, or holding a huge int
+    except Exception:  # noqa: BLE001 - a huge int inside, a value nested too deep, a repr that fails
         text = f"<a {type(value).__name__}>"
-    return text if len(text) <= 100 else text[:97] + "..."
+    if "\n" in text or "\r" in text:  # a str's repr escapes them: this is a multi-line repr of an object
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class InvalidFieldValue(D3dkmddiError, ValueError):
@@ -60,7 +63,8 @@ class DecodeError(D3dkmddiError, ValueError):
 
 
 class InvalidArgument(DecodeError, TypeError):
-    """An offset or count of the wrong kind or sign (a float, a string, a negative number)."""
+    """An argument of the wrong kind or value: an offset or count (a float, a string, a negative number), a
+    format, an adapter, a progress stream..."""
 
 
 class UnknownType(DecodeError, MissingMember):
@@ -111,3 +115,72 @@ class EtwInputError(D3dkmddiError, ValueError):
     def __init__(self, message: str, *, event: int | None = None, field: str | None = None):
         self.event, self.field = event, field
         super().__init__(message)
+
+
+# ---- arguments: one refusal for a value of the wrong kind, naming the argument, the value and what is accepted
+def bad_argument(name: str, value, accepted: str) -> InvalidArgument:
+    """The error for argument ``name`` given ``value``: "name must be <accepted>, not <value, short>"."""
+    return InvalidArgument(f"{name} must be {accepted}, not {shown(value, 40)}")
+
+
+def flag_argument(value, name: str) -> bool:
+    """A yes/no argument: True or False (1 or 0, a NumPy bool); the truth of an array or a string is never
+    guessed."""
+    if isinstance(value, bool) or (type(value) is int and value in (0, 1)) or \
+            (getattr(getattr(value, "dtype", None), "kind", None) == "b" and getattr(value, "shape", None) == ()):
+        return bool(value)
+    raise bad_argument(name, value, "True or False")
+
+
+def choice_argument(value, name: str, choices) -> str:
+    """One of ``choices`` (strs), compared only when ``value`` is a str (an array would compare elementwise)."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise bad_argument(name, value, "one of " + ", ".join(map(repr, choices)))
+
+
+def integer_argument(value, name: str, minimum: int | None = None) -> int:
+    """An integer (a NumPy one too; not a bool, a float or a str of digits), at least ``minimum`` when given."""
+    accepted = {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer of at least {minimum}")
+    if type(value) is not int:
+        import numbers  # here: a plain int, the common case, needs no module loaded at start-up
+
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise bad_argument(name, value, accepted)
+        value = int(value)
+    if minimum is not None and value < minimum:
+        raise bad_argument(name, value, accepted)
+    return value
+
+
+def items_argument(value, name: str, kind: type, accepted: str) -> tuple:
+    """A list or tuple (any iterable but a str, bytes or mapping) whose items are all ``kind``."""
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable) \
+            or type(value).__module__ == "numpy":
+        raise bad_argument(name, value, accepted)
+    items = tuple(value)
+    for item in items:
+        if not isinstance(item, kind):
+            raise InvalidArgument(f"{name} must be {accepted}; it holds {shown(item, 40)}")
+    return items
+
+
+def mapping_argument(value, name: str, accepted: str) -> dict:
+    """None (as empty) or a mapping."""
+    from collections.abc import Mapping
+
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise bad_argument(name, value, accepted)
+    return dict(value)
+
+
+def text_argument(value, name: str, accepted: str = "a str or None"):
+    """None or a str."""
+    if value is not None and not isinstance(value, str):
+        raise bad_argument(name, value, accepted)
+    return value

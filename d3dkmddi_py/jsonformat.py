@@ -11,11 +11,11 @@ from functools import lru_cache
 from json.encoder import encode_basestring_ascii as _json_str
 
 from .coltext import by_value, joined_column, object_array
-from .errors import NotAType
+from .errors import NotAType, integer_argument
 from .jsonvalue import hex_text, json_hex, json_mask
 from .layout import TypeLayout, type_layout
 from .names import ENUM_CLASSES, parse_target
-from .render import enum_name, finding_json, layout_and_bytes, names_of, summary_column
+from .render import enum_name, finding_json, findings_and_meanings, layout_and_bytes, names_of, summary_column
 
 
 def target_json(tgt) -> dict:
@@ -28,6 +28,10 @@ def target_json(tgt) -> dict:
 def record_json(value, *, c_name: str | None = None, tgt=None, index: int = 0, offset: int = 0,
                 address: int | None = None, findings=(), meanings=None) -> dict:
     """One record (an instance, or an enum value) as a JSON-safe dict; every key is always present."""
+    index, offset = integer_argument(index, "index", 0), integer_argument(offset, "offset", 0)
+    if address is not None:
+        integer_argument(address, "address", 0)
+    findings, meanings = findings_and_meanings(findings, meanings)
     if hasattr(type(value), "_leaves_"):
         layout, raw = layout_and_bytes(value)
         return record_json_of(layout, raw, layout.values(raw), index=index, offset=offset, address=address,

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
 import threading
 
-from .errors import OutputError
+from .errors import OutputError, bad_argument, shown
 
-__all__ = ["OutputError", "Terminated", "check_output", "open_output", "safe_name"]
+__all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "make_output_folder", "open_output",
+           "safe_name"]
 
 PROG = "d3dkmddi"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 130, 143
@@ -118,7 +120,14 @@ def _same_identity(a, b) -> bool:
 
 def _input_files(inputs):
     """(shown name, (st_dev, st_ino) or None) of every input that is a file; ``"-"`` is standard input,
-    compared by its descriptor, so `--file - < a.bin -o a.bin` is caught like `--file a.bin`."""
+    compared by its descriptor, so `--file - < a.bin -o a.bin` is caught like `--file a.bin`.  One path is
+    one input (not its characters); None is none."""
+    if inputs is None:
+        return
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = (inputs,)
+    elif isinstance(inputs, (bytes, bytearray)) or not callable(getattr(inputs, "__iter__", None)):
+        raise bad_argument("inputs", inputs, "a list of the paths being read")
     for item in inputs:
         if not isinstance(item, (str, os.PathLike)):  # bytes here are data, never a file name
             continue
@@ -180,17 +189,11 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         refuse(exc.strerror or str(exc))
     if info is not None and not stat.S_ISREG(info.st_mode):
         refuse(f"it is {_kind(info.st_mode)}", "give the path of a regular file (or - for standard output)")
-    for hop in (*_link_chain(name), final):  # /dev/stdout resolves to the file stdout was redirected to
-        root = _special_root(hop)
-        if root:
-            refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
+    _refuse_places(name, final, refuse)
     mine = _identity(final)
     for item, other in _input_files(inputs):
         if _same_identity(mine, other):
             refuse(f"it is the input {item} (the same file)", "write the output to another path")
-    for package in _package_folders():
-        if any(_inside(hop, package) for hop in (*_link_chain(name), final)):
-            refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
     folder = os.path.dirname(final) or os.curdir
     if not os.path.isdir(folder):
         refuse(f"directory {safe_name(folder)} does not exist", "create it first or write elsewhere")
@@ -198,6 +201,64 @@ def check_output(path, *, inputs=(), binary: bool = False) -> str:
         refuse(f"directory {safe_name(folder)} is not writable", "write elsewhere")
     if info is not None and not os.access(final, os.W_OK):
         refuse("the file is read-only", "make it writable or write elsewhere")
+    return final
+
+
+def binary_stream(stream):
+    """Where an open output takes bytes: a text stream's ``.buffer`` (``sys.stdout``'s), else the stream.
+    A text stream without one (``io.StringIO``, ``cli.run``'s output) cannot take Parquet: OutputError."""
+    if not callable(getattr(stream, "write", None)):
+        raise OutputError(None, f"the output must be a path or an open file, not {shown(stream, 40)}")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return buffer
+    if isinstance(stream, io.TextIOBase) or hasattr(stream, "encoding"):
+        raise OutputError(None, f"Parquet is binary and the output is a text stream ({type(stream).__name__}) "
+                                f"without a binary .buffer; write it to a file (--output PATH; from Python a "
+                                f"path, or a file opened 'wb')")
+    return stream
+
+
+def _refuse_places(name: str, final: str, refuse) -> None:
+    """Where no output goes, by any spelling or link: a special file system, the installed package."""
+    hops = (*_link_chain(name), final)  # /dev/stdout resolves to the file stdout was redirected to
+    for hop in hops:
+        root = _special_root(hop)
+        if root:
+            refuse(f"{root} is a special file system", "write to a regular directory (or - for standard output)")
+    for package in _package_folders():
+        if any(_inside(hop, package) for hop in hops):
+            refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
+
+
+def make_output_folder(path) -> str:
+    """The folder an output's files are written into (``etw --format ... -o DIR``), created when missing only
+    after every check, so a refused folder leaves nothing behind: not a NUL in the name, not something that
+    exists and is not a directory, not a special file system or the installed package, not under a file or
+    a folder that cannot be written.  Returns its real path; each file in it is then checked by check_output."""
+    name = _as_name(path, "output folder")
+    shown = safe_name(name)
+
+    def refuse(why: str, fix: str = "give a directory (created if missing)") -> None:
+        raise OutputError(name, f"cannot write into {shown}: {why}; {fix}")
+
+    if name == "" or "\0" in name:
+        refuse("the name is empty" if not name else "the name contains a NUL character")
+    final = os.path.realpath(name)
+    if os.path.lexists(final) and not os.path.isdir(final):
+        refuse("it is not a directory")
+    _refuse_places(name, final, refuse)
+    existing = final
+    while not os.path.lexists(existing):  # the nearest folder that is there: what mkdir writes into
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        refuse(f"{safe_name(existing)} is not a directory")
+    if existing != final and not os.access(existing, os.W_OK | os.X_OK):
+        refuse(f"directory {safe_name(existing)} is not writable", "write elsewhere")
+    try:
+        os.makedirs(final, exist_ok=True)
+    except OSError as exc:
+        refuse(f"it cannot be created: {exc.strerror or exc}", "write elsewhere")
     return final
 
 
@@ -227,13 +288,31 @@ def _raise_terminated(signum, frame):
     raise Terminated(f"signal {signum}")
 
 
+_TEMP_SUFFIX_BYTES = len(".") + 8 + len(".partial")  # after the final name's start: ".<8 hex digits>.partial"
+
+
+def _temp_start(folder: str, base: str) -> str:
+    """The start of the final name that a temporary name beside it keeps: ``"." + start + suffix`` fits the
+    folder's NAME_MAX in bytes (a file system counts bytes; a multibyte name of 244 bytes is legal)."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows), or no such limit known
+        limit = -1
+    room = (limit if limit > 0 else 255) - 1 - _TEMP_SUFFIX_BYTES
+    start = base[:max(room, 0)]  # every character takes at least one byte
+    while len(os.fsencode(start)) > room:
+        start = start[:-1]
+    return start
+
+
 def _create_beside(final: str):
     """A new file in the final file's directory: (fd, path).  Mode 0o666 so the kernel applies the umask."""
     folder, base = os.path.split(final)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) \
         | getattr(os, "O_BINARY", 0)
+    start = _temp_start(folder, base)
     while True:
-        temp = os.path.join(folder, f".{base[:100]}.{os.urandom(4).hex()}.partial")
+        temp = os.path.join(folder, f".{start}.{os.urandom(4).hex()}.partial")
         try:
             return os.open(temp, flags, 0o666), temp
         except FileExistsError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 
 from ._enums import enum_text
-from .errors import NotAType
+from .errors import NotAType, items_argument, mapping_argument
 from .coltext import joined_column
 from .jsonvalue import json_value
 from .layout import TypeLayout, read_leaf, type_layout
@@ -33,6 +33,16 @@ def layout_and_bytes(value) -> tuple:
     if isinstance(own, tuple):
         return type_layout(cls._c_name_, *own), bytes(value)
     raise NotAType(f"{cls.__name__} is not a d3dkmddi_py struct (use target(...).<name> or decode())")
+
+
+def findings_and_meanings(findings, meanings) -> tuple:
+    """A caller's ``findings=`` (Findings, as semantics.check gives them) and ``meanings=`` (a dict, as
+    semantics.field_meanings gives it, or None), checked the same for every format."""
+    from .semantics._rules import Finding
+
+    return (items_argument(findings, "findings", Finding, "a list of Finding (from semantics.check)"),
+            mapping_argument(meanings, "meanings", "a dict of leaf path -> meaning (from semantics.field_meanings) "
+                                                   "or None"))
 
 
 def field_values(value) -> dict[str, int]:

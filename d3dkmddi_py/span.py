@@ -6,7 +6,7 @@ partial last record gets the same answer everywhere.
 from __future__ import annotations
 
 from ._spec.base import POINTER_SIZE
-from .errors import BulkInputError, DecodeError, InvalidArgument
+from .errors import BulkInputError, DecodeError, InvalidArgument, shown
 from .layout import TypeLayout, type_layout
 from .names import known_names
 
@@ -107,11 +107,7 @@ def _decimal(n: int) -> str:
 
 
 def _short(value) -> str:
-    try:
-        text = repr(value) if not isinstance(value, int) else _decimal(value)
-    except ValueError:  # a container of 4300-digit numbers
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _decimal(value) if isinstance(value, int) else shown(value, 40)
 
 
 def word_bytes(value: int, layout: TypeLayout) -> bytes:

@@ -302,6 +302,7 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
     size = _UNIT_SIZE[unit]
     token = _TOKEN[unit]
     pos = len(rest) - len(rest.lstrip())
+    stop = len(rest.rstrip())  # past it only trailing spaces (tested per value, never by slicing the rest)
     values = []
     while True:
         m = token.match(rest, pos)
@@ -319,22 +320,43 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
                                   f"debugger; dump a readable range (or a shorter length)", number, line)
         values.append(int(text, 16))
         pos = end
-        if pos >= len(rest) or rest.startswith("  ", pos) or rest[pos] == "\t" or not rest[pos:].strip():
+        if pos >= stop or rest.startswith("  ", pos) or rest[pos] == "\t":
             break  # the character column of db/dc, or trailing spaces
         pos += 1  # the one space (or db's '-') between values
+    data = b"".join(v.to_bytes(size, "little") for v in values)
     texts = rest[len(rest) - len(rest.lstrip()):pos].replace("-", " ").split()
-    for k in range(1, len(values)):  # a character column after one space: the bytes before it, as text
-        tail = " ".join(texts[k:])
-        if tail == _characters(b"".join(v.to_bytes(size, "little") for v in values[:k])):
-            raise WinDbgTextError(f"{origin} line {number}: {_clip(tail)} after {k} value(s) is the character "
-                                  f"column (those bytes as text), not data; WinDbg puts two spaces before it: "
-                                  f"paste its output unchanged", number, line)
+    k = _character_column_at(texts, data, size)
+    if k is not None:
+        raise WinDbgTextError(f"{origin} line {number}: {_clip(' '.join(texts[k:]))} after {k} value(s) is the "
+                              f"character column (those bytes as text), not data; WinDbg puts two spaces before "
+                              f"it: paste its output unchanged", number, line)
     chars = rest[pos:].strip()
     if len(chars) > len(values) * size:  # db/dc/dW print one character per byte, never more
         raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {len(values)} value(s) is not the "
                               f"character column ({len(values) * size} characters at most); WinDbg separates "
                               f"values by one space: paste its output unchanged", number, line)
-    return b"".join(v.to_bytes(size, "little") for v in values)
+    return data
+
+
+def _character_column_at(texts: list, data: bytes, size: int):
+    """The k (0 < k < len(texts)) at which ``texts[k:]`` are the character column of the first k values
+    (a column typed after one space), or None.  In linear time: that column's length never shrinks as k
+    grows while the text after k values always does, so only the one k where the lengths meet is compared."""
+    after = len(texts) - 1  # the length of " ".join(texts[k:]), kept for k = 0, 1, ...
+    after += sum(len(t) for t in texts)
+    column = 0  # the length of _characters(data[:k * size]), kept as the bytes are read
+    gap = False  # a space after the column's text so far: it counts only when more text follows
+    for k in range(1, len(texts)):
+        after -= len(texts[k - 1]) + 1
+        for c in data[(k - 1) * size:k * size]:
+            if c == 0x20:
+                gap = gap or column > 0
+            else:
+                column, gap = column + 1 + gap, False
+        if column >= after:
+            same = column == after and " ".join(texts[k:]) == _characters(data[:k * size])
+            return k if same else None
+    return None
 
 
 def _clip(line: str) -> str:

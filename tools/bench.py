@@ -1,6 +1,6 @@
 """Benchmarks: the bulk decoder, and the command line end to end (time and peak memory).
 
-    python tools/bench.py [--quick] [--only bulk|small|command|etw|etl]
+    python tools/bench.py [--quick] [--only bulk|small|command|etw|etl|windbg]
 
 Command line (each command in a fresh process, output to a file; peak memory is the child's
 maximum resident set size): import time and a one-word decode against a bare interpreter;
@@ -10,6 +10,9 @@ as text and JSON lines, at 200,000 and 400,000 records (memory must not grow wit
 Two files: random words (the worst case: ~5 findings a record) and a realistic mix of the
 segment flag words drivers report.  Every figure is a ratio or a rate measured in this run; next to
 each validate figure, the time to write and fsync as many bytes alone (the floor no code removes).
+
+WinDbg text: one ``db`` line of 20,000 values (52 s before it read in linear time) and of 2,000,000
+(6 MB), parsed by ``parse_windbg``: values/s at each width and their ratio (1 is linear time).
 
 .etl: tools/bench_etl.py (``--summary`` against a bare walk of the buffers, AdapterAllocation events to
 columns). ETW XML: tools/bench_etw.py on a 100,000-event tracerpt trace: ``etw.read`` in events/s and as a ratio to
@@ -216,6 +219,30 @@ def small_call_cases(runs: int, rng) -> list:
     return lines
 
 
+# ---------------------------------------------------------------- WinDbg text, wide lines
+WINDBG_WIDTHS = (20_000, 2_000_000)  # db values on one line: the issue's 52 s line, and 6 MB
+GOAL_WIDE_VS_NARROW = 0.5  # values/s at the wide width over the narrow one; quadratic time gives 0.01
+
+
+def windbg_cases(quick: bool, runs: int) -> list:
+    from d3dkmddi_py.windbg import parse_windbg
+
+    rates = []
+    for n in WINDBG_WIDTHS:
+        n = n // 10 if quick else n
+        line = "fffff801`2a3b4000  " + " ".join(f"{i & 0xFF:02x}" for i in range(n))
+        seconds = best_of(max(1, runs // (1 + n // 100_000)), lambda: parse_windbg(line))
+        rates.append((n, len(line), seconds))
+    (n1, size1, t1), (n2, size2, t2) = rates
+    ratio = (n2 / t2) / (n1 / t1)
+    return [f"parse_windbg, one db line of {n1:,} values ({size1 / 1e6:.2f} MB): {t1 * 1000:.1f} ms, "
+            f"{n1 / t1:,.0f} values/s",
+            f"parse_windbg, one db line of {n2:,} values ({size2 / 1e6:.2f} MB): {t2 * 1000:.1f} ms, "
+            f"{n2 / t2:,.0f} values/s",
+            f"values/s wide / narrow = {ratio:.2f} (1 is linear; goal >= {GOAL_WIDE_VS_NARROW}: "
+            f"{verdict(ratio >= GOAL_WIDE_VS_NARROW)})"]
+
+
 # ---------------------------------------------------------------- the command line, end to end
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # Runs a command and prints its wall time and the peak resident memory of its process tree.
@@ -344,8 +371,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
     parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
-    parser.add_argument("--only", choices=("bulk", "small", "command", "etw", "etl"), help="run one part")
+    parser.add_argument("--only", choices=("bulk", "small", "command", "etw", "etl", "windbg"), help="run one part")
     args = parser.parse_args(argv)
+    if args.only in (None, "windbg"):
+        print("WinDbg text, one wide line (best of the runs that fit):")
+        for line in windbg_cases(args.quick, args.runs):
+            print(line)
+        if args.only == "windbg":
+            return 0
+        print()
     if args.only in (None, "etl"):
         import bench_etl  # tools/: the .etl reader's --summary and column-wise decoding
 

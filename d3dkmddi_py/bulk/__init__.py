@@ -17,8 +17,9 @@ from ._source import BulkInputError, InvalidArgument, Source, check_span, struct
 from .columns import Columns
 from .._numpy import numpy_module
 from ..layout import TypeLayout
+from ..errors import bad_argument, flag_argument, integer_argument
 from ..outfile import check_output
-from .write import FORMATS, Progress, _check_format, write_columns
+from .write import FORMATS, Progress, _check_format, _check_out, write_columns
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
@@ -74,20 +75,21 @@ def _decode(layout, source: Source, offset: int, count: int, *, start: int, out=
     stop = offset + count * layout.size
     np = _numpy()
     if np is None:
-        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset)
-    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out)
+        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset,
+                        inputs=source.inputs)
+    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out, inputs=source.inputs)
 
 
-def _columns(np, layout, raw, count: int, start: int, offset: int, out=None) -> Columns:
+def _columns(np, layout, raw, count: int, start: int, offset: int, out=None, inputs: tuple = ()) -> Columns:
     plan = plan_for(layout)
     if np is None:
-        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset)
+        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset, inputs=inputs)
     buffers = out._buffers if isinstance(out, Columns) else None
     if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
         arrays, buffers = decode_small(np, plan, raw, count, buffers)
     else:
         arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
-    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers)
+    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers, inputs=inputs)
 
 
 def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) -> Columns:
@@ -95,6 +97,7 @@ def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) ->
     if not isinstance(layout, TypeLayout) or not isinstance(data, (bytes, bytearray, memoryview)):
         raise InvalidArgument(f"columns_of_bytes takes a TypeLayout and bytes, not {type(layout).__name__} and "
                               f"{type(data).__name__}")
+    start, offset = integer_argument(start, "start", 0), integer_argument(offset, "offset", 0)
     np = _numpy()
     count = len(data) // layout.size
     raw = memoryview(data) if np is None else np.frombuffer(data, dtype=np.uint8)
@@ -104,7 +107,7 @@ def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) ->
 def records_per_chunk(type, *, target=None, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> int:
     """Records per chunk so that one chunk's input and columns take about ``chunk_bytes``."""
     plan = plan_for(struct_layout(type, target))
-    return max(1, chunk_bytes // (plan.record_size + plan.column_bytes))
+    return max(1, integer_argument(chunk_bytes, "chunk_bytes", 1) // (plan.record_size + plan.column_bytes))
 
 
 def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=None, reuse=False):
@@ -116,16 +119,14 @@ def iter_chunks(type, data, *, target=None, offset=0, count=None, chunk_records=
     range is checked before the first chunk is decoded.
     """
     layout = struct_layout(type, target)
+    reuse = flag_argument(reuse, "reuse")
     source = Source(data)
     span = check_span(layout, source.size, offset, count)
     return _chunks(layout, source, span, _step(layout, chunk_records), reuse)
 
 
 def _step(layout, chunk_records) -> int:
-    step = chunk_records if chunk_records is not None else records_per_chunk(layout)
-    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-        raise InvalidArgument(f"chunk_records must be a positive integer, not {step!r}")
-    return step
+    return records_per_chunk(layout) if chunk_records is None else integer_argument(chunk_records, "chunk_records", 1)
 
 
 def _chunks(layout, source, span, step, reuse):
@@ -172,11 +173,14 @@ def write_records(type, data, out, *, fmt: str, target=None, offset=0, count=Non
     ``record``, the record number from ``offset``.
     """
     fmt = _check_format(fmt)
-    inputs = (data,) if isinstance(data, (str, os.PathLike)) else ()
-    if isinstance(out, (str, bytes, os.PathLike)):
-        check_output(out, inputs=inputs, binary=fmt == "parquet")
+    _check_out(out)
+    if progress is not None and not isinstance(progress, bool) and not callable(getattr(progress, "write", None)):
+        raise bad_argument("progress", progress, "True, False or a stream to draw the bar on")
     layout = struct_layout(type, target)
     source = Source(data)
+    inputs = source.inputs
+    if isinstance(out, (str, bytes, os.PathLike)):
+        check_output(out, inputs=inputs, binary=fmt == "parquet")
     span = check_span(layout, source.size, offset, count)
     step = _step(layout, chunk_records)
     bar = None

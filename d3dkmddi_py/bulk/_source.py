@@ -55,6 +55,7 @@ class Source:
     def __init__(self, data):
         self.path = None
         self._buffer = None
+        self.inputs = ()  # the file the bytes come from, which no writer may replace: a path's, a memmap's
         if isinstance(data, (str, os.PathLike)):
             path = os.fspath(data)
             if isinstance(path, bytes):
@@ -65,9 +66,12 @@ class Source:
                 raise DecodeError(f"cannot read {safe_name(path)}: it is a directory, not a blob file")
             self.path = path
             self.size = os.path.getsize(path)
+            self.inputs = (path,)
             return
         if _is_ndarray(data):
             np = numpy_module()
+            if isinstance(data, np.memmap) and isinstance(data.filename, (str, os.PathLike)):
+                self.inputs = (os.fspath(data.filename),)
             array = np.ascontiguousarray(data).reshape(-1)
             self._buffer = array.view(np.uint8)
             self.size = self._buffer.nbytes

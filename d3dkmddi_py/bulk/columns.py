@@ -5,9 +5,10 @@ import contextlib
 import io
 import os
 from collections.abc import Mapping
-from .._numpy import numpy_module, optional_module as _need
 
-from ..outfile import check_output, open_output
+from .._numpy import numpy_module, optional_module as _need
+from ..errors import flag_argument
+from ..outfile import open_output
 
 
 class Columns(Mapping):
@@ -15,16 +16,17 @@ class Columns(Mapping):
 
     Arrays are NumPy arrays (views into one shared buffer) or, without NumPy,
     ``array.array`` objects.  ``start`` is the index of the first record within the
-    decoded range (non-zero for a chunk); ``offset`` is its byte offset in the data.
+    decoded range (non-zero for a chunk); ``offset`` is its byte offset in the data.  ``inputs``
+    holds the file the records were read from (empty for bytes): the writers never write over it.
     """
 
-    __slots__ = ("layout", "type_name", "target_label", "record_size", "start", "offset", "_names", "_arrays",
-                 "_buffers")
+    __slots__ = ("layout", "type_name", "target_label", "record_size", "start", "offset", "inputs", "_names",
+                 "_arrays", "_buffers")
 
-    def __init__(self, layout, plan, arrays, *, start: int, offset: int, buffers=None):
+    def __init__(self, layout, plan, arrays, *, start: int, offset: int, buffers=None, inputs: tuple = ()):
         self.layout = layout  # the TypeLayout of the records (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
-        self.start, self.offset = start, offset
+        self.start, self.offset, self.inputs = start, offset, inputs
         self._names = plan.names
         self._arrays = dict(zip(self._names, arrays))
         self._buffers = buffers
@@ -57,13 +59,14 @@ class Columns(Mapping):
     # reusable chunk buffers stay behind.
     def __reduce__(self):
         return type(self)._restore, (self.layout, self.type_name, self.target_label, self.record_size, self.start,
-                                     self.offset, self._names, [self._arrays[n] for n in self._names])
+                                     self.offset, self._names, [self._arrays[n] for n in self._names], self.inputs)
 
     @classmethod
-    def _restore(cls, layout, type_name, target_label, record_size, start, offset, names, arrays):
+    def _restore(cls, layout, type_name, target_label, record_size, start, offset, names, arrays, inputs=()):
         self = cls.__new__(cls)
         self.layout, self.type_name, self.target_label, self.record_size = layout, type_name, target_label, record_size
         self.start, self.offset, self._names, self._buffers = start, offset, tuple(names), None
+        self.inputs = tuple(inputs)
         self._arrays = dict(zip(self._names, arrays))
         return self
 
@@ -105,18 +108,20 @@ class Columns(Mapping):
     def to_csv(self, out, *, header: bool = True) -> None:
         """CSV rows to a text file object or a path (``"-"``: standard output): ``record`` then every leaf.
 
-        A path is written through ``outfile.open_output``: complete or not at all.
+        A path is written through ``outfile.open_output``: complete or not at all, and never the file the
+        records were read from.
         """
         from .table import CsvWriter, columns_table
 
-        with _text_out(out) as f:
+        header = flag_argument(header, "header")
+        with _text_out(out, self.inputs) as f:
             CsvWriter(f, header=header).write(columns_table(self, record=True))
 
     def to_jsonl(self, out) -> None:
         """One JSON object per record: ``record`` then every leaf, keys in leaf order (path or file as to_csv)."""
         from .table import JsonlWriter, columns_table
 
-        with _text_out(out) as f:
+        with _text_out(out, self.inputs) as f:
             JsonlWriter(f).write(columns_table(self, record=True))
 
     def to_parquet(self, path) -> None:
@@ -127,8 +132,7 @@ class Columns(Mapping):
         if not isinstance(path, (str, bytes, os.PathLike)):
             write_chunk(self, path, "parquet")
             return
-        check_output(path, binary=True)
-        with open_output(path, binary=True) as f:
+        with open_output(path, binary=True, inputs=self.inputs) as f:
             write_chunk(self, f, "parquet")
 
 
@@ -138,8 +142,8 @@ def _as_numpy(values):
     return values if isinstance(values, np.ndarray) else np.frombuffer(values, dtype=values.typecode)
 
 
-def _text_out(out):
-    """A caller's file object, left open, or a path opened by ``outfile.open_output``."""
+def _text_out(out, inputs: tuple):
+    """A caller's file object, left open, or a path opened by ``outfile.open_output`` (never one of ``inputs``)."""
     if isinstance(out, io.TextIOBase) or hasattr(out, "write"):
         return contextlib.nullcontext(out)
-    return open_output(out)
+    return open_output(out, inputs=inputs)

@@ -11,6 +11,7 @@ from .._numpy import loaded_numpy
 from .._records import dataclass
 from ..layout import write_leaf
 from ..semantics._rules import RULES
+from ..semantics.adapter import as_adapter
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits
 from .._numpy import optional_module as _need
 from .columns import Columns
@@ -68,7 +69,7 @@ def _plain(values):
 def findings(columns: Columns, *, adapter=None) -> FindingsTable:
     """The findings of every record of ``columns`` (the rules ``semantics.check`` runs, same ids)."""
     layout = columns_layout(columns)
-    checks_for(layout, adapter)  # an adapter of another target fails here, before any work
+    checks_for(layout, as_adapter(adapter))  # an adapter of another target fails here, before any work
     np = _numpy_if_columns_use_it(columns)
     if np is None:
         return _per_record(columns, layout, adapter)

@@ -17,6 +17,7 @@ import io
 import json
 
 from ..csvtext import csv_cell
+from ..outfile import binary_stream
 from .._numpy import optional_module as _need, pyarrow_installed
 
 KINDS = ("int", "hex", "text", "opt")
@@ -140,11 +141,28 @@ class JsonlWriter(_TextWriter):
         self.out.writelines(template % row for row in zip(*lists))
 
 
+class _Bytes:
+    """What pyarrow writes Parquet through: each piece goes by the stream's own ``write``, as CSV and JSON
+    lines do, so a closed or failing stream fails alike for every format (given the stream, pyarrow
+    first checks it in its own way: 'I/O operation on closed file' for a closed standard output)."""
+
+    closed = False
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, data):
+        return self.out.write(data)
+
+    def flush(self):
+        self.out.flush()
+
+
 class ParquetWriter:
     def __init__(self, out):
         self.pa = _need("pyarrow", "arrow", "--format parquet")
         self.pq = _need("pyarrow.parquet", "arrow", "--format parquet")
-        self.out = getattr(out, "buffer", out)
+        self.out = _Bytes(binary_stream(out))
         self.writer = None
         self.schema = None
 

@@ -12,9 +12,10 @@ import os
 import sys
 import time
 
-from ..errors import InvalidArgument
-from ..outfile import open_output
+from ..errors import InvalidArgument, bad_argument, choice_argument
+from ..outfile import check_output, open_output
 from .._numpy import optional_module as _need
+from .columns import Columns
 from .table import FORMATS, columns_table, writer
 
 
@@ -61,20 +62,25 @@ class Progress:
                 pass
 
 
-def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=None, label: str = "",
-                  inputs=()) -> int:
+def write_columns(chunks, out, *, fmt: str, progress=None, inputs=()) -> int:
     """Write an iterable of Columns (one type) to ``out`` as ``fmt``; returns the record count.
 
     ``out``: a path (``"-"`` for standard output), or an open file (text for csv/jsonl;
     binary, or a text stream with ``.buffer`` such as ``sys.stdout``, for parquet).
     ``progress``: a Progress or None.  ``inputs``: paths being read, which ``out`` must
-    not be (see ``outfile.check_output``).
+    not be (see ``outfile.check_output``); nor may it be the file a chunk was read from (its
+    ``inputs``), which is checked before that chunk's rows are written.
     """
     fmt = _check_format(fmt)
+    _check_out(out)
+    if progress is not None and not isinstance(progress, Progress):
+        raise bad_argument("progress", progress, "a bulk.Progress or None")
+    if isinstance(chunks, (Columns, str, bytes)) or not callable(getattr(chunks, "__iter__", None)):
+        raise bad_argument("chunks", chunks, "an iterable of Columns (a list, or iter_chunks(...))")
     try:
         if isinstance(out, (str, bytes, os.PathLike)):
             with open_output(out, binary=fmt == "parquet", inputs=inputs) as f:
-                return _write(chunks, f, fmt, progress)
+                return _write(chunks, f, fmt, progress, out)
         return _write(chunks, out, fmt, progress)
     except BaseException:
         if progress is not None:
@@ -82,20 +88,32 @@ def write_columns(chunks, out, *, fmt: str, total: int | None = None, progress=N
         raise
 
 
+def _check_out(out) -> None:
+    if not isinstance(out, (str, bytes, os.PathLike)) and not callable(getattr(out, "write", None)):
+        raise bad_argument("out", out, "a path ('-' for standard output) or an open file")
+
+
 def _check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
-        shown = repr(fmt[:20]) if isinstance(fmt, str) else f"of type {type(fmt).__name__}"
-        raise InvalidArgument(f"unknown format {shown}; valid: {', '.join(FORMATS)}")
+    choice_argument(fmt, "fmt", FORMATS)
     if fmt == "parquet":
         _need("pyarrow.parquet", "arrow", "--format parquet")
     return fmt
 
 
-def _write(chunks, out, fmt: str, progress) -> int:
+def _write(chunks, out, fmt: str, progress, path=None) -> int:
+    """``path``: the name ``out`` was opened for; a chunk read from that file stops the run before its rows
+    are written (a file is written beside its name, so the input is still whole)."""
     written = 0
     table_writer = writer(fmt, out)
+    checked = {()}
     try:
         for chunk in chunks:
+            if not isinstance(chunk, Columns):
+                raise InvalidArgument(f"write_columns writes Columns (from decode_array or iter_chunks), not "
+                                      f"{type(chunk).__name__}")
+            if path is not None and chunk.inputs not in checked:
+                check_output(path, inputs=chunk.inputs, binary=fmt == "parquet")
+                checked.add(chunk.inputs)
             table_writer.write(columns_table(chunk, record=True))
             written += chunk.count
             if progress is not None:

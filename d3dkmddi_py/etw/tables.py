@@ -18,7 +18,7 @@ import sys
 from .. import bulk, render
 from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
-from ..outfile import OutputError, open_output, safe_name
+from ..outfile import check_output, make_output_folder, open_output, safe_name
 from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
 from .model import Tracker
@@ -80,18 +80,13 @@ class TraceTables:
         if self.sinks is not None:
             self._writers = dict(self.sinks)
             return self
-        if os.path.lexists(self.directory) and not os.path.isdir(self.directory):
-            raise OutputError(self.directory, f"cannot write tables into {safe_name(self.directory)}: it is not a "
-                                              f"directory; give a directory (created if missing)")
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(self.directory, f"cannot create the directory {safe_name(self.directory)}: "
-                                              f"{exc.strerror or exc}") from None
+        make_output_folder(self.directory)
         binary = self.fmt == "parquet"
+        paths = [os.path.join(self.directory, f"{name}.{self.fmt}") for name in TABLES]
+        for path in paths:  # every table is checked before the first is begun
+            check_output(path, inputs=self.inputs, binary=binary)
         try:
-            for name in TABLES:
-                path = os.path.join(self.directory, f"{name}.{self.fmt}")
+            for name, path in zip(TABLES, paths):
                 out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
                 self._writers[name] = writer(self.fmt, out)
         except BaseException:

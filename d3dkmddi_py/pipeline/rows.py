@@ -25,6 +25,10 @@ class FindingRows:
 
             self.csv = csv.writer(out, lineterminator="\n")
             self.csv.writerow(self.FIELDS)
+        elif fmt == "parquet":  # here, so an output that cannot take it is refused before any record is read
+            from ..bulk.table import ParquetWriter
+
+            self.writer = ParquetWriter(out)
 
     def _csv(self, decoded: Decoded) -> None:
         """One row per finding, as csv.writer writes it: the part after the record and offset of a
@@ -91,16 +95,14 @@ class FindingRows:
             self._parquet(list(zip(*self._rows(decoded))) or [()] * len(self.FIELDS))
 
     def _parquet(self, columns) -> None:
-        from ..bulk.table import ParquetWriter, Table
+        from ..bulk.table import Table
 
-        if self.writer is None:
-            self.writer = ParquetWriter(self.out)
         self.writer.write(Table(self.FIELDS, ("int", "int", "text", "text", "text", "text"),
                                 [list(c) for c in columns]))
 
     def close(self, totals) -> None:
         if self.fmt == "parquet":
-            if self.writer is None:
+            if self.writer.writer is None:  # no findings: the table has its columns and no rows
                 self._parquet([()] * len(self.FIELDS))
             self.writer.close()
 

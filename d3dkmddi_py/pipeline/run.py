@@ -6,9 +6,9 @@ import os
 from functools import lru_cache
 
 from .._records import dataclass
-from ..errors import InvalidArgument
+from ..errors import bad_argument, choice_argument, flag_argument
+from ..semantics.adapter import as_adapter
 from ..semantics.checks import checks_for
-from ..span import _short
 from .decode import decode_chunk
 from .jsonl import JsonDecode, JsonValidate
 from .source import Records, _text_dump_file
@@ -27,10 +27,10 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
         progress=None) -> Summary:
     """Stream every chunk of ``records`` through decode, check and ``sink``; returns the totals."""
     summary = Summary(more=records.more)
-    checks_for(records.layout, adapter)  # an adapter of another target fails here, before any output
     # a chunk's output is built whole before it is written: bound it by the sink's records per chunk
     step = getattr(sink, "chunk_records", None)
     try:
+        checks_for(records.layout, as_adapter(adapter))  # an adapter of another target fails here, before output
         for chunk in records.chunks(step):
             decoded = decode_chunk(chunk, adapter=adapter, values=values, findings=findings)
             summary.errors += decoded.errors
@@ -40,6 +40,7 @@ def run(records: Records, sink, *, adapter=None, values: bool = True, findings: 
             if progress is not None:
                 progress.update(summary.records)
     except BaseException:
+        records.close()  # read to its end, it is closed already; stopped before, it is closed here
         _abandon_writer(sink)
         raise
     sink.close((summary.records, summary.errors, summary.warnings))
@@ -93,27 +94,21 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
     """
     import io
 
+    from ..decoding import TEXT_KINDS, data_or_path, memory_of, start_offset
     from ..resolve import resolve_layout
 
     layout = resolve_layout(type, target)
-    if fmt not in ("text", "json"):
-        raise InvalidArgument(f"fmt must be 'text' or 'json', not {_short(fmt)}")
-    if path is not None and data is not None:
-        raise InvalidArgument("give data or path=, not both")
-    if path is not None and address is None and not _text_dump_file(path):
-        records = Records(layout, path=os.fspath(path), origin=str(os.fspath(path)), offset=offset, count=count)
+    fmt, kind = choice_argument(fmt, "fmt", ("text", "json")), choice_argument(kind, "kind", TEXT_KINDS)
+    validate, nonzero = flag_argument(validate, "validate"), flag_argument(nonzero, "nonzero")
+    as_adapter(adapter)
+    if out is not None and not callable(getattr(out, "write", None)):
+        raise bad_argument("out", out, "an open text file (or None to return the text)")
+    data = data_or_path(data, path)
+    if isinstance(data, os.PathLike) and address is None and not _text_dump_file(data):
+        records = Records(layout, path=os.fspath(data), origin=str(os.fspath(data)), offset=offset, count=count)
     else:
-        import pathlib  # only here: a one-word decode does not pay for it at start-up
-
-        from ..decoding import TEXT_KINDS, memory_of, start_offset
-
-        if kind not in TEXT_KINDS:
-            raise InvalidArgument(f"kind must be one of {', '.join(map(repr, TEXT_KINDS))}, not {_short(kind)}")
-        memory = memory_of(data if path is None else pathlib.Path(os.fspath(path)), layout,
-                           kind=kind if path is None else "auto")
+        memory = memory_of(data, layout, kind="auto" if isinstance(data, os.PathLike) else kind)
         records = Records.from_memory(layout, memory, start_offset(memory, offset, address), count)
-    if adapter is not None:
-        checks_for(layout, adapter)
     buffer = io.StringIO() if out is None else out
     if validate:
         sink = JsonValidate(buffer) if fmt == "json" else TextValidate(buffer)

@@ -24,7 +24,7 @@ from .._numpy import optional_module as _need
 from ..bulk import decode_array
 from ..bulk._source import Source, check_span, struct_layout
 from ..bulk.findings import findings
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, flag_argument
 from ._files import folder_files
 
 FINDING_COLUMNS = ("file", "record", "rule_id", "severity", "field", "value")
@@ -45,6 +45,7 @@ def _key(cls) -> tuple:
 def decode_file(path: str, type, *, target=None, offset: int = 0, validate: bool = True, adapter=None):
     """One file as a pandas DataFrame: file, record, every leaf, then the finding summary."""
     pd = _need("pandas", "dask", "decode_file")
+    validate = flag_argument(validate, "validate")
     columns = decode_array(type, path, target=target, offset=offset)
     data = {"file": pd.Series([os.path.basename(path)] * columns.count, dtype=object),
             "record": pd.Series(range(columns.count), dtype="int64")}

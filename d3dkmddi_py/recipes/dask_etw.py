@@ -1,11 +1,13 @@
 """Recipe: a folder of GPU traces (.etl or their XML) into one Dask table of allocations (the ``dask`` extra).
 
+Every file of the folder is read (``pattern="*"``), each told apart by its content as the command tells
+them apart, whatever its name: an .etl file or XML.  A file that is neither is refused, naming it, before
+any task exists (give a ``pattern`` that leaves it out); a trace is never skipped without a word.
+
 Each trace is one ``dask.delayed`` task: it is read as ``d3dkmddi etw FILE --format ...`` reads it
 (an .etl file column-wise), and its ``allocations`` table, the same columns as the command writes,
 becomes a pandas DataFrame with a ``file`` column in front.  A task holds only picklable values (a
 path and the target's names), so the threaded, the process and a distributed scheduler all run it.
-Every file is checked to be a trace before the graph is built, so a stray file fails the call, not
-a worker later.
 
     from d3dkmddi_py.recipes.dask_etw import trace_allocations
     table = trace_allocations("traces/", target=("x64", "WDDM3_1"))
@@ -18,11 +20,12 @@ from __future__ import annotations
 import os
 
 from .._numpy import optional_module as _need
-from ..errors import EtwInputError
+from ..errors import EtwInputError, choice_argument
 from ..etw import etlfile
 from ..etw.model import Tracker
 from ..etw.tables import TABLES, TraceTables
 from ..etw.xmlreader import read
+from ..names import parse_target
 from ..outfile import safe_name
 from ._files import folder_files
 
@@ -78,18 +81,20 @@ def trace_table(path: str | None, table: str = "allocations", *, target=None):
     """One trace's table (``allocations``, ``segments`` or ``findings``) as a pandas DataFrame;
     ``path`` None: the table's columns without rows.  ``target``: (abi, version) as the command's
     --abi and --ddi; default x64 at the newest version."""
+    table = choice_argument(table, "table", TABLES)
     return _tables(path, target)[table].frame(path or "")
 
 
-def trace_files(folder, pattern: str = "*.etl") -> list:
-    """The traces of ``folder`` matching ``pattern``, sorted; each must be an .etl file or XML."""
+def trace_files(folder, pattern: str = "*") -> list:
+    """The traces of ``folder`` matching ``pattern`` (every file by default), sorted; each must be an .etl file
+    or XML, by its content."""
     files = folder_files(folder, pattern, "traces", EtwInputError)
     for path in files:
         with open(path, "rb") as f:
             head = f.read(4096)
         if not etlfile.is_etl(head) and not head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<"):
             raise EtwInputError(f"{safe_name(path)} is neither an .etl file nor XML; move it out of the folder or "
-                                f"narrow the pattern")
+                                f"narrow the pattern (pattern={pattern!r} matched it)")
     return files
 
 
@@ -97,18 +102,18 @@ def _folder(folder, table: str, target, pattern: str):
     dask = _need("dask", "dask", "trace_allocations")
     dd = _need("dask.dataframe", "dask", "trace_allocations")
     files = trace_files(folder, pattern)
-    target = None if target is None else tuple(target)  # names travel to the workers, not classes
+    target = parse_target(target)  # names travel to the workers, not classes
     meta = trace_table(None, table, target=target)
     parts = [dask.delayed(trace_table)(path, table, target=target) for path in files]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
-def trace_allocations(folder, *, target=None, pattern: str = "*.etl"):
+def trace_allocations(folder, *, target=None, pattern: str = "*"):
     """Every AdapterAllocation event of every matching trace: one lazy ``dask.dataframe.DataFrame``,
     one partition per trace, the columns of ``etw --format``'s allocations table after ``file``."""
     return _folder(folder, "allocations", target, pattern)
 
 
-def trace_findings(folder, *, target=None, pattern: str = "*.etl"):
+def trace_findings(folder, *, target=None, pattern: str = "*"):
     """Every finding of every matching trace, as ``trace_allocations`` (the findings table's columns)."""
     return _folder(folder, "findings", target, pattern)

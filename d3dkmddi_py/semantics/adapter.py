@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._records import dataclass
-from ..errors import InvalidFieldType, UnsupportedTarget
+from ..errors import (InvalidArgument, InvalidFieldType, UnsupportedTarget, integer_argument, items_argument, shown,
+                      text_argument)
 from ..names import NEWEST, InterfaceVersion, parse_abi, parse_interface_version
 from ..layout import type_layout
 from ._rules import finding
@@ -12,6 +13,7 @@ from .checks import DESCRIPTOR_TYPES, check_record
 from .segments import SEGFLAGS_TYPE, SegmentFlag, SegmentFlagsInfo, decode_segment_flags
 
 DEFAULT_SEGMENT_SIZE = 0x10000000  # 256 MB, used by Adapter.build when a segment gives no Size
+_DESCRIPTORS = "a list of segment descriptors (" + ", ".join(DESCRIPTOR_TYPES) + " instances)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +39,7 @@ class Adapter:
         abi = parse_abi(self.abi)
         version = parse_interface_version(self.interface_version)
         copies = []
-        for i, d in enumerate(self.segments):
+        for i, d in enumerate(items_argument(self.segments, "segments", object, _DESCRIPTORS)):
             name = getattr(type(d), "_c_name_", None)
             if name not in DESCRIPTOR_TYPES:
                 raise InvalidFieldType("Adapter", f"segments[{i}]", d, " / ".join(DESCRIPTOR_TYPES),
@@ -64,10 +66,10 @@ class Adapter:
     @classmethod
     def from_descriptors(cls, descriptors, *, abi=None, interface_version=None) -> "Adapter":
         """An adapter from descriptor instances; ABI and version default to the first one's target."""
-        descriptors = tuple(descriptors)
+        descriptors = items_argument(descriptors, "descriptors", object, _DESCRIPTORS)
         first = type(descriptors[0])._target_ if descriptors and hasattr(type(descriptors[0]), "_target_") else None
-        abi = abi or (first[0] if first else "x64")
-        interface_version = interface_version or (first[1] if first else NEWEST)
+        abi = abi if abi is not None else (first[0] if first else "x64")
+        interface_version = interface_version if interface_version is not None else (first[1] if first else NEWEST)
         return cls(descriptors, abi, interface_version)
 
     @classmethod
@@ -94,6 +96,7 @@ class Adapter:
         if descriptor is None:
             descriptor = ("DXGK_SEGMENTDESCRIPTOR3" if t.interface_version >= InterfaceVersion.WIN8
                           else "DXGK_SEGMENTDESCRIPTOR")
+        text_argument(descriptor, "descriptor", "a descriptor's C name (" + ", ".join(DESCRIPTOR_TYPES) + ") or None")
         desc_cls = getattr(t, descriptor)
         if desc_cls._c_name_ not in DESCRIPTOR_TYPES:
             raise InvalidFieldType("Adapter.build", "descriptor", descriptor, " / ".join(DESCRIPTOR_TYPES),
@@ -130,6 +133,7 @@ class Adapter:
 
     def descriptor(self, segment_id: int):
         """The descriptor of a segment id (1-based), or None when the adapter has no such segment."""
+        segment_id = integer_argument(segment_id, "segment_id")
         return self.segments[segment_id - 1] if 1 <= segment_id <= len(self.segments) else None
 
     def flags(self, segment_id: int) -> int:
@@ -140,6 +144,7 @@ class Adapter:
         return decode_segment_flags(self.flags(segment_id), target=self.target)
 
     def has_flag(self, segment_id: int, flag: SegmentFlag) -> bool:
+        flag = integer_argument(flag, "flag")
         return self.descriptor(segment_id) is not None and bool(self.flags(segment_id) & flag)
 
     def is_aperture(self, segment_id: int) -> bool:
@@ -165,6 +170,21 @@ class Adapter:
         inner = ", ".join(f"{i}: {type(d)._c_name_} Flags={self.flags(i):#x}" for i, d in
                           zip(self.segment_ids, self.segments))
         return f"Adapter({self.abi} {self.interface_version.name}; {inner})"
+
+
+def as_adapter(value):
+    """``value`` when it is an Adapter or None: what every ``adapter=`` takes; anything else is refused in one
+    line naming what to build instead."""
+    if value is None or isinstance(value, Adapter):
+        return value
+    if isinstance(value, (list, tuple)):
+        hint = "; build one from descriptors with Adapter.from_descriptors(descriptors)"
+    elif isinstance(value, str) and value == "sample":
+        hint = "; the command's --adapter sample is d3dkmddi_py.samples.sample_adapter()"
+    else:
+        hint = ""
+    raise InvalidArgument(f"adapter must be a semantics.Adapter (Adapter.build(...) or Adapter.from_descriptors(...)) "
+                          f"or None, not {shown(value, 40)}" + hint)
 
 
 def _assign(d, name: str, value):

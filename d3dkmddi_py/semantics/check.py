@@ -1,9 +1,10 @@
 """check / validate: run every documented rule that applies to a value of any project type."""
 from __future__ import annotations
 
+from ..errors import flag_argument
 from ._rules import Severity, ValidationError
 from ._view import coerce_layout
-from .adapter import Adapter, check_adapter
+from .adapter import Adapter, as_adapter, check_adapter
 from .checks import check_record
 
 
@@ -19,7 +20,7 @@ def check(value, type_name: str | None = None, *, target=None, adapter: Adapter 
     if isinstance(value, Adapter):
         return check_adapter(value)
     layout, data = coerce_layout(value, type_name, target)
-    return check_record(layout, data, adapter)
+    return check_record(layout, data, as_adapter(adapter))
 
 
 def validate(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None,
@@ -29,6 +30,7 @@ def validate(value, type_name: str | None = None, *, target=None, adapter: Adapt
 
     Returns the value unchanged otherwise, so it can wrap an expression.
     """
+    strict = flag_argument(strict, "strict")
     findings = check(value, type_name, target=target, adapter=adapter)
     if any(f.severity is Severity.ERROR for f in findings) or (strict and findings):
         if isinstance(value, Adapter):

@@ -13,7 +13,7 @@ from ..span import _short
 from ._rules import (ALLOCFLAGS, ALLOCFLAGS2, ALLOCFLAGS_WDDM2, ALLOCINFO, BANKPREF, RULES, SEGDESC, SEGDESC3,
                      SEGDESC4, SEGPREF, quoted, reading)
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
-from .adapter import Adapter, check_adapter
+from .adapter import Adapter, as_adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
 from .checks import DESCRIPTOR_TYPES, SIZE_AND_COMMIT_PAGES, check_record, reserved_sentence
@@ -414,6 +414,7 @@ MEANINGS = {
 
 
 def _meanings(view: View, adapter) -> dict:
+    as_adapter(adapter)
     m = _Meanings()
     put = MEANINGS.get(view.type_name)
     if put is not None:

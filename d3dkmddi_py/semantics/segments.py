@@ -7,7 +7,7 @@ from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
-from ..errors import InvalidFieldType, InvalidFieldValue
+from ..errors import InvalidFieldType, InvalidFieldValue, flag_argument
 from ..layout import type_layout
 from ..names import InterfaceVersion
 from ._rules import SEGFLAGS, kit, quoted
@@ -196,7 +196,7 @@ def segment_set(mask, *, target=None) -> SegmentSet:
 
 def segment_set_mask(ids=(), *, system_memory: bool = False) -> int:
     """The mask of segment ids 1..31 (bit id-1), plus DXGK_SEGMENT_SET_SYSTEMMEMORY when asked."""
-    mask = DXGK_SEGMENT_SET_SYSTEMMEMORY if system_memory else 0
+    mask = DXGK_SEGMENT_SET_SYSTEMMEMORY if flag_argument(system_memory, "system_memory") else 0
     if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__iter__"):
         raise InvalidFieldType("segment set", "ids", ids, "a list of segment ids 1..31",
                                f"is a {type(ids).__name__}")

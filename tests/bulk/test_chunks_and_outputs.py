@@ -136,7 +136,7 @@ def test_write_records_checks_before_writing(tmp_path):
     out = tmp_path / "out.csv"
     with pytest.raises(ValueError, match="left over"):
         write_records(ALLOC, src, out, fmt="csv")
-    with pytest.raises(ValueError, match="unknown format 'xml'"):
+    with pytest.raises(ValueError, match="fmt must be one of 'csv', 'jsonl', 'parquet', not 'xml'"):
         write_records(ALLOC, src, out, fmt="xml")
     with pytest.raises(kmd.DecodeError, match="no such file"):
         write_records(ALLOC, tmp_path / "nope.bin", out, fmt="csv")

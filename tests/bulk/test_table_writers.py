@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py.bulk import decode_array
+from d3dkmddi_py.bulk import decode_array, write_columns
 from d3dkmddi_py.bulk.table import ARROW_ROWS, CsvWriter, JsonlWriter, Table, columns_table, writer
+from d3dkmddi_py.errors import OutputError
 
 from ..conftest import require
 
@@ -80,3 +81,40 @@ def test_chunks_must_keep_their_columns():
     w.write(Table(["a"], ["int"], [[1]]))
     with pytest.raises(ValueError, match="same columns"):
         w.write(Table(["b"], ["int"], [[1]]))
+
+
+class _Failing(io.RawIOBase):
+    """A binary stream whose writes fail as a closed descriptor's do."""
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        raise OSError(9, "standard output is closed")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_parquet_to_a_failing_stream_fails_as_every_format_does(fmt):
+    """pyarrow checked a stream its own way (ValueError 'I/O operation on closed file'); the writer now fails
+    by the stream's own write, the error the command reports in one line for each format."""
+    if fmt == "parquet":
+        require(pyarrow is not None, "pyarrow (the test extra)")
+    stream = _Failing() if fmt == "parquet" else io.TextIOWrapper(_Failing(), write_through=True)
+    w = writer(fmt, stream)
+    with pytest.raises(OSError, match="standard output is closed") as e:
+        w.write(columns_table(decode_array("DXGK_SEGMENTFLAGS", bytes(8)), record=True))
+        w.close()
+    assert e.value.errno == 9
+
+
+def test_parquet_to_a_text_stream_is_the_packages_error_not_pyarrows():
+    require(pyarrow is not None, "pyarrow (the test extra)")
+    columns = decode_array("DXGK_SEGMENTFLAGS", bytes(8))
+    for write in (lambda: columns.to_parquet(io.StringIO()),
+                  lambda: write_columns([columns], io.StringIO(), fmt="parquet")):
+        with pytest.raises(OutputError, match=r"Parquet is binary and the output is a text stream "
+                                              r"\(StringIO\) without a binary \.buffer"):
+            write()
+    binary = io.BytesIO()
+    columns.to_parquet(binary)
+    assert binary.getvalue()[:4] == b"PAR1"

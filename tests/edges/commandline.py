@@ -1,6 +1,7 @@
 """Running the real command as a user types it, for the edge tests: ``python -m d3dkmddi_py ...`` in a
 subprocess of the source tree under test (PYTHONPATH), bounded by ``timeout=`` and, where memory
-matters, by ``RLIMIT_AS`` in the child."""
+or time matters, by ``RLIMIT_AS`` or ``RLIMIT_CPU`` in the child (CPU seconds, unlike the wall clock, do not
+grow when other tests load the machine)."""
 from __future__ import annotations
 
 import os
@@ -23,27 +24,37 @@ def env() -> dict:
     return dict(os.environ, PYTHONPATH=str(REPO))
 
 
-def _limits(address_space: int | None, umask: int | None):
+def _limits(address_space: int | None, umask: int | None, cpu_seconds: int | None = None):
     def apply():
         if address_space is not None:
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        if cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         if umask is not None:
             os.umask(umask)
     return apply
 
 
 def cli(*args, stdin=None, cwd=None, timeout: float = 60, address_space: int | None = None,
-        umask: int | None = None, **kw) -> subprocess.CompletedProcess:
+        umask: int | None = None, cpu_seconds: int | None = None, **kw) -> subprocess.CompletedProcess:
     """One command line as a user types it; stdout and stderr captured as bytes."""
-    argv = [sys.executable, "-m", "d3dkmddi_py", *map(str, args)]
+    return _run([sys.executable, "-m", "d3dkmddi_py", *map(str, args)], stdin, cwd, timeout,
+                _limits(address_space, umask, cpu_seconds), kw)
+
+
+def python(code: str, *, timeout: float = 60, cpu_seconds: int | None = None) -> subprocess.CompletedProcess:
+    """``python -c code`` in a child that imports the source tree under test."""
+    return _run([sys.executable, "-c", code], None, None, timeout, _limits(None, None, cpu_seconds), {})
+
+
+def _run(argv: list, stdin, cwd, timeout: float, limits, kw: dict) -> subprocess.CompletedProcess:
     if isinstance(stdin, (bytes, type(None))):
         kw.setdefault("input", stdin)
     else:
         kw["stdin"] = stdin
     if "stdout" not in kw and "stderr" not in kw:
         kw["capture_output"] = True
-    return subprocess.run(argv, env=env(), cwd=cwd or REPO, timeout=timeout,
-                          preexec_fn=_limits(address_space, umask), **kw)
+    return subprocess.run(argv, env=env(), cwd=cwd or REPO, timeout=timeout, preexec_fn=limits, **kw)
 
 
 def shell(command: str, cwd, timeout: float = 60) -> subprocess.CompletedProcess:

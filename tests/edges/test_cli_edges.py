@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -21,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from .commandline import ALLOCATIONS, DQ_DUMP, GB, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
+from d3dkmddi_py import cli as cli_module
+from ..conftest import require
+
+from .commandline import ALLOCATIONS, DQ_DUMP, GB, SAMPLES, SEGMENTS, WDDM3_0, cli, env, good, one_line, shell
 
 def csv_rows(text: str) -> list:
     return list(csv.DictReader(io.StringIO(text)))
@@ -214,6 +218,28 @@ def test_columns_piped_to_head_end_quietly(tmp_path, fmt):
 def test_a_closed_standard_output_is_one_line(tmp_path):
     p = shell("$D decode DXGK_SEGMENTFLAGS 0x485 >&-", tmp_path)
     one_line(p)
+
+
+@pytest.mark.parametrize("command", ["decode", "validate"])
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "jsonl", "parquet"])
+@pytest.mark.parametrize("output", ["", " -o -"])
+def test_parquet_to_a_closed_standard_output_is_one_line_like_every_format(tmp_path, command, fmt, output):
+    if fmt == "parquet":
+        require(importlib.util.find_spec("pyarrow") is not None, "pyarrow (the test extra)")
+    p = shell(f"$D {command} DXGK_ALLOCATIONINFO --file '{ALLOCATIONS}' --ddi WDDM3_0 --count all --format {fmt}"
+              f"{output} >&-", tmp_path)
+    assert one_line(p) == "d3dkmddi: error: standard output is closed\n"
+
+
+def test_parquet_from_cli_run_is_one_line_not_a_pyarrow_error():
+    require(importlib.util.find_spec("pyarrow") is not None, "pyarrow (the test extra)")
+    for command in ("decode", "validate"):
+        out, err, status = cli_module.run([command, "DXGK_ALLOCATIONINFO", "--file", str(ALLOCATIONS),
+                                           *WDDM3_0, "--count", "all", "--format", "parquet"])
+        assert (out, status) == ("", 2)
+        assert err == ("d3dkmddi: error: Parquet is binary and the output is a text stream (StringIO) without a "
+                       "binary .buffer; write it to a file (--output PATH; from Python a path, or a file opened "
+                       "'wb')\n")
 
 
 def test_a_closed_standard_input_with_file_dash_is_one_line(tmp_path):
@@ -458,3 +484,31 @@ def test_a_refused_file_input_is_one_line_under_dev_mode(tmp_path, case):
     args = ["DXGK_ALLOCATIONINFO", "--file", "in.bin", "--count", "all"] if case == "partial" else \
         ["DXGK_SEGMENTTYPE", "--file", "in.bin", "--count", "all", "--format", "csv"]
     one_line(_dev("decode", *args, cwd=tmp_path))
+
+
+# ------------------------------------------------------------------ output folders: checked before anything is made
+def test_etw_tables_into_a_new_folder_inside_the_package_create_nothing_before_the_refusal():
+    """``etw sample --format csv -o <package>/samples/newdir/sub`` made newdir/sub, then refused the files."""
+    target = SAMPLES / "newdir" / "sub"
+    err = one_line(cli("etw", "sample", "--format", "csv", "-o", target))
+    assert "it is inside the installed package" in err
+    assert not (SAMPLES / "newdir").exists()
+
+
+@pytest.mark.parametrize("case", ["under a file", "a file", "special", "read-only parent", "a link into the package"])
+def test_every_output_folder_is_checked_before_any_folder_is_made(tmp_path, case):
+    (tmp_path / "file.txt").write_text("a file")
+    (tmp_path / "locked").mkdir(mode=0o500)
+    (tmp_path / "into-package").symlink_to(SAMPLES)
+    folder, message = {"under a file": (tmp_path / "file.txt" / "new" / "sub", "file.txt is not a directory"),
+                       "a file": (tmp_path / "file.txt", "it is not a directory"),
+                       "special": (Path("/proc/self/new/sub"), "/proc is a special file system"),
+                       "read-only parent": (tmp_path / "locked" / "new" / "sub", "locked is not writable"),
+                       "a link into the package": (tmp_path / "into-package" / "new", "inside the installed package"),
+                       }[case]
+    if case == "read-only parent" and os.access(tmp_path / "locked", os.W_OK):
+        pytest.skip("root may write anywhere")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    err = one_line(cli("etw", "sample", "--format", "jsonl", "-o", folder))
+    assert message in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before and not (SAMPLES / "new").exists()

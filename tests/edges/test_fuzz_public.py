@@ -17,6 +17,8 @@ from d3dkmddi_py.errors import D3dkmddiError
 from d3dkmddi_py.semantics import ValidationError
 from d3dkmddi_py.windbg import Memory, parse_int
 
+from .public import public_callables
+
 TYPE_NAMES = ["DXGK_SEGMENTFLAGS", "DXGK_ALLOCATIONINFO", "DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3",
               "DXGK_SEGMENTBANKPREFERENCE", "DXGK_SEGMENTPREFERENCE", "DXGK_ALLOCATIONINFOFLAGS", "DXGK_PAGESIZE",
               "PHYSICAL_ADDRESS", "DXGK_QUERYSEGMENTOUT4", "dxgkrnl!_DXGK_SEGMENTFLAGS", "PDXGK_SEGMENTDESCRIPTOR"]
@@ -169,26 +171,7 @@ def test_public_function_raises_only_library_errors(name):
 
 
 # ------------------------------------------------------------------ every public callable of every module
-def _public_callables():
-    """(module name, attribute name) of every callable in a public module's __all__ (issue 14): a new
-    public function is fuzzed without editing this test."""
-    import importlib
-    import inspect
-
-    found = []
-    for module_name in ("d3dkmddi_py", "d3dkmddi_py.semantics", "d3dkmddi_py.bulk", "d3dkmddi_py.etw",
-                        "d3dkmddi_py.recipes.dask_decode"):
-        module = importlib.import_module(module_name)
-        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")
-                                                     and getattr(vars(module)[n], "__module__", "") == module_name]
-        for name in names:
-            value = getattr(module, name)
-            if inspect.isfunction(value) or inspect.ismethod(value):  # classes are values, built by these
-                found.append((module_name, name))
-    return found
-
-
-PUBLIC = _public_callables()
+PUBLIC = public_callables()  # found, so a new public function is fuzzed without editing this test (issue 14)
 
 
 @pytest.mark.parametrize("module_name, name", PUBLIC, ids=[f"{m}.{n}" for m, n in PUBLIC])

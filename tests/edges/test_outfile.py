@@ -6,6 +6,7 @@ then once through write_records / Columns.to_csv, the writers a user calls.
 from __future__ import annotations
 
 import errno
+import importlib.util
 import io
 import os
 import signal
@@ -24,6 +25,8 @@ from d3dkmddi_py.bulk.write import Progress, write_columns
 from d3dkmddi_py.errors import D3dkmddiError, OutputError
 from d3dkmddi_py.guard import run_guarded
 from d3dkmddi_py.outfile import Terminated, check_output, open_output, safe_name
+
+from .commandline import cli
 
 REPO = Path(__file__).resolve().parents[2]
 ALLOC = kmd.target("x64", "WDDM3_1").DXGK_ALLOCATIONINFO
@@ -48,8 +51,11 @@ def umask():
 
 
 # ---------------------------------------------------------------- the output is the input
-@pytest.mark.parametrize("spelling", ["same", "relative", "dotted", "hard link", "symlink"])
-def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path, monkeypatch, spelling):
+SPELLINGS = ["same", "relative", "dotted", "hard link", "symlink"]
+
+
+def _input_spelled(tmp_path: Path, monkeypatch, spelling: str) -> tuple:
+    """(input, its bytes, an output path naming the same file ``spelling``); the working directory is tmp_path."""
     data = blob()
     src = tmp_path / "in.bin"
     src.write_bytes(data)
@@ -61,6 +67,12 @@ def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path
         os.symlink(src, tmp_path / "sub" / "other.bin")
     out = {"same": str(src), "relative": "./in.bin", "dotted": "sub/../in.bin",
            "hard link": "sub/other.bin", "symlink": Path("sub/other.bin")}[spelling]
+    return src, data, out
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path, monkeypatch, spelling):
+    src, data, out = _input_spelled(tmp_path, monkeypatch, spelling)
     before = listing(tmp_path), listing(tmp_path / "sub")
     with pytest.raises(OutputError, match=r"is the input .*in\.bin \(the same file\)"):
         write_records(ALLOC, str(src), out, fmt="csv", progress=False)
@@ -70,6 +82,44 @@ def test_output_that_is_the_input_is_refused_before_anything_is_written(tmp_path
     assert (listing(tmp_path), listing(tmp_path / "sub")) == before
     if spelling == "symlink":
         assert os.path.islink(tmp_path / "sub" / "other.bin")
+
+
+def _writers_of_columns(src: Path, pyarrow: bool):
+    """Every writer of decoded columns, each given the columns or chunks of ``src`` and an output path."""
+    columns = decode_array(ALLOC, src)
+    yield "Columns.to_csv", columns.to_csv
+    yield "Columns.to_jsonl", columns.to_jsonl
+    if pyarrow:
+        yield "Columns.to_parquet", columns.to_parquet
+    yield "memmap Columns.to_csv", decode_array(ALLOC, np.memmap(src, mode="r")).to_csv
+    for fmt in ("csv", "jsonl") + (("parquet",) if pyarrow else ()):
+        yield f"write_columns {fmt}", lambda out, fmt=fmt: write_columns(iter_chunks(ALLOC, src, chunk_records=7), out,
+                                                                         fmt=fmt)
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_columns_writers_never_replace_their_own_input(tmp_path, monkeypatch, spelling):
+    """``decode_array(T, "y.bin").to_csv("y.bin")`` replaced its input while write_records refused; every writer
+    now knows the file its columns were read from."""
+    src, data, out = _input_spelled(tmp_path, monkeypatch, spelling)
+    before = listing(tmp_path), listing(tmp_path / "sub")
+    for name, write in _writers_of_columns(Path("in.bin"), importlib.util.find_spec("pyarrow") is not None):
+        with pytest.raises(OutputError, match=r"is the input .*in\.bin \(the same file\)"):
+            write(out)
+        assert src.read_bytes() == data, name
+        assert (listing(tmp_path), listing(tmp_path / "sub")) == before, name
+
+
+def test_a_later_chunk_read_from_the_output_stops_the_run_and_keeps_both_files(tmp_path):
+    """Chunks of two files to one of them: the second file's chunk is refused before its rows are written;
+    the output is written beside its name, so nothing has replaced it."""
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    first.write_bytes(blob(3))
+    second.write_bytes(blob(4))
+    chunks = (c for path in (first, second) for c in iter_chunks(ALLOC, path))
+    with pytest.raises(OutputError, match=r"cannot write .*b\.bin: it is the input .*b\.bin \(the same file\)"):
+        write_columns(chunks, second, fmt="csv")
+    assert second.read_bytes() == blob(4) and listing(tmp_path) == ["a.bin", "b.bin"]
 
 
 def test_inputs_that_are_not_paths_or_other_files_are_no_conflict(tmp_path, monkeypatch):
@@ -318,6 +368,45 @@ def test_parquet_to_a_path_is_atomic_and_keeps_the_mode(tmp_path):
     assert pq.read_table(out).num_rows == 5 and stat.S_IMODE(out.stat().st_mode) == 0o640
     write_records(ALLOC, blob(6), out, fmt="parquet", chunk_records=2, progress=False)
     assert pq.read_table(out).num_rows == 6 and listing(tmp_path) == ["out.parquet"]
+
+
+def _name_of_bytes(length: int, character: str) -> str:
+    """A name of ``length`` bytes (UTF-8): ``character`` repeated, topped up with ASCII."""
+    width = len(character.encode())
+    return character * (length // width) + "a" * (length % width)
+
+
+@pytest.mark.parametrize("character", ["é", "日", "😀"])
+def test_a_legal_long_name_of_multibyte_characters_is_written(tmp_path, character):
+    """Names of 244-255 bytes are legal; the temporary name beside one was its first 100 characters (up to
+    400 bytes) and failed with ENAMETOOLONG.  It is cut by bytes now, whole characters only."""
+    for length in range(244, 256):
+        name = _name_of_bytes(length, character)
+        with open_output(tmp_path / name) as f:
+            f.write(OLD)
+        assert (tmp_path / name).read_text() == OLD
+    assert len(listing(tmp_path)) == 12  # no temporary left beside them
+
+
+def test_a_temporary_name_fits_the_folders_name_max_in_bytes(tmp_path, monkeypatch):
+    """A file system with a smaller NAME_MAX (eCryptfs: 143) gets a temporary name that fits it."""
+    seen = []
+    real_open = os.open
+    monkeypatch.setattr(os, "pathconf", lambda folder, name: 143 if name == "PC_NAME_MAX" else 0)
+    monkeypatch.setattr(os, "open", lambda path, *a: seen.append(os.path.basename(path)) or real_open(path, *a))
+    name = _name_of_bytes(140, "日")
+    with open_output(tmp_path / name) as f:
+        f.write(OLD)
+    assert (tmp_path / name).read_text() == OLD
+    temporary = next(n for n in seen if n.endswith(".partial"))
+    assert len(os.fsencode(temporary)) <= 143 and temporary.startswith("." + "日" * 41 + ".")
+
+
+def test_a_legal_long_name_on_the_command_line(tmp_path):
+    name = _name_of_bytes(255, "日")
+    p = cli("decode", "DXGK_SEGMENTFLAGS", "0x485", "--format", "json", "-o", name, cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr.decode() == f"d3dkmddi: wrote 1 record to {name}\n"
+    assert '"Value"' in (tmp_path / name).read_text()
 
 
 def test_sigterm_is_handled_only_inside_and_restored_after(tmp_path):

@@ -4,9 +4,13 @@ memory command, and addresses given as offsets.  Expected bytes are typed by han
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from d3dkmddi_py.decoding import (DecodeError, WinDbgTextError, decode, decode_records, parse_int, parse_windbg,
                                   start_offset)
+from d3dkmddi_py.windbg import _character_column_at, _characters
+
+from .commandline import cli, good, one_line, python
 
 
 # ------------------------------------------------------------------ numbers
@@ -177,3 +181,72 @@ def test_the_address_column_says_the_pointer_size_of_the_target():
 def test_values_after_a_wide_gap_are_not_dropped_silently(text):
     with pytest.raises(WinDbgTextError, match=r"line 1: .* after \d value\(s\) is not the character column"):
         parse_windbg(text)
+
+
+# ------------------------------------------------------------------ wide lines, in linear time
+# 20,000 db values took 52 s (a character-column test per value prefix, the rest of the line sliced per value);
+# at 6 MB (2,000,000 values) that is days.  The child may spend 60 CPU seconds: linear time takes about 3,
+# quadratic 10,000 times the limit.  CPU seconds, unlike the wall clock, do not grow when the machine is busy.
+SIX_MB_CPU_SECONDS = 60
+DB_6MB = 2_000_000  # db values in 6 MB of text
+
+
+def _wide_db_line(data: bytes, tail: str = "") -> str:
+    return "00001000  " + " ".join(f"{b:02x}" for b in data) + tail
+
+
+def test_a_6_mb_db_line_reads_in_linear_time_on_the_command_line(tmp_path):
+    dump = tmp_path / "wide.txt"
+    dump.write_text(_wide_db_line((bytes(range(256)) * (DB_6MB // 256 + 1))[:DB_6MB]) + "\n")
+    assert len(dump.read_bytes()) > 6_000_000
+    out = tmp_path / "wide.csv"
+    p = cli("decode", "DXGK_SEGMENTFLAGS", "--windbg", dump, "--count", "all", "--format", "csv", "-o", out,
+            timeout=600, cpu_seconds=SIX_MB_CPU_SECONDS)
+    good(p)
+    assert len(out.read_text().splitlines()) == 1 + DB_6MB // 4
+
+
+@pytest.mark.parametrize("unit", ["dd", "dq"])
+def test_a_6_mb_line_reads_in_linear_time_from_python(unit):
+    code = f"""if 1:
+        import d3dkmddi_py as kmd
+        n = 700_000 if {unit!r} == "dd" else 350_000
+        words = [f"{{i:08x}}" for i in range(n)] if {unit!r} == "dd" else [f"{{i:08x}}`{{i:08x}}" for i in range(n)]
+        text = "fffff801`2a3b4000  " + " ".join(words)
+        assert len(text) > 6_000_000
+        records = kmd.decode("DXGK_SEGMENTFLAGS", text, count="all", kind="windbg")
+        print(len(records), records[-1].Value)"""
+    p = python(code, timeout=600, cpu_seconds=SIX_MB_CPU_SECONDS)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    assert p.stdout.split() == ([b"700000", b"699999"] if unit == "dd" else [b"700000", b"349999"])
+
+
+def test_a_6_mb_line_with_a_character_column_after_one_space_is_refused_in_linear_time(tmp_path):
+    data = b"ab " * 500_000  # its character column, 'ab ab ...', reads as 2-digit bytes
+    dump = tmp_path / "wide.txt"
+    dump.write_text(_wide_db_line(data, " " + _characters(data)) + "\n")
+    assert len(dump.read_bytes()) > 6_000_000
+    err = one_line(cli("decode", "DXGK_SEGMENTFLAGS", "--windbg", dump, "--count", "all",
+                       timeout=600, cpu_seconds=SIX_MB_CPU_SECONDS))
+    assert "'ab ab ab ab ab ab ab ab ab ab ab ab a...' after 1500000 value(s) is the character column" in err
+
+
+def _column_by_every_prefix(texts: list, data: bytes, size: int):
+    """The quadratic reading the linear one replaced: the oracle."""
+    return next((k for k in range(1, len(texts)) if " ".join(texts[k:]) == _characters(data[:k * size])), None)
+
+
+_COLUMN_BYTES = st.sampled_from(b" ab.0\x00\x7f")
+
+
+@given(st.integers(1, 4).map(lambda n: 1 << (n - 1) if n < 4 else 8), st.lists(_COLUMN_BYTES, max_size=40),
+       st.lists(st.sampled_from(["ab", "a.", "..", "61", "20", "ab..", "abab", "ab.ab.ab", "0000000`00000062"]),
+                max_size=12), st.binary(max_size=8))
+def test_the_character_column_is_found_where_every_prefix_would_find_it(size, head, extra, noise):
+    """A head of values followed by texts built from its character column (and random texts), compared with
+    testing every prefix."""
+    head = bytes(head)[:len(head) - len(head) % size]
+    words = _characters(head).split() + extra
+    texts = [bytes(head[i:i + size]).hex() for i in range(0, len(head), size)] + words
+    data = head + (noise * (len(words) * size))[:len(words) * size].ljust(len(words) * size, b"a")
+    assert _character_column_at(texts, data, size) == _column_by_every_prefix(texts, data, size)

@@ -1,0 +1,236 @@
+"""Every parameter of every public function and method, given a value of the wrong kind while the other
+arguments are valid: the call returns, or raises the package's error (``errors.py``) with one short line.
+Never an AttributeError from deep inside (``check(info, adapter=[descriptor])`` was one), never a message
+carrying an array's multi-line repr.  The functions and methods are found (``public.py``); each needs a
+valid call here, so a new one fails this test until it has one."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import io
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import d3dkmddi_py as kmd
+from d3dkmddi_py import bulk
+from d3dkmddi_py.errors import D3dkmddiError
+from d3dkmddi_py.resolve import resolve_layout
+from d3dkmddi_py.samples import ALLOCATIONS_PATH, DIRECTORY, sample_adapter, sample_target
+from d3dkmddi_py.semantics import Adapter, ValidationError
+
+from ..conftest import require
+from .public import MODULES, public_callables, public_methods
+
+# The trace reader's own functions and classes (d3dkmddi_py.etw) are not here: issue 21 gave them to their owners.
+ARGUMENT_MODULES = tuple(m for m in MODULES if m != "d3dkmddi_py.etw")
+
+SAMPLE = sample_target()
+ALLOC = SAMPLE.DXGK_ALLOCATIONINFO
+DESCRIPTOR = SAMPLE.DXGK_SEGMENTDESCRIPTOR()
+TRACE = DIRECTORY / "etw_trace.xml"
+
+# The wrong kinds, each standing for a mistake a caller makes.
+WRONG = {
+    "None": None, "True": True, "-1": -1, "1.5": 1.5, "nan": float("nan"), "'sample'": "sample", "bytes": b"\x85",
+    "[descriptor]": [DESCRIPTOR], "dict": {"a": 1}, "object()": object(), "array": np.arange(100),
+    "huge int": 1 << 20000, "StringIO": io.StringIO(), "class": ALLOC,
+}
+
+
+def _folder() -> str:
+    """A folder of two allocation blobs and the sample trace, in the test's working directory."""
+    os.makedirs("blobs", exist_ok=True)
+    for name in ("a.bin", "b.bin"):
+        with open(os.path.join("blobs", name), "wb") as f:
+            f.write(ALLOCATIONS_PATH.read_bytes()[:ALLOC._layout_.size * 3])
+    os.makedirs("traces", exist_ok=True)
+    with open(os.path.join("traces", "t.xml"), "wb") as f:
+        f.write(TRACE.read_bytes())
+    return "blobs"
+
+
+def _info():
+    """An allocation info that breaks no rule (the valid call of validate() returns)."""
+    info = ALLOC()
+    info.AllocationPriority, info.Size = 0x78000000, 0x10000
+    return info
+
+
+def _columns():
+    return bulk.decode_array(ALLOC, ALLOCATIONS_PATH)
+
+
+# A valid call of each (the callable's qualified name: (args, kwargs)), built in the working directory.
+VALID = {
+    "layout_table": lambda: ((ALLOC,), {}),
+    "leaves": lambda: ((ALLOC,), {}),
+    "parse_abi": lambda: (("x64",), {}),
+    "parse_interface_version": lambda: (("WDDM3_0",), {}),
+    "target": lambda: (("x64", "WDDM3_0"), {}),
+    "build_bank_preference": lambda: (([3, (1, kmd.BankDirection.BOTTOM_UP)],), {}),
+    "build_segment_preference": lambda: (([1, (3, 1)],), {}),
+    "check": lambda: ((_info(),), {"adapter": sample_adapter()}),
+    "validate": lambda: ((_info(),), {"adapter": sample_adapter()}),
+    "explain": lambda: ((_info(),), {"adapter": sample_adapter()}),
+    "field_meanings": lambda: ((_info(),), {"adapter": sample_adapter()}),
+    "decode_bank_preference": lambda: ((0x0183,), {}),
+    "decode_priority": lambda: ((0x78000001,), {}),
+    "decode_segment_flags": lambda: ((0x485,), {"target": ("x64", "WDDM2_0")}),
+    "decode_segment_preference": lambda: ((0x8C1,), {}),
+    "from_dict": lambda: ((kmd.to_dict(ALLOC()),), {}),
+    "to_dict": lambda: ((ALLOC(),), {}),
+    "power_behaviour": lambda: ((0x180,), {}),
+    "segment_set": lambda: ((0x80000003,), {"target": ("x64", "WDDM2_0")}),
+    "segment_set_mask": lambda: (([1, 2],), {"system_memory": True}),
+    "decode": lambda: (("DXGK_SEGMENTFLAGS", "85 04 00 00"), {"target": ("x64", "WDDM2_0"), "count": 1}),
+    "parse_hex": lambda: (("85 04 00 00",), {}),
+    "parse_windbg": lambda: (("fffff801`2a3b4000  00000485 00000001",), {"origin": "dump"}),
+    "render_text": lambda: ((kmd.decode(ALLOC, bytes(ALLOC._layout_.size)),), {"title": "one", "nonzero": True}),
+    "record_json": lambda: ((ALLOC(),), {"index": 1, "offset": 8, "address": 0x1000}),
+    "report": lambda: ((ALLOC._c_name_,), {"path": ALLOCATIONS_PATH, "target": SAMPLE, "count": 2,
+                                         "adapter": sample_adapter(), "validate": True, "out": io.StringIO()}),
+    "column_findings": lambda: ((_columns(),), {"adapter": sample_adapter()}),
+    "decode_array": lambda: ((ALLOC, ALLOCATIONS_PATH), {"offset": 0, "count": 2, "out": _columns()}),
+    "iter_chunks": lambda: ((ALLOC, ALLOCATIONS_PATH), {"count": 4, "chunk_records": 2, "reuse": True}),
+    "validate_array": lambda: ((ALLOC, ALLOCATIONS_PATH), {"count": 2, "adapter": sample_adapter()}),
+    "write_records": lambda: ((ALLOC, ALLOCATIONS_PATH, "out.csv"), {"fmt": "csv", "count": 2, "progress": False,
+                                                                    "chunk_records": 1}),
+    "get_include": lambda: ((), {}),
+    "effective_segment_set": lambda: ((ALLOC(),), {}),
+    "effective_size": lambda: ((4097,), {"abi": "x86"}),
+    "flags_member": lambda: ((0x5023,), {}),
+    "rule_text": lambda: (("SEGFLAGS.CPUVISIBLE_ON_APERTURE",), {}),
+    "describe_segment_set": lambda: ((kmd.segment_set(3),), {}),
+    "is_aperture": lambda: ((0x4,), {}),
+    "column_dtypes": lambda: ((ALLOC,), {}),
+    "write_columns": lambda: (([_columns()], "out.jsonl"), {"fmt": "jsonl", "progress": None, "inputs": ()}),
+    "records_per_chunk": lambda: ((ALLOC,), {"chunk_bytes": 1 << 20}),
+    "columns_of_bytes": lambda: ((resolve_layout(ALLOC), bytes(ALLOC._layout_.size)), {"start": 1, "offset": 8}),
+    "blob_files": lambda: ((_folder(),), {"pattern": "*.bin"}),
+    "decode_file": lambda: ((os.path.join(_folder(), "a.bin"), ALLOC), {"offset": 0, "validate": True,
+                                                                         "adapter": sample_adapter()}),
+    "file_findings": lambda: ((os.path.join(_folder(), "a.bin"), ALLOC), {"adapter": sample_adapter()}),
+    "decode_folder": lambda: ((_folder(), ALLOC), {"pattern": "*.bin", "adapter": sample_adapter()}),
+    "folder_findings": lambda: ((_folder(), ALLOC), {"pattern": "*.bin", "adapter": sample_adapter()}),
+    "trace_table": lambda: (("traces/t.xml" if _folder() else None,), {"table": "segments", "target": SAMPLE}),
+    "trace_files": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml"}),
+    "trace_allocations": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml", "target": SAMPLE}),
+    "trace_findings": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml", "target": SAMPLE}),
+    "Adapter.from_descriptors": lambda: (([DESCRIPTOR],), {"abi": "x64", "interface_version": "WDDM3_0"}),
+    "Adapter.build": lambda: ((0x485,), {"target": SAMPLE, "descriptor": "DXGK_SEGMENTDESCRIPTOR"}),
+    "Adapter.descriptor": lambda: ((sample_adapter(), 1), {}),
+    "Adapter.flags": lambda: ((sample_adapter(), 1), {}),
+    "Adapter.segment_flags": lambda: ((sample_adapter(), 1), {}),
+    "Adapter.has_flag": lambda: ((sample_adapter(), 1, kmd.SegmentFlag.Aperture), {}),
+    "Adapter.is_aperture": lambda: ((sample_adapter(), 3), {}),
+    "Adapter.nb_of_banks": lambda: ((sample_adapter(), 1), {}),
+    "Columns.rows": lambda: ((_columns(),), {}),
+    "Columns.to_pandas": lambda: ((_columns(),), {}),
+    "Columns.to_arrow": lambda: ((_columns(),), {}),
+    "Columns.to_csv": lambda: ((_columns(), "out.csv"), {"header": False}),
+    "Columns.to_jsonl": lambda: ((_columns(), "out.jsonl"), {}),
+    "Columns.to_parquet": lambda: ((_columns(), "out.parquet"), {}),
+}
+
+
+def _functions() -> dict:
+    """Qualified name -> the function (a function exported by two modules once), methods unbound."""
+    found = {}
+    for module_name, name in public_callables(ARGUMENT_MODULES):
+        found.setdefault(name, getattr(importlib.import_module(module_name), name))
+    for module_name, class_name, name in public_methods(ARGUMENT_MODULES):
+        cls = getattr(importlib.import_module(module_name), class_name)
+        value = vars(cls)[name]
+        found[f"{class_name}.{name}"] = getattr(cls, name) if isinstance(value, classmethod) else value
+    return found
+
+
+FUNCTIONS = _functions()
+CASES = [(name, param) for name, fn in FUNCTIONS.items()
+         for param in inspect.signature(fn).parameters
+         if param not in ("self", "cls")]
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def test_every_public_function_has_a_valid_call_here():
+    assert sorted(set(FUNCTIONS) - set(VALID)) == []
+    assert sorted(set(VALID) - set(FUNCTIONS)) == []  # a name that is gone
+
+
+def _call(fn, args, kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumpyMissingWarning and friends are not errors
+        out = fn(*args, **kwargs)
+        if inspect.isgenerator(out) or hasattr(out, "__next__"):
+            for _ in zip(range(3), out):
+                pass
+        for method in ("compute",):  # a Dask table: its tasks are where a bad argument would surface
+            if hasattr(out, method) and not inspect.isclass(out):
+                getattr(out, method)(scheduler="sync")
+
+
+@pytest.mark.parametrize("name, param", CASES, ids=[f"{n}-{p}" for n, p in CASES])
+def test_a_wrong_kind_of_argument_is_the_packages_error_in_one_line(name, param):
+    fn = FUNCTIONS[name]
+    if name.startswith(("decode_folder", "folder_findings", "trace_", "Columns.to_pandas", "Columns.to_arrow")):
+        require(importlib.util.find_spec("dask") is not None, "dask, pandas and pyarrow (the test extra)")
+    args, kwargs = VALID[name]()
+    signature = inspect.signature(fn)
+    bound = signature.bind(*args, **kwargs)
+    _call(fn, bound.args, bound.kwargs)  # the valid call works
+    for label, wrong in WRONG.items():
+        args, kwargs = VALID[name]()
+        bound = signature.bind(*args, **kwargs)
+        kind = signature.parameters[param].kind
+        bound.arguments[param] = (wrong,) if kind is inspect.Parameter.VAR_POSITIONAL else \
+            {"x": wrong} if kind is inspect.Parameter.VAR_KEYWORD else wrong
+        try:
+            _call(fn, bound.args, bound.kwargs)
+        except ValidationError:
+            pass  # every finding, one per line, by design
+        except D3dkmddiError as exc:
+            message = str(exc)
+            assert "\n" not in message.strip() and len(message) < 600, (label, message[:1000])
+        except BaseException as exc:  # noqa: BLE001 - the point: only the package's errors get out
+            pytest.fail(f"{name}({param}={label}) raised {type(exc).__name__}: {str(exc)[:300]}")
+
+
+# ------------------------------------------------------------------ the cases issue 21 names
+@pytest.mark.parametrize("call", [kmd.check, kmd.validate, kmd.explain, kmd.field_meanings])
+def test_an_adapter_given_as_a_list_of_descriptors_is_the_packages_error(call):
+    with pytest.raises(D3dkmddiError, match=r"^adapter must be a semantics\.Adapter .* not \[DXGK_SEGMENTDESCRIPTOR"
+                                            r".*; build one from descriptors with Adapter\.from_descriptors"):
+        call(_info(), adapter=[DESCRIPTOR])
+    assert kmd.check(_info(), adapter=Adapter.from_descriptors([DESCRIPTOR])) is not None
+
+
+def test_report_with_adapter_sample_is_the_packages_error_naming_the_sample_adapter():
+    with pytest.raises(D3dkmddiError, match=r"adapter must be a semantics\.Adapter .* not 'sample'; the command's "
+                                            r"--adapter sample is d3dkmddi_py\.samples\.sample_adapter\(\)"):
+        kmd.report(ALLOC, path=ALLOCATIONS_PATH, adapter="sample")
+    text = kmd.report(ALLOC, path=ALLOCATIONS_PATH, count="all", adapter=sample_adapter(), validate=True)
+    assert "ALLOCINFO." in text
+
+
+@pytest.mark.parametrize("progress", [io.StringIO(), object(), True])
+def test_write_columns_with_another_progress_is_the_packages_error(progress):
+    with pytest.raises(D3dkmddiError, match=r"^progress must be a bulk\.Progress or None, not "):
+        bulk.write_columns([_columns()], "out.csv", fmt="csv", progress=progress)
+    assert not os.path.exists("out.csv")
+
+
+def test_a_message_never_carries_an_arrays_multi_line_repr():
+    for call in (lambda: kmd.check(np.arange(100), "DXGK_SEGMENTFLAGS"),
+                 lambda: bulk.decode_array(ALLOC, ALLOCATIONS_PATH, offset=np.arange(100)),
+                 lambda: bulk.iter_chunks(ALLOC, ALLOCATIONS_PATH, chunk_records=np.arange(100))):
+        with pytest.raises(D3dkmddiError) as error:
+            call()
+        assert "\n" not in str(error.value) and "array([ 0, 1, 2," in str(error.value)
