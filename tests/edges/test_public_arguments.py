@@ -67,6 +67,7 @@ def _columns():
 # A valid call of each (the callable's qualified name: (args, kwargs)), built in the working directory.
 VALID = {
     "layout_table": lambda: ((ALLOC,), {}),
+    "layout_diff": lambda: ((ALLOC, "x86", "x64"), {}),
     "leaves": lambda: ((ALLOC,), {}),
     "parse_abi": lambda: (("x64",), {}),
     "parse_interface_version": lambda: (("WDDM3_0",), {}),

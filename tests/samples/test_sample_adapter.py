@@ -53,7 +53,8 @@ def test_the_command_checks_the_sample_allocations_at_the_newest_version():
             "--adapter", "sample"]
     p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", *args, "--ddi", "WDDM3_2"], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode == 1 and "ALLOCINFO.HINTEDBANK_OUT_OF_RANGE" in p.stdout, p.stderr
+    # exit 0: HINTEDBANK_OUT_OF_RANGE is a warning (its page describes one-based ids, it forbids nothing)
+    assert p.returncode == 0 and "ALLOCINFO.HINTEDBANK_OUT_OF_RANGE" in p.stdout, p.stderr
     assert "x64 WDDM3_2 (0x11007)" in p.stdout
     p = subprocess.run([sys.executable, "-m", "d3dkmddi_py", *args, "--ddi", "WIN7"], capture_output=True, text=True,
                        timeout=120)
