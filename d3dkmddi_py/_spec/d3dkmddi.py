@@ -167,6 +167,30 @@ DXGK_ALLOCATIONINFO = HEADER.add(TypeDef(
     doc=DDI + "ns-d3dkmddi-_dxgk_allocationinfo",
 ))
 
+# DxgkDdiCreateAllocation's argument and its flags.  Not in definitions.md: transcribed from the kit,
+# d3dkmddi.h of WDK 10.0.26100 (KNSoft/WinSDK-Diff : Include/shared/d3dkmddi.h @ 38ce42f912cf25ff95493b28d48e64cc6733b947,
+# right after DXGK_ALLOCATIONINFO_TEST), with no #if inside or around either struct; the Vista-era kit header
+# ("Copyright (c) 2003", the same mask comments) has the same two structs, and the pages say "Available in
+# Windows Vista and later".  The kit spells the first member ``CONST VOID*``; const does not change the layout.
+DXGK_CREATEALLOCATIONFLAGS = HEADER.add(TypeDef(
+    "DXGK_CREATEALLOCATIONFLAGS", "struct",
+    (flags_union(Bits("Resource", "UINT", 1), Bits("Reserved", "UINT", 31)),),
+    "d3dkmddi.h", tag="_DXGK_CREATEALLOCATIONFLAGS",
+    doc=DDI + "ns-d3dkmddi-_dxgk_createallocationflags",
+))
+
+DXGKARG_CREATEALLOCATION = HEADER.add(TypeDef(
+    "DXGKARG_CREATEALLOCATION", "struct",
+    (Field("pPrivateDriverData", "VOID*"),
+     Field("PrivateDriverDataSize", "UINT"),
+     Field("NumAllocations", "UINT"),
+     Field("pAllocationInfo", "DXGK_ALLOCATIONINFO*"),
+     Field("hResource", "HANDLE"),
+     Field("Flags", "DXGK_CREATEALLOCATIONFLAGS")),
+    "d3dkmddi.h", tag="_DXGKARG_CREATEALLOCATION",
+    doc=DDI + "ns-d3dkmddi-_dxgkarg_createallocation",
+))
+
 DXGK_ALLOCATIONLIST = HEADER.add(TypeDef(
     "DXGK_ALLOCATIONLIST", "struct",
     (Field("hDeviceSpecificAllocation", "HANDLE"),
