@@ -77,6 +77,25 @@ from .jsonformat import (
 from .pipeline import (
     report as report,
 )
+from .memory import (
+    AddressSpace as AddressSpace,
+    ImageFile as ImageFile,
+    KernelDump as KernelDump,
+    MemoryConflict as MemoryConflict,
+    MemoryGap as MemoryGap,
+    MemoryReadError as MemoryReadError,
+    Ranges as Ranges,
+    ReadObject as ReadObject,
+    UnreadableMemory as UnreadableMemory,
+    as_memory as as_memory,
+    parse_address as parse_address,
+)
+from .follow import (
+    follow as follow,
+    follow_json as follow_json,
+    render_follow as render_follow,
+    segments_adapter as segments_adapter,
+)
 from .bulk import (
     BulkInputError as BulkInputError,
     Columns as Columns,
@@ -626,6 +645,21 @@ __all__ = [
     'render_text',
     'record_json',
     'report',
+    'AddressSpace',
+    'ImageFile',
+    'KernelDump',
+    'MemoryConflict',
+    'MemoryGap',
+    'MemoryReadError',
+    'Ranges',
+    'ReadObject',
+    'UnreadableMemory',
+    'as_memory',
+    'parse_address',
+    'follow',
+    'follow_json',
+    'render_follow',
+    'segments_adapter',
     'BulkInputError',
     'Columns',
     'NumpyMissingWarning',
