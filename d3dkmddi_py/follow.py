@@ -22,8 +22,8 @@ from ._spec.base import scalar_size
 from .dttext import record_title, render_record
 from .errors import DecodeError
 from .jsonformat import record_json_of
-from .jsonvalue import hex_text
-from .layout import Nested, Scalar, TypeLayout, resolve_type_name, type_layout
+from .jsonvalue import hex_text, json_value
+from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
 from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
 from .names import absent_type, type_guard
 from .render import format_number, is_pointer
@@ -404,7 +404,8 @@ def _link_json(link: Link, meanings: bool) -> dict:
         elif isinstance(item, bytes):
             raw = item.hex()
         else:
-            items.append(hex_text(item) if entry.type in ("SIZE_T", "ULONG_PTR") else item)
+            size = link.stride
+            items.append(json_value(Leaf("", 0, 0, size * 8, entry.type, size, False, False), item))
     return {"status": link.status, "pointer": hex_text(link.pointer),
             "points_to": None if entry is None else entry.type,
             "count": link.count, "count_from": None if entry is None or not isinstance(entry.count, str)

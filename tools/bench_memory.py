@@ -19,6 +19,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 import d3dkmddi_py as kmd  # noqa: E402
+from bench import best_of  # noqa: E402  (tools/bench.py, beside this script)
 from d3dkmddi_py.follow import follow, follow_json, render_follow  # noqa: E402
 from d3dkmddi_py.memory import ImageFile, Ranges  # noqa: E402
 
@@ -42,12 +43,7 @@ def placements() -> dict:
 
 
 def best_ms(runs: int, fn) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1000
+    return best_of(runs, fn) * 1000
 
 
 def memories(tmp: str) -> dict:
