@@ -139,7 +139,7 @@ class _Budget:
     def take(self, where: str, records: int, size: int, count: int, element: str) -> None:
         if records > self.records or size > self.bytes:
             raise FollowLimit(
-                f"{where} = {count}: {count} {element} would take the follow past its limit of {self.limits} in "
+                f"{where}: {count} {element} would take the follow past its limit of {self.limits} in "
                 f"all ({self.records:,} records and {self.bytes:,} bytes left); the count looks wrong (is the "
                 f"structure at this address, and the target right?), or raise max_records= / max_bytes=")
         self.records -= records
@@ -162,7 +162,7 @@ def follow(type_, memory, address, *, target=None, counts=None, max_records: int
     memory = as_memory(memory)
     address = parse_address(address)
     budget = _Budget(max_records, max_bytes)
-    budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, layout.c_name)
+    budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, "record")
     data = memory.read(address, layout.size)
     walker = _Walker(memory, budget, dict(counts or {}), _spec.POINTS_TO if table is None else table,
                      _spec.OPAQUE if opaque is None else opaque)
@@ -185,7 +185,6 @@ class _Walker:
         if entry is None:
             reason = self.opaque.get(key, "no entry in POINTS_TO or OPAQUE says what it points to")
             return Link(p.path, pointer, p.c_type, None, OPAQUE, note=reason)
-        where = f"{layout.c_name}.{p.path}"
         if entry.when is not None and not values[p.prefix + entry.when]:
             return Link(p.path, pointer, p.c_type, entry, UNUSED,
                         note=f"{entry.when} is 0, so the array does not exist" + _quoted(entry, "only if"))
@@ -200,6 +199,9 @@ class _Walker:
         if depth >= MAX_DEPTH:
             return Link(p.path, pointer, p.c_type, entry, TOO_DEEP, count,
                         note=f"more than {MAX_DEPTH} pointer levels below the first record")
+        counted = isinstance(entry.count, str) and f"{p.owner}.{p.member}" not in self.counts
+        where = (f"{layout.c_name}.{p.prefix}{entry.count} = {count}, the count of {p.path}" if counted
+                 else f"{layout.c_name}.{p.path} ({count} element{'s' if count != 1 else ''})")
         if entry.type == BYTE:
             return self._bytes(where, p, pointer, entry, count)
         if entry.type not in _spec.TYPEDEFS and entry.type not in _spec.ALIASES:
@@ -292,7 +294,7 @@ class _Walker:
 
 def _within_64_bits(where: str, pointer: int, count: int, stride: int, size: int) -> None:
     if pointer + (count - 1) * stride + size > 1 << 64:
-        raise DecodeError(f"{where} = {count}: {count} elements of {size} bytes at {hex_text(pointer)} run past the "
+        raise DecodeError(f"{where}: {count} elements of {size} bytes at {hex_text(pointer)} run past the "
                           f"end of the 64-bit address space: the pointer or the count is wrong")
 
 

@@ -445,7 +445,8 @@ def _dump_pages(f, head, kind, size, bad) -> tuple:
     if sig != (_RDMP_MARKER, _RDMP_SIGNATURE, _DUMP) or (meta - 0x20) % _ADDRESS_END != (first - 0x2040) % _ADDRESS_END:
         raise bad("its RDMP_HEADER64 is not Marker 0x40, RDMP, DUMP with FirstPageOffset = MetadataSize + 0x2020")
     if meta % 16 or _HEADER_SIZE + 0x30 + meta > size:
-        raise bad(f"RDMP_HEADER64.MetadataSize is {meta:#x}: not whole (PFN, count) pairs inside the file's {size} bytes")
+        raise bad(f"RDMP_HEADER64.MetadataSize is {meta:#x}: not whole (PFN, count) pairs inside the file's "
+                  f"{size} bytes")
     f.seek(_HEADER_SIZE + 0x30)
     ranges = f.read(meta)
     total = _u64(head, 0x2028) if kind == 10 else None  # a complete dump stops at TotalNumberOfPages

@@ -28,7 +28,8 @@ def scene(target=("x64", "WDDM2_7"), segments: int = SEGMENTS) -> dict:
         return base + offset
 
     q = t.DXGK_QUERYSEGMENTOUT3()
-    q.NbSegment, q.pSegmentDescriptor, q.PagingBufferSegmentId, q.PagingBufferSize = segments, at(DESCRIPTORS), 2, 0x10000
+    q.NbSegment, q.pSegmentDescriptor = segments, at(DESCRIPTORS)
+    q.PagingBufferSegmentId, q.PagingBufferSize = 2, 0x10000
     descriptors = (t.DXGK_SEGMENTDESCRIPTOR3 * segments)()
     for i, d in enumerate(descriptors):
         d.Flags.Value = 0x1 if i == 1 else 0x4  # segment 2 an aperture, the rest CPU-visible memory

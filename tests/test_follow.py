@@ -270,10 +270,11 @@ def _create(num: int, data_size: int = 0):
 def test_a_count_over_the_limit_is_refused_naming_member_count_and_limit():
     with pytest.raises(FollowLimit) as e:
         follow("DXGKARG_CREATEALLOCATION", _create(65536), 0x1000, target=X64)
-    assert str(e.value).startswith("DXGKARG_CREATEALLOCATION.pAllocationInfo = 65536: 65536 DXGK_ALLOCATIONINFO "
-                                   "records would take the follow past its limit of 65,536 records and "
-                                   "16,777,216 bytes in all")
-    with pytest.raises(FollowLimit, match=r"pPrivateDriverData = 4294967295: 4294967295 bytes"):
+    assert str(e.value).startswith("DXGKARG_CREATEALLOCATION.NumAllocations = 65536, the count of pAllocationInfo: "
+                                   "65536 DXGK_ALLOCATIONINFO records would take the follow past its limit of "
+                                   "65,536 records and 16,777,216 bytes in all (65,535 records")
+    with pytest.raises(FollowLimit, match=r"PrivateDriverDataSize = 4294967295, the count of pPrivateDriverData: "
+                                          r"4294967295 bytes"):
         follow("DXGKARG_CREATEALLOCATION", _create(0, 0xFFFFFFFF), 0x1000, target=X64)
     with pytest.raises(FollowLimit, match="limit of 10 records"):
         follow("DXGKARG_CREATEALLOCATION", _create(10), 0x1000, target=X64, max_records=10)

@@ -104,17 +104,16 @@ def test_a_read_across_a_mapped_and_an_unmapped_page_lists_the_gap(tmp_path):
 
 
 def test_another_directory_table_base(tmp_path):
-    kernel, process = Machine(), None
-    kernel.write(0xFFFFF80100000000, b"kernel")
-    process_pml4 = kernel.new_page()  # a second address space over the same physical memory
-    kernel.pml4, saved = process_pml4, kernel.pml4
-    kernel.write(0x7FF600000000, b"user")
-    process, kernel.pml4 = kernel.pml4, saved
-    path = write_dump(tmp_path / "f.dmp", kernel, "full")
+    m = Machine()
+    m.write(0xFFFFF80100000000, b"kernel")
+    kernel_pml4, m.pml4 = m.pml4, m.new_page()  # a process's page tables over the same physical memory
+    m.write(0x7FF600000000, b"user")
+    process_pml4, m.pml4 = m.pml4, kernel_pml4  # the header names the kernel's
+    path = write_dump(tmp_path / "f.dmp", m, "full")
     assert KernelDump(path).read(0xFFFFF80100000000, 6) == b"kernel"
     with pytest.raises(MemoryGap):
         KernelDump(path).read(0x7FF600000000, 4)
-    assert KernelDump(path, directory_table_base=process << 12).read(0x7FF600000000, 4) == b"user"
+    assert KernelDump(path, directory_table_base=process_pml4 << 12).read(0x7FF600000000, 4) == b"user"
 
 
 # ---- damaged files are refused before kdmp-parser maps them

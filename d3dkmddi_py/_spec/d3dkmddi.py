@@ -169,10 +169,11 @@ DXGK_ALLOCATIONINFO = HEADER.add(TypeDef(
 ))
 
 # DxgkDdiCreateAllocation's argument and its flags.  Not in definitions.md: transcribed from the kit,
-# d3dkmddi.h of WDK 10.0.26100 (KNSoft/WinSDK-Diff : Include/shared/d3dkmddi.h @ 38ce42f912cf25ff95493b28d48e64cc6733b947,
-# right after DXGK_ALLOCATIONINFO_TEST), with no #if inside or around either struct; the Vista-era kit header
-# ("Copyright (c) 2003", the same mask comments) has the same two structs, and the pages say "Available in
-# Windows Vista and later".  The kit spells the first member ``CONST VOID*``; const does not change the layout.
+# d3dkmddi.h of WDK 10.0.26100 (KNSoft/WinSDK-Diff : Include/shared/d3dkmddi.h
+# @ 38ce42f912cf25ff95493b28d48e64cc6733b947, right after DXGK_ALLOCATIONINFO_TEST), with no #if inside or
+# around either struct; the Vista-era kit header ("Copyright (c) 2003", the same mask comments) has the same
+# two structs, and the pages say "Available in Windows Vista and later".  The kit spells the first member
+# ``CONST VOID*``; const does not change the layout.
 DXGK_CREATEALLOCATIONFLAGS = HEADER.add(TypeDef(
     "DXGK_CREATEALLOCATIONFLAGS", "struct",
     (flags_union(Bits("Resource", "UINT", 1), Bits("Reserved", "UINT", 31)),),
@@ -381,7 +382,8 @@ _ARRAY_SIZE = "The size of the array is the value that NbSegment specifies."
 _BANK_TABLE = ("An array of values that indicates the ranges that delimit each bank in the segment.",
                "The array specifies the end addresses of the first bank through the NbOfBanksth bank (that is, the "
                "end offsets into the segment for each bank).",
-               "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.")
+               "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags "
+               "member.")
 POINTS_TO = {
     ("DXGK_QUERYSEGMENTOUT", "pSegmentDescriptor"): PointsTo(
         "DXGK_SEGMENTDESCRIPTOR", "NbSegment",
