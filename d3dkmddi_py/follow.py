@@ -20,7 +20,7 @@ from . import _spec
 from ._records import dataclass
 from ._spec.base import scalar_size
 from .dttext import record_title, render_record
-from .errors import DecodeError
+from .errors import DecodeError, NotAType
 from .jsonformat import record_json_of
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
@@ -304,9 +304,16 @@ def _quoted(entry, words: str) -> str:
 
 
 # ------------------------------------------------------------------ text: dx -r style
+def _followed(node, what: str) -> Node:
+    if not isinstance(node, Node):
+        raise NotAType(f"{what} takes what follow() returned, not {type(node).__name__}")
+    return node
+
+
 def render_follow(node: Node, *, meanings: bool = True) -> str:
     """The followed record as indented text: each record's ``dt -r`` lines with its title and address, and
     under each pointer member what it points to."""
+    _followed(node, "render_follow")
     out: list = []
     _node_text(node, out, "", None, meanings)
     return "\n".join(out)
@@ -385,6 +392,7 @@ def _db_lines(data: bytes, address: int, layout: TypeLayout, pad: str) -> list:
 def follow_json(node: Node, *, meanings: bool = True) -> dict:
     """The followed record as one JSON-safe dict: ``record_json``'s keys, and ``pointers``, member -> what
     it points to (the same keys every time; addresses and pointer-sized values as "0x..." strings)."""
+    _followed(node, "follow_json")
     found = {}
     if meanings:
         from .semantics.explain import meanings_of
@@ -424,7 +432,7 @@ def segments_adapter(node: Node):
     Every descriptor must have been read: an adapter with a segment missing would check wrongly."""
     from .semantics.adapter import Adapter
 
-    layout = node.layout
+    layout = _followed(node, "segments_adapter").layout
     if layout.c_name not in QUERY_TYPES:
         raise DecodeError(f"an adapter comes from a followed {' / '.join(QUERY_TYPES)}, not {layout.c_name}")
     link = next(link for link in node.links if link.points_to is not None)

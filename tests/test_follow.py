@@ -12,7 +12,7 @@ import pytest
 import d3dkmddi_py as kmd
 from d3dkmddi_py import _spec
 from d3dkmddi_py._spec.model import PointsTo
-from d3dkmddi_py.errors import DecodeError
+from d3dkmddi_py.errors import DecodeError, NotAType
 from d3dkmddi_py.follow import (CYCLE, EMPTY, FOLLOWED, MAX_DEPTH, NULL, OPAQUE, TOO_DEEP, UNKNOWN_COUNT, UNREAD,
                                 UNUSED, FollowLimit, Missing, Node, follow, follow_json, pointer_members,
                                 render_follow, segments_adapter)
@@ -416,3 +416,9 @@ def test_every_count_stride_and_flag_member_exists_where_its_pointer_does():
                 element = _spec.TYPEDEFS[entry.type].guard
                 assert element is None or element.holds(abi, int(version)), (owner, entry.type, abi, version)
             assert entry.count is not None or entry.note, (owner, member)
+
+
+def test_the_renderers_and_the_adapter_take_only_what_follow_returned():
+    for fn in (render_follow, follow_json, segments_adapter):
+        with pytest.raises(NotAType, match="takes what follow\\(\\) returned, not NoneType"):
+            fn(None)
