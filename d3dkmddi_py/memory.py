@@ -572,11 +572,11 @@ def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
         return Ranges.of(source, base, origin)
     if isinstance(source, io.IOBase):
         raise InvalidArgument("an open file is not memory at addresses: read a raw image with ImageFile(path, base)")
-    if callable(getattr(source, "read", None)) and not isinstance(source, (str, os.PathLike)):
-        return ReadObject(source, origin)
     if isinstance(source, (str, os.PathLike)):
         raise InvalidArgument(f"{source!r} is a name, not memory: read a raw image with ImageFile(path, base) "
                               f"or a crash dump with KernelDump(path)")
+    if callable(getattr(source, "read", None)):
+        return ReadObject(source, origin)
     raise InvalidArgument(f"memory is an object with read(address, size), bytes or a list of ints at a base, "
                           f"not {type(source).__name__}")
 

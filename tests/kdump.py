@@ -86,6 +86,14 @@ class Machine:
             page = self.pages.setdefault((pa + i) >> 12, bytearray(PAGE))
             page[(pa + i) & 0xFFF] = data[i]
 
+    @classmethod
+    def holding(cls, placements: dict) -> "Machine":
+        """A machine whose virtual memory holds ``placements`` (address -> bytes) in 4 KB pages."""
+        machine = cls()
+        for address, data in placements.items():
+            machine.write(address, data)
+        return machine
+
     @property
     def directory_table_base(self) -> int:
         return self.pml4 << 12

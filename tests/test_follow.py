@@ -60,9 +60,7 @@ def memories(tmp_path, target=X64):
         import kdmp_parser  # noqa: F401
     except ImportError:
         return out
-    machine = Machine()
-    for address, data in placements.items():
-        machine.write(address, data)
+    machine = Machine.holding(placements)
     for kind in sorted(KINDS):
         out[f"{kind} dump"] = kmd.KernelDump(write_dump(tmp_path / f"{kind}.dmp", machine, kind))
     return out

@@ -67,10 +67,7 @@ def memories(tmp: str) -> dict:
         return out
     from pathlib import Path
 
-    machine = Machine()
-    for address, raw in data.items():
-        machine.write(address, raw)
-    out["full kernel dump"] = kmd.KernelDump(write_dump(Path(tmp) / "bench.dmp", machine, "full"))
+    out["full kernel dump"] = kmd.KernelDump(write_dump(Path(tmp) / "bench.dmp", Machine.holding(data), "full"))
     return out
 
 
