@@ -58,6 +58,9 @@ _EXPORTS = {
     ".dttext": ("render_text",),
     ".jsonformat": ("record_json",),
     ".pipeline": ("report",),
+    ".memory": ("AddressSpace", "ImageFile", "KernelDump", "MemoryConflict", "MemoryGap", "MemoryReadError", "Ranges",
+                "ReadObject", "UnreadableMemory", "as_memory", "parse_address"),
+    ".follow": ("follow", "follow_json", "render_follow", "segments_adapter"),
     ".bulk": ("BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
               "validate_array", "write_records"),
 }

@@ -79,6 +79,25 @@ from .jsonformat import (
 from .pipeline import (
     report as report,
 )
+from .memory import (
+    AddressSpace as AddressSpace,
+    ImageFile as ImageFile,
+    KernelDump as KernelDump,
+    MemoryConflict as MemoryConflict,
+    MemoryGap as MemoryGap,
+    MemoryReadError as MemoryReadError,
+    Ranges as Ranges,
+    ReadObject as ReadObject,
+    UnreadableMemory as UnreadableMemory,
+    as_memory as as_memory,
+    parse_address as parse_address,
+)
+from .follow import (
+    follow as follow,
+    follow_json as follow_json,
+    render_follow as render_follow,
+    segments_adapter as segments_adapter,
+)
 from .bulk import (
     BulkInputError as BulkInputError,
     Columns as Columns,
@@ -358,6 +377,23 @@ class DXGK_ALLOCATIONINFO(ctypes.Structure):
     Flags2: DXGK_ALLOCATIONINFOFLAGS2
 
 
+class DXGK_CREATEALLOCATIONFLAGS(ctypes.Structure):
+    """DXGK_CREATEALLOCATIONFLAGS (d3dkmddi.h), x64 WDDM3_2 (0x11007)"""
+    Resource: int
+    Reserved: int
+    Value: int
+
+
+class DXGKARG_CREATEALLOCATION(ctypes.Structure):
+    """DXGKARG_CREATEALLOCATION (d3dkmddi.h), x64 WDDM3_2 (0x11007)"""
+    pPrivateDriverData: int
+    PrivateDriverDataSize: int
+    NumAllocations: int
+    pAllocationInfo: int
+    hResource: int
+    Flags: DXGK_CREATEALLOCATIONFLAGS
+
+
 class DXGK_ALLOCATIONLIST(ctypes.Structure):
     """DXGK_ALLOCATIONLIST (d3dkmddi.h), x64 WDDM3_2 (0x11007)"""
     hDeviceSpecificAllocation: int
@@ -537,6 +573,8 @@ _DXGK_ALLOCATIONINFOFLAGS2 = DXGK_ALLOCATIONINFOFLAGS2
 _DXGK_ALLOCATIONUSAGEINFO1 = DXGK_ALLOCATIONUSAGEINFO1
 _DXGK_ALLOCATIONUSAGEHINT = DXGK_ALLOCATIONUSAGEHINT
 _DXGK_ALLOCATIONINFO = DXGK_ALLOCATIONINFO
+_DXGK_CREATEALLOCATIONFLAGS = DXGK_CREATEALLOCATIONFLAGS
+_DXGKARG_CREATEALLOCATION = DXGKARG_CREATEALLOCATION
 _DXGK_ALLOCATIONLIST = DXGK_ALLOCATIONLIST
 _DXGK_SEGMENTDESCRIPTOR = DXGK_SEGMENTDESCRIPTOR
 _DXGK_QUERYSEGMENTIN = DXGK_QUERYSEGMENTIN
@@ -588,6 +626,12 @@ __all__ = [
     'render_text',
     'record_json',
     'report',
+    'as_memory',
+    'parse_address',
+    'follow',
+    'follow_json',
+    'render_follow',
+    'segments_adapter',
     'column_findings',
     'decode_array',
     'iter_chunks',

@@ -305,6 +305,35 @@ D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFO, 60, 4, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFO, 88, 8, "x64 and arm64");
 #endif
 
+typedef struct _DXGK_CREATEALLOCATIONFLAGS
+{
+    union
+    {
+        struct
+        {
+            UINT     Resource : 1;
+            UINT     Reserved : 31;
+        };
+        UINT     Value;
+    };
+} DXGK_CREATEALLOCATIONFLAGS;
+D3DKMDDI_PY_LAYOUT(DXGK_CREATEALLOCATIONFLAGS, 4, 4, "x86, x64 and arm64");
+
+typedef struct _DXGKARG_CREATEALLOCATION
+{
+    VOID*    pPrivateDriverData;
+    UINT     PrivateDriverDataSize;
+    UINT     NumAllocations;
+    DXGK_ALLOCATIONINFO* pAllocationInfo;
+    HANDLE   hResource;
+    DXGK_CREATEALLOCATIONFLAGS Flags;
+} DXGKARG_CREATEALLOCATION;
+#if defined(_X86_)
+D3DKMDDI_PY_LAYOUT(DXGKARG_CREATEALLOCATION, 24, 4, "x86");
+#else
+D3DKMDDI_PY_LAYOUT(DXGKARG_CREATEALLOCATION, 40, 8, "x64 and arm64");
+#endif
+
 typedef struct _DXGK_ALLOCATIONLIST
 {
     HANDLE   hDeviceSpecificAllocation;

@@ -6,7 +6,8 @@ Member order, names (after macro expansion) and ``#if`` nesting follow the kit.
 from __future__ import annotations
 
 from .d3dukmdt import LEARN
-from .model import AllOf, Alias, Arch64, Bits, Const, EnumDef, Field, Header, If, Record, Since, TypeDef, Verbatim
+from .model import (AllOf, Alias, Arch64, Bits, Const, EnumDef, Field, Header, If, PointsTo, Record, Since, TypeDef,
+                    Verbatim)
 
 HEADER = Header("d3dkmddi.h")
 DDI = LEARN + "d3dkmddi/"
@@ -165,6 +166,31 @@ DXGK_ALLOCATIONINFO = HEADER.add(TypeDef(
      If(AllOf((WDDM3_0, Arch64())), (Field("Flags2", "DXGK_ALLOCATIONINFOFLAGS2"),))),
     "d3dkmddi.h", tag="_DXGK_ALLOCATIONINFO",
     doc=DDI + "ns-d3dkmddi-_dxgk_allocationinfo",
+))
+
+# DxgkDdiCreateAllocation's argument and its flags.  Not in definitions.md: transcribed from the kit,
+# d3dkmddi.h of WDK 10.0.26100 (KNSoft/WinSDK-Diff : Include/shared/d3dkmddi.h
+# @ 38ce42f912cf25ff95493b28d48e64cc6733b947, right after DXGK_ALLOCATIONINFO_TEST), with no #if inside or
+# around either struct; the Vista-era kit header ("Copyright (c) 2003", the same mask comments) has the same
+# two structs, and the pages say "Available in Windows Vista and later".  The kit spells the first member
+# ``CONST VOID*``; const does not change the layout.
+DXGK_CREATEALLOCATIONFLAGS = HEADER.add(TypeDef(
+    "DXGK_CREATEALLOCATIONFLAGS", "struct",
+    (flags_union(Bits("Resource", "UINT", 1), Bits("Reserved", "UINT", 31)),),
+    "d3dkmddi.h", tag="_DXGK_CREATEALLOCATIONFLAGS",
+    doc=DDI + "ns-d3dkmddi-_dxgk_createallocationflags",
+))
+
+DXGKARG_CREATEALLOCATION = HEADER.add(TypeDef(
+    "DXGKARG_CREATEALLOCATION", "struct",
+    (Field("pPrivateDriverData", "VOID*"),
+     Field("PrivateDriverDataSize", "UINT"),
+     Field("NumAllocations", "UINT"),
+     Field("pAllocationInfo", "DXGK_ALLOCATIONINFO*"),
+     Field("hResource", "HANDLE"),
+     Field("Flags", "DXGK_CREATEALLOCATIONFLAGS")),
+    "d3dkmddi.h", tag="_DXGKARG_CREATEALLOCATION",
+    doc=DDI + "ns-d3dkmddi-_dxgkarg_createallocation",
 ))
 
 DXGK_ALLOCATIONLIST = HEADER.add(TypeDef(
@@ -344,3 +370,77 @@ DXGK_QUERYSEGMENTOUT5 = HEADER.add(TypeDef(
     (Field("SegmentDescriptors", "DXGK_SEGMENTDESCRIPTOR5*"), Field("Reserved", "UINT32", count=4)),
     "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTOUT5", guard=WDDM3_2,
 ))
+
+
+# ---------------------------------------------------------------- what each pointer member points to
+# (owner typedef, member) -> PointsTo, each with the sentences that say it: of the page copies in
+# ../shared/docs, of MicrosoftDocs ns-d3dkmddi-_dxgkarg_createallocation.md (not in ../shared), or of the
+# kit's own comments (WDK 10.0.26100 d3dkmddi.h) where no page covers the struct.  Every other pointer or
+# handle member is in OPAQUE with the reason it is not followed.
+KIT = "d3dkmddi.h (WDK 10.0.26100)"
+_ARRAY_SIZE = "The size of the array is the value that NbSegment specifies."
+_BANK_TABLE = ("An array of values that indicates the ranges that delimit each bank in the segment.",
+               "The array specifies the end addresses of the first bank through the NbOfBanksth bank (that is, the "
+               "end offsets into the segment for each bank).",
+               "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags "
+               "member.")
+POINTS_TO = {
+    ("DXGK_QUERYSEGMENTOUT", "pSegmentDescriptor"): PointsTo(
+        "DXGK_SEGMENTDESCRIPTOR", "NbSegment",
+        ("An array of DXGK_SEGMENTDESCRIPTOR structures that the driver populates with information about the "
+         "segments it supports.", _ARRAY_SIZE), DXGK_QUERYSEGMENTOUT.doc),
+    ("DXGK_QUERYSEGMENTOUT2", "pSegmentDescriptor"): PointsTo(
+        "DXGK_SEGMENTDESCRIPTOR2", "SegmentCount",
+        ("Number of segment described.", "Buffer describing the segment."), KIT,
+        note="no page (reserved for system use): the kit's comments on SegmentCount and pSegmentDescriptor"),
+    ("DXGK_QUERYSEGMENTOUT3", "pSegmentDescriptor"): PointsTo(
+        "DXGK_SEGMENTDESCRIPTOR3", "NbSegment",
+        ("An array of DXGK_SEGMENTDESCRIPTOR3 structures that the driver populates with information about the "
+         "segments it supports.", _ARRAY_SIZE), DXGK_QUERYSEGMENTOUT3.doc),
+    # DXGK_SEGMENTDESCRIPTOR4 exists wherever DXGK_QUERYSEGMENTOUT4 does (both need WIN8 and WDDM2_0); its
+    # size drifted between kits without a version guard (definitions.md §10.5), hence the stride
+    ("DXGK_QUERYSEGMENTOUT4", "pSegmentDescriptor"): PointsTo(
+        "DXGK_SEGMENTDESCRIPTOR4", "NbSegment",
+        ("Number of elements in the pSegmentDescriptor array.",
+         "Pointer to the array of DXGK_SEGMENTDESCRIPTOR4 structures.",
+         "The size of the array element is defined by SegmentDescriptorStride."),
+        DXGK_QUERYSEGMENTOUT4.doc, stride="SegmentDescriptorStride"),
+    ("DXGK_QUERYSEGMENTOUT5", "SegmentDescriptors"): PointsTo(
+        "DXGK_SEGMENTDESCRIPTOR5", None, (), None,
+        note="unknown: no page covers DXGK_QUERYSEGMENTOUT5 and its only other member is Reserved[4]; the "
+             "count is not in the structure (the kit's DXGK_QUERYSEGMENTCOUNTOUT.SegmentCount, a separate query, "
+             "is the likely bound, which no page confirms)"),
+    ("DXGK_SEGMENTDESCRIPTOR", "pBankRangeTable"): PointsTo(
+        "SIZE_T", "NbOfBanks", _BANK_TABLE, DXGK_SEGMENTDESCRIPTOR.doc, when="Flags.UseBanking"),
+    ("DXGK_SEGMENTDESCRIPTOR3", "pBankRangeTable"): PointsTo(
+        "SIZE_T", "NbOfBanks", _BANK_TABLE, DXGK_SEGMENTDESCRIPTOR3.doc, when="Flags.UseBanking"),
+    ("DXGK_ALLOCATIONINFO", "pAllocationUsageHint"): PointsTo(
+        "DXGK_ALLOCATIONUSAGEHINT", 1,
+        ("A pointer to a DXGK_ALLOCATIONUSAGEHINT structure that the memory manager uses to determine how to use "
+         "the allocation.",), DXGK_ALLOCATIONINFO.doc),
+    ("DXGK_ALLOCATIONINFO", "pPrivateDriverData"): PointsTo(
+        "BYTE", "PrivateDriverDataSize",
+        ("The size, in bytes, of the block of private data in pPrivateDriverData.",), DXGK_ALLOCATIONINFO.doc),
+    ("DXGKARG_CREATEALLOCATION", "pAllocationInfo"): PointsTo(
+        "DXGK_ALLOCATIONINFO", "NumAllocations",
+        ("The number of elements in the array that pAllocationInfo specifies, which represents the number of "
+         "allocations to create.",
+         "An array of DXGK_ALLOCATIONINFO structures that describe the allocations to create."),
+        DXGKARG_CREATEALLOCATION.doc),
+    ("DXGKARG_CREATEALLOCATION", "pPrivateDriverData"): PointsTo(
+        "BYTE", "PrivateDriverDataSize",
+        ("The size, in bytes, of the private data that pPrivateDriverData points to.",),
+        DXGKARG_CREATEALLOCATION.doc),
+}
+
+# (owner typedef, member) -> why a pointer-sized handle or pointer member is not followed.
+OPAQUE = {
+    ("DXGK_ALLOCATIONINFO", "hAllocation"):
+        "a handle the driver chose for its own tracking structure, not memory this mirror describes",
+    ("DXGK_ALLOCATIONLIST", "hDeviceSpecificAllocation"):
+        "a handle the driver returned from DxgkDdiOpenAllocation, not memory this mirror describes",
+    ("DXGKARG_CREATEALLOCATION", "hResource"):
+        "a handle to the driver's resource, not memory this mirror describes",
+    ("DXGK_SEGMENTDESCRIPTOR2", "pMdl"):
+        "a PMDL: points to a memory descriptor list, a structure this mirror does not describe",
+}

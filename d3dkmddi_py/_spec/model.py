@@ -192,6 +192,19 @@ class Verbatim(_Node):
     __slots__ = _fields = ("text", "header")
 
 
+class PointsTo(_Node):
+    """What a pointer member points to, as a page (or the kit) states it: ``count`` elements of ``type``.
+
+    ``type`` is a typedef, a scalar C type (``SIZE_T``) or ``BYTE`` for raw bytes; ``count`` is 1, the
+    name of a member of the same struct that holds it, or None where no source states it (``note`` says
+    what is known).  ``stride`` names the member that gives each element's size when it is not the
+    type's; ``when`` names a flag that must be set for the pointer to point anywhere.  ``quotes`` are the
+    sentences of ``page`` that say so, verbatim (markup left out)."""
+
+    __slots__ = _fields = ("type", "count", "quotes", "page", "stride", "when", "note")
+    _defaults = (None, None, None)
+
+
 class Header:
     """One header's items in declaration order."""
 

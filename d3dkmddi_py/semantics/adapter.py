@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._records import dataclass
-from ..errors import (InvalidArgument, InvalidFieldType, UnsupportedTarget, integer_argument, items_argument, shown,
-                      text_argument)
+from ..errors import (InvalidArgument, InvalidFieldType, InvalidFieldValue, UnsupportedTarget, integer_argument,
+                      items_argument, shown, text_argument)
 from ..names import NEWEST, InterfaceVersion, parse_abi, parse_interface_version
 from ..layout import type_layout
 from ._rules import finding
@@ -71,6 +71,27 @@ class Adapter:
         abi = abi if abi is not None else (first[0] if first else "x64")
         interface_version = interface_version if interface_version is not None else (first[1] if first else NEWEST)
         return cls(descriptors, abi, interface_version)
+
+    @classmethod
+    def from_bytes(cls, descriptor: str, records, *, target=None) -> "Adapter":
+        """An adapter from segment descriptors' bytes as read from memory (segment id 1 first), each
+        exactly one ``descriptor`` (a DXGK_SEGMENTDESCRIPTOR* name) of ``target`` (default x64, newest)."""
+        from ..target import as_target
+
+        t = as_target(target)
+        if descriptor not in DESCRIPTOR_TYPES or getattr(t, descriptor, None) is None:
+            raise InvalidFieldType("Adapter.from_bytes", "descriptor", descriptor, " / ".join(DESCRIPTOR_TYPES),
+                                   f"is not a segment descriptor type at {t.label}")
+        desc_cls = getattr(t, descriptor)
+        size = type_layout(descriptor, t.abi, int(t.interface_version)).size
+        built = []
+        for i, raw in enumerate(records):
+            raw = bytes(raw)
+            if len(raw) != size:
+                raise InvalidFieldValue("Adapter.from_bytes", f"records[{i}]", f"<{len(raw)} bytes>", f"{size} bytes",
+                                        f"is not one {descriptor} of {t.label}")
+            built.append(desc_cls.from_buffer_copy(raw))
+        return cls(tuple(built), t.abi, t.interface_version)
 
     @classmethod
     def build(cls, *segments, target=None, abi: str | None = None, interface_version=None,

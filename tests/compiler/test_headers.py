@@ -91,3 +91,20 @@ def test_every_type_asserts_its_msvc_layout_at_every_abi_and_version(tmp_path, a
                 for n in [*TYPEDEFS, *ENUMS] if n in types]
     assert sorted(found) == sorted(expected)
     count("headers' own layout checks", abi, version, len(found))
+
+
+def test_createallocation_is_in_every_compiler_check():
+    """Issue 24: DXGKARG_CREATEALLOCATION and its flags are laid out by the cffi shim, gcc's static asserts and
+    libclang at every version (each iterates the table's typedefs; this holds them to it)."""
+    from tests.compiler._shim.build import shim_types
+    from tests.compiler.probes import layout_asserts
+
+    new = ("DXGK_CREATEALLOCATIONFLAGS", "DXGKARG_CREATEALLOCATION")
+    for version in kmd.InterfaceVersion:
+        assert set(new) <= {name for _, name, _ in shim_types(version)}
+        for abi, size in (("x86", 24), ("x64", 40), ("arm64", 40)):
+            text = layout_asserts(abi, version)
+            assert f"sizeof(DXGKARG_CREATEALLOCATION) == {size}" in text
+            assert "sizeof(DXGK_CREATEALLOCATIONFLAGS) == 4" in text
+            flags = 20 if abi == "x86" else 32
+            assert f"__builtin_offsetof(DXGKARG_CREATEALLOCATION, Flags.Value) == {flags}" in text

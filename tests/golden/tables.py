@@ -243,6 +243,15 @@ USAGEINFO1_FLAGS_BITS = (
     ("Value", 0, 32, 0xFFFFFFFF, ALWAYS),
 )
 
+# Not in definitions.md: d3dkmddi.h of WDK 10.0.26100 (KNSoft/WinSDK-Diff @ 38ce42f9, mask comments
+# "// 0x00000001", "// 0xFFFFFFFE") and the page ns-d3dkmddi-_dxgk_createallocationflags ("the first bit of
+# the 32-bit Value member (0x00000001)", "the remaining 31 bits (0xFFFFFFFE)"); unguarded, from Vista.
+DXGK_CREATEALLOCATIONFLAGS_BITS = (
+    ("Resource", 0, 1, 0x00000001, ALWAYS),
+    ("Reserved", 1, 31, 0xFFFFFFFE, ALWAYS),
+    ("Value", 0, 32, 0xFFFFFFFF, ALWAYS),
+)
+
 # §10.2
 DXGK_SEGMENTFLAGS2_BITS = (
     ("Aperture", 0, 1, 0x00000001, ALWAYS),
@@ -267,6 +276,7 @@ BIT_TABLES = {
     "DXGK_ALLOCATIONINFOFLAGS": DXGK_ALLOCATIONINFOFLAGS_BITS,
     "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0": DXGK_ALLOCATIONINFOFLAGS_WDDM2_0_BITS,
     "DXGK_ALLOCATIONINFOFLAGS2": DXGK_ALLOCATIONINFOFLAGS2_BITS,
+    "DXGK_CREATEALLOCATIONFLAGS": DXGK_CREATEALLOCATIONFLAGS_BITS,
     "DXGK_SEGMENTFLAGS2": DXGK_SEGMENTFLAGS2_BITS,
     "DXGK_ALLOCATIONUSAGEINFO1.Flags": USAGEINFO1_FLAGS_BITS,
     "DXGK_ALLOCATIONLIST.bits": ALLOCATIONLIST_BITS,
@@ -342,6 +352,18 @@ STRUCTS = {
         rows=(("Version", "UINT", 0, 0, ALWAYS),
               ("v1", "DXGK_ALLOCATIONUSAGEINFO1", 4, 4, ALWAYS)),
         sizes=((40, 40, ALWAYS),), align=(4, 4),
+    ),
+    # Not in definitions.md: the kit's struct (d3dkmddi.h, WDK 10.0.26100, unguarded) and the syntax block of
+    # MicrosoftDocs ns-d3dkmddi-_dxgkarg_createallocation.md; offsets worked out by hand from its members
+    # (a pointer, two UINTs, a pointer, a HANDLE, a 4-byte flag word).
+    "DXGKARG_CREATEALLOCATION": Struct(
+        rows=(("pPrivateDriverData", "VOID*", 0, 0, ALWAYS),
+              ("PrivateDriverDataSize", "UINT", 8, 4, ALWAYS),
+              ("NumAllocations", "UINT", 12, 8, ALWAYS),
+              ("pAllocationInfo", "DXGK_ALLOCATIONINFO*", 16, 12, ALWAYS),
+              ("hResource", "HANDLE", 24, 16, ALWAYS),
+              ("Flags", "DXGK_CREATEALLOCATIONFLAGS", 32, 20, ALWAYS)),
+        sizes=((40, 24, ALWAYS),), align=(8, 4),
     ),
     # §12
     "DXGK_ALLOCATIONLIST": Struct(
@@ -506,6 +528,7 @@ FLAG_TYPE_EXISTS = {
     "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0": ALWAYS,  # §7: the type is unguarded
     "DXGK_ALLOCATIONINFOFLAGS2": Cond(since="WDDM3_0"),
     "DXGK_SEGMENTFLAGS2": Cond(since="WIN7"),
+    "DXGK_CREATEALLOCATIONFLAGS": ALWAYS,
 }
 
 # typedef aliases (§2: typedef D3DDDI_SEGMENTPREFERENCE DXGK_SEGMENTPREFERENCE; §1 PHYSICAL_ADDRESS)

@@ -131,6 +131,12 @@ KIT_MASK_COMMENTS = (
     ("DXGK_ALLOCATIONUSAGEINFO1", "Flags.Vertex", 0x00000020, ALWAYS),
     ("DXGK_ALLOCATIONUSAGEINFO1", "Flags.Index", 0x00000040, ALWAYS),
     ("DXGK_ALLOCATIONUSAGEINFO1", "Flags.Reserved", 0xFFFFFF80, ALWAYS),
+    # DXGK_CREATEALLOCATIONFLAGS (unguarded; the same comments in the Vista-era kit)
+    ("DXGK_CREATEALLOCATIONFLAGS", "Resource", 0x00000001, ALWAYS),
+    ("DXGK_CREATEALLOCATIONFLAGS", "Reserved", 0xFFFFFFFE, ALWAYS),
+    # the same word as DXGKARG_CREATEALLOCATION.Flags (x64 offset 32, x86 offset 20)
+    ("DXGKARG_CREATEALLOCATION", "Flags.Resource", 0x00000001, ALWAYS),
+    ("DXGKARG_CREATEALLOCATION", "Flags.Reserved", 0xFFFFFFFE, ALWAYS),
 )
 
 # DXGK_ALLOCATIONLIST: "UINT SegmentId : 5;    // 0x0000002E" (definitions.md §12, §18.8)

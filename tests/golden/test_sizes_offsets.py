@@ -135,3 +135,18 @@ def test_arm64_layout_is_the_x64_layout(version):
             continue
         assert ctypes.sizeof(a) == ctypes.sizeof(b)
         assert kmd.leaves(a) == kmd.leaves(b)
+
+
+@pytest.mark.parametrize("version", list(kmd.InterfaceVersion), ids=lambda v: v.name)
+def test_createallocation_40_bytes_x64_24_x86_at_every_version_from_vista(version):
+    """DXGKARG_CREATEALLOCATION as the kit declares it, unguarded (d3dkmddi.h of WDK 10.0.26100 and the
+    Vista-era kit; MicrosoftDocs ns-d3dkmddi-_dxgkarg_createallocation.md: "Available in Windows Vista and
+    later"): a pointer, two UINTs, a pointer, a HANDLE and the 4-byte DXGK_CREATEALLOCATIONFLAGS."""
+    offsets = {"x64": (0, 8, 12, 16, 24, 32, 40, 8), "x86": (0, 4, 8, 12, 16, 20, 24, 4)}
+    for abi in kmd.ABIS:
+        cls = kmd.target(abi, version).DXGKARG_CREATEALLOCATION
+        at = {leaf.path: leaf.offset for leaf in kmd.leaves(cls)}
+        got = (at["pPrivateDriverData"], at["PrivateDriverDataSize"], at["NumAllocations"], at["pAllocationInfo"],
+               at["hResource"], at["Flags.Value"], ctypes.sizeof(cls), ctypes.alignment(cls))
+        assert got == offsets["x86" if abi == "x86" else "x64"]
+        assert ctypes.sizeof(kmd.target(abi, version).DXGK_CREATEALLOCATIONFLAGS) == 4

@@ -8,12 +8,12 @@ from tests.packaging.import_graph import PACKAGE, Edge, edges, fresh_interpreter
 # no prefix names fails the test, so a new module is placed on purpose.
 LAYERS = (
     ("facts", ("_numpy", "_records", "_spec", "errors", "_enums", "coltext", "jsonvalue", "csvtext", "windbg",
-               "outfile")),
+               "outfile", "memory")),
     ("names", ("names",)),
     ("layouts", ("layout", "introspect", "resolve", "span")),
     ("classes", ("_classes", "target")),
     ("meanings", ("semantics",)),
-    ("records", ("render", "dttext", "jsonformat", "decoding")),
+    ("records", ("render", "dttext", "jsonformat", "decoding", "follow")),
     ("columns", ("bulk", "pipeline")),
     ("etw", ("etw",)),
     ("samples", ("samples", "recipes")),

@@ -207,6 +207,19 @@ def test_adapter_reads_other_version_descriptors_at_its_own_version():
     assert [f.rule_id for f in sem.check(sem.Adapter.from_descriptors([win8]))] == ["SEGFLAGS.UNDEFINED_AT_VERSION"]
 
 
+def test_adapter_from_bytes_of_descriptors_read_from_memory():
+    built = sem.Adapter.build(seg("Aperture"), {"Flags": seg("UseBanking"), "NbOfBanks": 2}, target=("x86", "WIN8"))
+    raw = [bytes(d) for d in built.segments]
+    assert sem.Adapter.from_bytes("DXGK_SEGMENTDESCRIPTOR3", raw, target=("x86", "WIN8")) == built
+    with pytest.raises(InvalidFieldValue, match=r"records\[1\] = '<47 bytes>' is not one DXGK_SEGMENTDESCRIPTOR3 "
+                                                r"of x86 WIN8 \(0x300E\) \(valid 48 bytes\)"):
+        sem.Adapter.from_bytes("DXGK_SEGMENTDESCRIPTOR3", [raw[0], raw[1][:47]], target=("x86", "WIN8"))
+    with pytest.raises(InvalidFieldType, match="is not a segment descriptor type at x64 VISTA"):
+        sem.Adapter.from_bytes("DXGK_SEGMENTDESCRIPTOR3", raw, target=("x64", "VISTA"))
+    with pytest.raises(InvalidFieldType, match="is not a segment descriptor type"):
+        sem.Adapter.from_bytes("DXGK_SEGMENTFLAGS", [b"\0" * 4])
+
+
 def test_adapter_refuses_what_is_not_a_descriptor_or_of_another_abi():
     with pytest.raises(InvalidFieldType):
         sem.Adapter((NEWEST.DXGK_SEGMENTFLAGS(),))

@@ -1,0 +1,447 @@
+"""Following pointers: a structure decoded from memory, with what its pointers point to, recursively.
+
+What each pointer points to, and how many, is stated once beside the layouts (``_spec.POINTS_TO``, with
+the page's sentences); handles and other pointers not followed are ``_spec.OPAQUE``, with the reason.
+``follow`` reads through any memory of ``d3dkmddi_py.memory`` and records, never raises on, what cannot
+be followed: a NULL pointer, a count of 0, a pointer into a gap, a cycle, a count no source states, an
+array its flag says is unused.  It refuses a follow that would decode more than ``max_records`` records
+or read more than ``max_bytes`` bytes in all, and an array whose stride is smaller than its element.
+
+``render_follow`` prints the result as WinDbg's ``dx -r`` does, indented, each record with its address
+(the record lines are the ``dt -r`` text of ``dttext``); ``follow_json`` gives one JSON object with the
+package's JSON rules; ``segments_adapter`` turns a followed DXGK_QUERYSEGMENTOUT* into the semantics
+``Adapter`` its allocation infos are checked against.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import _spec
+from ._records import dataclass
+from ._spec.base import scalar_size
+from .dttext import record_title, render_record
+from .errors import DecodeError, NotAType
+from .jsonformat import record_json_of
+from .jsonvalue import hex_text, json_value
+from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
+from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
+from .names import absent_type, type_guard
+from .render import format_number, is_pointer
+from .resolve import resolve_layout
+
+MAX_RECORDS = 65_536  # records one follow decodes in all
+MAX_BYTES = 16 << 20  # bytes one follow reads in all: records and byte arrays
+MAX_DEPTH = 32  # pointer levels followed below the first record (the table's chains are 2 deep)
+BYTE = "BYTE"  # PointsTo.type of raw bytes
+
+# Link.status values
+FOLLOWED, NULL, EMPTY, UNREAD, CYCLE, UNKNOWN_COUNT, UNUSED, OPAQUE, TOO_DEEP = (
+    "followed", "null", "empty", "unread", "cycle", "unknown count", "unused", "opaque", "too deep")
+
+
+@dataclass(frozen=True, eq=False)
+class Missing:
+    """An element that was not decoded: ``why`` is "unread" (with the memory's message) or "cycle"."""
+
+    address: int
+    why: str
+    message: str
+
+
+@dataclass(frozen=True, eq=False)
+class Link:
+    """One pointer member of a record and what came of following it.
+
+    ``items``: the records (``Node``), values (int) or, for bytes, one ``bytes``, with a ``Missing`` for
+    each element that was not read; ``count`` and ``stride`` as the record states them (None where it
+    does not); ``note`` says why a pointer was not followed or what was missing."""
+
+    member: str
+    pointer: int
+    c_type: str
+    points_to: object  # the _spec PointsTo, or None for an opaque member
+    status: str
+    count: int | None = None
+    stride: int | None = None
+    items: tuple = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """A record read from memory: its layout, address and bytes, and a Link per pointer member."""
+
+    layout: TypeLayout
+    address: int
+    data: bytes
+    links: tuple
+
+    @property
+    def values(self) -> dict:
+        return self.layout.values(self.data)
+
+    def link(self, member: str) -> Link:
+        for link in self.links:
+            if link.member == member:
+                return link
+        raise KeyError(f"{self.layout.c_name} has no pointer member {member!r}")
+
+
+# ------------------------------------------------------------------ the pointer members of a layout
+@dataclass(frozen=True)
+class PointerMember:
+    """A pointer leaf of a layout: its path, the typedef that declares it and its name there, and the
+    path prefix of that typedef's members (where its count and stride members are)."""
+
+    path: str
+    c_type: str
+    owner: str
+    member: str
+    prefix: str
+
+
+@lru_cache(maxsize=None)
+def pointer_members(layout: TypeLayout) -> tuple:
+    """Every pointer or handle leaf of ``layout`` with the typedef that declares it (a member of a nested
+    typedef is that typedef's), in leaf order."""
+    out = []
+
+    def walk(rec, owner, rel, prefix, owner_prefix):
+        for m in rec.members:
+            if isinstance(m, Scalar) and is_pointer(m.ctype):
+                out.append(PointerMember(prefix + m.name, m.ctype, owner, rel + m.name, owner_prefix))
+            elif isinstance(m, Nested):
+                sub = prefix if m.name is None else prefix + m.name + "."
+                if m.type_name is not None:
+                    walk(m.record, resolve_type_name(m.type_name), "", sub, sub)
+                else:
+                    walk(m.record, owner, rel if m.name is None else rel + m.name + ".", sub, owner_prefix)
+
+    walk(layout.record, layout.c_name, "", "", "")
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ following
+class FollowLimit(DecodeError):
+    """A follow that would decode more records or read more bytes than its limits allow."""
+
+
+class _Budget:
+    """What a follow may still decode: records and bytes, each refused past its limit."""
+
+    def __init__(self, records: int, size: int):
+        for name, value in (("max_records", records), ("max_bytes", size)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise DecodeError(f"{name} = {value!r} is not a limit (an int >= 1)")
+        self.records, self.bytes = records, size
+        self.limits = f"{records:,} records and {size:,} bytes"
+
+    def take(self, where: str, records: int, size: int, count: int, element: str) -> None:
+        if records > self.records or size > self.bytes:
+            raise FollowLimit(
+                f"{where}: {count} {element} would take the follow past its limit of {self.limits} in "
+                f"all ({self.records:,} records and {self.bytes:,} bytes left); the count looks wrong (is the "
+                f"structure at this address, and the target right?), or raise max_records= / max_bytes=")
+        self.records -= records
+        self.bytes -= size
+
+
+def follow(type_, memory, address, *, target=None, counts=None, max_records: int = MAX_RECORDS,
+           max_bytes: int = MAX_BYTES, table=None, opaque=None) -> Node:
+    """The record of ``type_`` at ``address`` of ``memory`` with everything its pointers point to.
+
+    ``memory``: any memory ``d3dkmddi_py.memory.as_memory`` takes (an object with ``read``, a Ranges,
+    an ImageFile, a KernelDump).  ``counts``: element counts no source states, by ``"TYPE.member"``
+    (``{"DXGK_QUERYSEGMENTOUT5.SegmentDescriptors": 4}``).  ``table``/``opaque`` replace the layout
+    table's POINTS_TO/OPAQUE (to follow a structure of your own).  Unreadable first bytes raise the
+    memory's error; everything below is recorded in the links.
+    """
+    layout = resolve_layout(type_, target)
+    if layout.kind == "enum":
+        raise DecodeError(f"{layout.c_name} is an enum, not a structure with pointers to follow")
+    memory = as_memory(memory)
+    address = parse_address(address)
+    budget = _Budget(max_records, max_bytes)
+    budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, "record")
+    data = memory.read(address, layout.size)
+    walker = _Walker(memory, budget, dict(counts or {}), _spec.POINTS_TO if table is None else table,
+                     _spec.OPAQUE if opaque is None else opaque)
+    return walker.node(layout, address, data, ((layout.c_name, address),), 0)
+
+
+class _Walker:
+    def __init__(self, memory, budget, counts, table, opaque):
+        self.memory, self.budget, self.counts, self.table, self.opaque = memory, budget, counts, table, opaque
+
+    def node(self, layout: TypeLayout, address: int, data: bytes, above: tuple, depth: int) -> Node:
+        values = layout.values(data)
+        links = tuple(self.link(layout, p, values, above, depth) for p in pointer_members(layout))
+        return Node(layout, address, data, links)
+
+    def link(self, layout, p: PointerMember, values: dict, above: tuple, depth: int) -> Link:
+        pointer = values[p.path]
+        key = (p.owner, p.member)
+        entry = self.table.get(key)
+        if entry is None:
+            reason = self.opaque.get(key, "no entry in POINTS_TO or OPAQUE says what it points to")
+            return Link(p.path, pointer, p.c_type, None, OPAQUE, note=reason)
+        if entry.when is not None and not values[p.prefix + entry.when]:
+            return Link(p.path, pointer, p.c_type, entry, UNUSED,
+                        note=f"{entry.when} is 0, so the array does not exist" + _quoted(entry, "only if"))
+        count = self._count(entry, p, values)
+        if count is None:
+            return Link(p.path, pointer, p.c_type, entry, UNKNOWN_COUNT,
+                        note=f"{entry.note}; pass counts={{'{p.owner}.{p.member}': N}} to follow it")
+        if count == 0:
+            return Link(p.path, pointer, p.c_type, entry, EMPTY, count)
+        if pointer == 0:
+            return Link(p.path, pointer, p.c_type, entry, NULL, count)
+        if depth >= MAX_DEPTH:
+            return Link(p.path, pointer, p.c_type, entry, TOO_DEEP, count,
+                        note=f"more than {MAX_DEPTH} pointer levels below the first record")
+        counted = isinstance(entry.count, str) and f"{p.owner}.{p.member}" not in self.counts
+        where = (f"{layout.c_name}.{p.prefix}{entry.count} = {count}, the count of {p.path}" if counted
+                 else f"{layout.c_name}.{p.path} ({count} element{'s' if count != 1 else ''})")
+        if entry.type == BYTE:
+            return self._bytes(where, p, pointer, entry, count)
+        if entry.type not in _spec.TYPEDEFS and entry.type not in _spec.ALIASES:
+            return self._scalars(where, p, pointer, entry, count, layout.abi)
+        return self._records(where, layout, p, pointer, entry, count, values, above, depth)
+
+    def _count(self, entry, p: PointerMember, values: dict):
+        override = self.counts.get(f"{p.owner}.{p.member}")
+        if override is not None:
+            if not isinstance(override, int) or isinstance(override, bool) or override < 0:
+                raise DecodeError(f"counts['{p.owner}.{p.member}'] = {override!r} is not a count (an int >= 0)")
+            return override
+        if isinstance(entry.count, int):
+            return entry.count
+        return None if entry.count is None else values[p.prefix + entry.count]
+
+    def _bytes(self, where, p, pointer, entry, count) -> Link:
+        _within_64_bits(where, pointer, count, 1, 1)
+        self.budget.take(where, 0, count, count, "bytes")
+        try:
+            raw = self.memory.read(pointer, count)
+        except UnreadableMemory as exc:
+            return Link(p.path, pointer, p.c_type, entry, UNREAD, count, note=str(exc),
+                        items=(Missing(pointer, UNREAD, str(exc)),))
+        return Link(p.path, pointer, p.c_type, entry, FOLLOWED, count, items=(raw,))
+
+    def _scalars(self, where, p, pointer, entry, count, abi) -> Link:
+        size = scalar_size(entry.type, abi)
+        _within_64_bits(where, pointer, count, size, size)
+        self.budget.take(where, 0, count * size, count, f"{entry.type} values")
+        items = tuple(block if isinstance(block, Missing) else int.from_bytes(block, "little")
+                      for block in self._read_elements(pointer, count, size, size))
+        return self._link(p, pointer, entry, count, size, items)
+
+    def _records(self, where, layout, p, pointer, entry, count, values, above, depth) -> Link:
+        guard = type_guard(entry.type)
+        if guard is not None and not guard.holds(layout.abi, layout.version):
+            raise DecodeError(f"{where} points to {entry.type}, which {layout.label} does not have: "
+                              f"{absent_type(entry.type, layout.abi, layout.version)}")
+        element = type_layout(resolve_type_name(entry.type), layout.abi, layout.version)
+        stride = element.size if entry.stride is None else values[p.prefix + entry.stride]
+        if stride < element.size:
+            raise DecodeError(f"{where}: {entry.stride} = {stride}, less than the {element.size} bytes of "
+                              f"{element.c_name} at {layout.label}: the elements would overlap; decode with the "
+                              f"interface version the driver was built for (--ddi)")
+        _within_64_bits(where, pointer, count, stride, element.size)
+        self.budget.take(where, count, count * element.size, count, f"{element.c_name} records")
+        blocks = self._read_elements(pointer, count, stride, element.size)
+        items = []
+        for i, block in enumerate(blocks):
+            at = pointer + i * stride
+            if isinstance(block, Missing):
+                items.append(block)
+            elif (element.c_name, at) in above:
+                items.append(Missing(at, CYCLE, f"{element.c_name} at {hex_text(at)} is being decoded above: a "
+                                                f"cycle, not followed again"))
+            else:
+                items.append(self.node(element, at, block, above + ((element.c_name, at),), depth + 1))
+        return self._link(p, pointer, entry, count, stride, tuple(items))
+
+    @staticmethod
+    def _link(p, pointer, entry, count, stride, items: tuple) -> Link:
+        """The link of an array read element by element: followed, or what kept elements out."""
+        missing = [m for m in items if isinstance(m, Missing)]
+        if not missing:
+            return Link(p.path, pointer, p.c_type, entry, FOLLOWED, count, stride, items)
+        status = CYCLE if all(m.why == CYCLE for m in missing) else UNREAD
+        note = f"{len(missing)} of {count} not decoded: {missing[0].message}"
+        return Link(p.path, pointer, p.c_type, entry, status, count, stride, items, note)
+
+    def _read_elements(self, pointer: int, count: int, stride: int, size: int) -> list:
+        """Each element's bytes, or a Missing where memory has none; one read when they are contiguous."""
+        if stride == size:
+            try:
+                raw = self.memory.read(pointer, count * size)
+                return [raw[i * size:(i + 1) * size] for i in range(count)]
+            except MemoryGap:
+                pass  # read them one by one below, to keep the ones that are there
+            except UnreadableMemory as exc:
+                return [Missing(pointer + i * stride, UNREAD, str(exc)) for i in range(count)]
+        out = []
+        for i in range(count):
+            at = pointer + i * stride
+            try:
+                out.append(self.memory.read(at, size))
+            except UnreadableMemory as exc:
+                out.append(Missing(at, UNREAD, str(exc)))
+        return out
+
+
+def _within_64_bits(where: str, pointer: int, count: int, stride: int, size: int) -> None:
+    if pointer + (count - 1) * stride + size > 1 << 64:
+        raise DecodeError(f"{where}: {count} elements of {size} bytes at {hex_text(pointer)} run past the "
+                          f"end of the 64-bit address space: the pointer or the count is wrong")
+
+
+def _quoted(entry, words: str) -> str:
+    said = [q for q in entry.quotes if words in q]
+    return f' (the page: "{said[0]}")' if said else ""
+
+
+# ------------------------------------------------------------------ text: dx -r style
+def _followed(node, what: str) -> Node:
+    if not isinstance(node, Node):
+        raise NotAType(f"{what} takes what follow() returned, not {type(node).__name__}")
+    return node
+
+
+def render_follow(node: Node, *, meanings: bool = True) -> str:
+    """The followed record as indented text: each record's ``dt -r`` lines with its title and address, and
+    under each pointer member what it points to."""
+    _followed(node, "render_follow")
+    out: list = []
+    _node_text(node, out, "", None, meanings)
+    return "\n".join(out)
+
+
+def _node_text(node: Node, out: list, pad: str, index, meanings: bool) -> None:
+    layout = node.layout
+    found = {}
+    if meanings:
+        from .semantics.explain import meanings_of
+
+        found = meanings_of(layout, node.data)
+    title = (f"{'' if index is None else f'[{index}] '}"
+             + record_title(layout.c_name, layout.label, size=layout.size)
+             + f" at {_address(node.address, layout)}")
+    text = render_record(layout, node.values, meanings=found, title=title).split("\n")
+    # render_record prints the title, then one line per layout line (no findings are passed)
+    by_path = {link.member: link for link in node.links}
+    out.append(pad + text[0])
+    for line, printed in zip(layout.lines, text[1:]):
+        out.append(pad + printed)
+        link = by_path.get(line.path)
+        if link is not None:
+            _link_text(link, layout, out, pad + "   " * (line.depth + 2), meanings)
+
+
+def _address(address: int, layout: TypeLayout) -> str:
+    return format_number(address, 8 if layout.abi != "x86" else 4, "*")[2:]
+
+
+def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, meanings: bool) -> None:
+    entry = link.points_to
+    if entry is None:
+        out.append(f"{pad}-> not followed: {link.note}")
+        return
+    what = "bytes" if entry.type == BYTE else entry.type
+    counted = "" if not isinstance(entry.count, str) else f" ({entry.count} = {link.count})"
+    head = {
+        NULL: f"-> NULL, though {entry.count} = {link.count}" if isinstance(entry.count, str) else "-> NULL",
+        EMPTY: f"-> no {what}{counted}",
+        UNUSED: f"-> not used: {link.note}",
+        UNKNOWN_COUNT: f"-> {what} of unknown count: {link.note}",
+        TOO_DEEP: f"-> not followed: {link.note}",
+    }.get(link.status)
+    if head is not None:
+        out.append(pad + head)
+        return
+    stride = f", every {link.stride} bytes" if entry.stride is not None else ""
+    out.append(f"{pad}-> {link.count} {what}{counted}{stride} at {_address(link.pointer, layout)}"
+               + (f"; {link.note}" if link.note else ""))
+    if entry.type == BYTE:
+        item = link.items[0]
+        if not isinstance(item, Missing):
+            out.extend(_db_lines(item, link.pointer, layout, pad + "   "))
+        return
+    for i, item in enumerate(link.items):
+        at = link.pointer + i * (link.stride or 0)
+        if isinstance(item, Missing):
+            out.append(f"{pad}   [{i}] at {_address(item.address, layout)}: {item.why}")
+        elif isinstance(item, Node):
+            _node_text(item, out, pad + "   ", i, meanings)
+        else:
+            shown = format_number(item, link.stride)
+            out.append(f"{pad}   [{i}] at {_address(at, layout)} : {entry.type} {shown}")
+
+
+def _db_lines(data: bytes, address: int, layout: TypeLayout, pad: str) -> list:
+    """The bytes as WinDbg's ``db`` prints them: 16 a line, the address first."""
+    return [f"{pad}{_address(address + i, layout)}  "
+            + " ".join(f"{b:02x}" for b in data[i:i + 8]) + ("-" if len(data) > i + 8 else "")
+            + " ".join(f"{b:02x}" for b in data[i + 8:i + 16])
+            for i in range(0, len(data), 16)]
+
+
+# ------------------------------------------------------------------ JSON
+def follow_json(node: Node, *, meanings: bool = True) -> dict:
+    """The followed record as one JSON-safe dict: ``record_json``'s keys, and ``pointers``, member -> what
+    it points to (the same keys every time; addresses and pointer-sized values as "0x..." strings)."""
+    _followed(node, "follow_json")
+    found = {}
+    if meanings:
+        from .semantics.explain import meanings_of
+
+        found = meanings_of(node.layout, node.data)
+    out = record_json_of(node.layout, node.data, node.values, address=node.address, meanings=found)
+    out["pointers"] = {link.member: _link_json(link, meanings) for link in node.links}
+    return out
+
+
+def _link_json(link: Link, meanings: bool) -> dict:
+    entry = link.points_to
+    items, raw = [], None
+    for item in link.items:
+        if isinstance(item, Node):
+            items.append(follow_json(item, meanings=meanings))
+        elif isinstance(item, Missing):
+            items.append({"address": hex_text(item.address), "status": item.why, "message": item.message})
+        elif isinstance(item, bytes):
+            raw = item.hex()
+        else:
+            size = link.stride
+            items.append(json_value(Leaf("", 0, 0, size * 8, entry.type, size, False, False), item))
+    return {"status": link.status, "pointer": hex_text(link.pointer),
+            "points_to": None if entry is None else entry.type,
+            "count": link.count, "count_from": None if entry is None or not isinstance(entry.count, str)
+            else entry.count, "stride": link.stride, "items": items, "bytes": raw, "note": link.note or None}
+
+
+# ------------------------------------------------------------------ an adapter from memory
+QUERY_TYPES = ("DXGK_QUERYSEGMENTOUT", "DXGK_QUERYSEGMENTOUT3", "DXGK_QUERYSEGMENTOUT4", "DXGK_QUERYSEGMENTOUT5")
+
+
+def segments_adapter(node: Node):
+    """The semantics ``Adapter`` of the segments a followed DXGK_QUERYSEGMENTOUT* describes (segment id
+    n is descriptor n-1), so allocation infos are checked against what the driver reported in memory.
+    Every descriptor must have been read: an adapter with a segment missing would check wrongly."""
+    from .semantics.adapter import Adapter
+
+    layout = _followed(node, "segments_adapter").layout
+    if layout.c_name not in QUERY_TYPES:
+        raise DecodeError(f"an adapter comes from a followed {' / '.join(QUERY_TYPES)}, not {layout.c_name}")
+    link = next(link for link in node.links if link.points_to is not None)
+    if link.status not in (FOLLOWED, EMPTY):
+        raise DecodeError(f"{layout.c_name}.{link.member}: the segment descriptors were not read ({link.status}"
+                          f"{': ' + link.note if link.note else ''}), so there is no adapter to check against")
+    records = [item.data for item in link.items]
+    return Adapter.from_bytes(link.points_to.type, records, target=layout.target)
+
+
+__all__ = ["follow", "render_follow", "follow_json", "segments_adapter", "pointer_members", "Node", "Link",
+           "Missing", "FollowLimit", "MAX_RECORDS", "MAX_BYTES", "MAX_DEPTH"]

@@ -1,0 +1,585 @@
+"""Memory at addresses: a debugger session, a list of bytes, a raw image or a crash dump, read alike.
+
+One protocol, ``AddressSpace``: an object with ``read(address, size) -> bytes`` that returns exactly
+``size`` bytes or raises.  The adapters here give it to what users hold: ``Ranges`` (bytes at
+addresses, from several sources; ``Ranges.of`` for bytes or a pykd-style list of ints at a base),
+``ReadObject`` (any object with its own ``read``: a pykd bridge, MemProcFS), ``ImageFile`` (a raw
+image at a base address, read lazily) and ``KernelDump`` (a Windows kernel crash dump, by virtual
+address, through the ``kdmp-parser`` package: the ``dump`` extra).  ``as_memory`` picks the adapter.
+
+Reading bytes nobody provided raises ``MemoryGap`` (the exact missing ranges, and for a debugger
+session the WinDbg ``db`` command that shows them); a backend that fails raises ``MemoryReadError``;
+two sources that disagree about a byte raise ``MemoryConflict``.  Standard library only.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import stat
+import struct
+from bisect import bisect_left, bisect_right
+from typing import Protocol
+
+from .errors import DecodeError, InvalidArgument
+from .windbg import _windbg_address as windbg_address
+
+ADDRESS_BITS = 64
+_ADDRESS_END = 1 << ADDRESS_BITS
+WINDBG_RANGE_LIMIT = 256 << 20  # WinDbg's db refuses a longer L<count> without L? ("Range too large")
+_SHOWN_GAPS = 4  # missing ranges a message lists; the error's ``missing`` holds them all
+
+
+class AddressSpace(Protocol):
+    """What every memory here is: ``read(address, size)`` gives exactly ``size`` bytes or raises."""
+
+    def read(self, address: int, size: int) -> bytes: ...
+
+
+# ------------------------------------------------------------------ errors
+class UnreadableMemory(DecodeError):
+    """Bytes that cannot be read; ``address`` and ``size`` are the read asked for."""
+
+    def __init__(self, message: str, *, address: int, size: int):
+        self.address, self.size = address, size
+        super().__init__(message)
+
+
+class MemoryGap(UnreadableMemory):
+    """Bytes that no source provided; ``missing`` is every missing range as (start, end), end exclusive."""
+
+    def __init__(self, message: str, *, address: int, size: int, missing: tuple):
+        self.missing = missing
+        super().__init__(message, address=address, size=size)
+
+
+class MemoryReadError(UnreadableMemory):
+    """A reader that failed or answered wrongly (an exception, a short or wrong-typed result)."""
+
+
+class MemoryConflict(DecodeError):
+    """Two sources give different bytes at ``address``; ``origins`` names them (the first one added first)."""
+
+    def __init__(self, message: str, *, address: int, origins: tuple):
+        self.address, self.origins = address, origins
+        super().__init__(message)
+
+
+# ------------------------------------------------------------------ addresses
+_ADDRESS_TEXT = re.compile(r"(?:0[xX])?(?:(?P<high>[0-9a-fA-F]{1,8})`(?P<low>[0-9a-fA-F]{8})|(?P<plain>[0-9a-fA-F]+))")
+_FORMS = "as WinDbg prints it (fffff801`2a3b4058), with 0x (0xfffff8012a3b4058) or as bare hex (fffff8012a3b4058)"
+
+
+def parse_address(text, what: str = "address") -> int:
+    """An address as WinDbg prints and accepts it: ``fffff801`2a3b4058``, ``0xfffff8012a3b4058`` or bare
+    hex ``fffff8012a3b4058``.  WinDbg's default radix is 16, so digits alone are hex, never decimal."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if not 0 <= text < _ADDRESS_END:
+            raise DecodeError(f"{what} {text:#x} is not a {ADDRESS_BITS}-bit address (valid 0..0x{_ADDRESS_END - 1:x})")
+        return text
+    if not isinstance(text, str):
+        raise InvalidArgument(f"{what} must be an int or text {_FORMS}, not {type(text).__name__}")
+    s = text.strip()
+    shown = repr(s) if len(s) <= 40 else repr(s[:37] + "...")
+    m = _ADDRESS_TEXT.fullmatch(s)
+    if m is None:
+        if re.fullmatch(r"0[nN][0-9]+", s):
+            hint = f"; {s} is decimal, and WinDbg reads an address in hex: write 0x{int(s[2:]):x}"
+        elif s[:1] in "+-":
+            hint = "; an address has no sign"
+        else:
+            hint = ""
+        raise DecodeError(f"{what} {shown} is not an address: write it {_FORMS}{hint}")
+    digits = m["plain"] or m["high"] + m["low"]
+    if len(digits.lstrip("0")) > ADDRESS_BITS // 4:
+        raise DecodeError(f"{what} {shown} has more than {ADDRESS_BITS // 4} hex digits: an address has at "
+                          f"most {ADDRESS_BITS} bits")
+    return int(digits, 16)
+
+
+def db_command(address: int, count: int) -> str:
+    """The WinDbg command that dumps ``count`` bytes at ``address``: ``db fffff801`2a3b4058 L0x10``
+    (``L?`` past WinDbg's 256 MB range limit; the count in hex whatever the session's radix)."""
+    return f"db {windbg_address(address)} L{'?' if count > WINDBG_RANGE_LIMIT else ''}0x{count:x}"
+
+
+def _check_read(address, size) -> tuple:
+    for name, value in (("address", address), ("size", size)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InvalidArgument(f"read: {name} must be an int, not {type(value).__name__}")
+    if not 0 <= address < _ADDRESS_END:
+        raise InvalidArgument(f"read: address {address:#x} is not a {ADDRESS_BITS}-bit address")
+    if size < 0 or address + size > _ADDRESS_END:
+        raise InvalidArgument(f"read: size {size} at {windbg_address(address)} is negative or runs past the "
+                              f"end of the {ADDRESS_BITS}-bit address space")
+    return address, size
+
+
+def _ranges_text(missing) -> str:
+    shown = ", ".join(f"{windbg_address(s)}..{windbg_address(e - 1)} ({e - s} byte{'s' if e - s != 1 else ''})"
+                      for s, e in missing[:_SHOWN_GAPS])
+    more = len(missing) - _SHOWN_GAPS
+    return shown + (f" and {more} more range{'s' if more != 1 else ''}" if more > 0 else "")
+
+
+def gap_error(origin: str, address: int, size: int, missing: list, why: str) -> MemoryGap:
+    """The MemoryGap of a read of ``size`` bytes at ``address`` that lacks ``missing``: the ranges, and why."""
+    missing = tuple(missing)
+    return MemoryGap(f"{origin} has no bytes at {_ranges_text(missing)} of the {size} read at "
+                     f"{windbg_address(address)}: {why}", address=address, size=size, missing=missing)
+
+
+# ------------------------------------------------------------------ bytes at addresses
+def _byte_values(values, origin: str) -> bytes:
+    """The bytes of a list of ints (what pykd's loadBytes returns), each checked to be a byte."""
+    for i, v in enumerate(values):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 255:
+            shown = f"{v!r}" if isinstance(v, int) else f"a {type(v).__name__}"
+            raise InvalidArgument(f"{origin}: item {i} is {shown}, not a byte (valid 0..255): a byte list holds "
+                                  f"one int 0..255 per byte, as pykd's loadBytes returns it")
+    return bytes(values)
+
+
+def _as_bytes(data, origin: str) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, (list, tuple)):
+        return _byte_values(data, origin)
+    raise InvalidArgument(f"{origin}: memory is bytes, a bytearray, a memoryview or a list of ints 0..255, "
+                          f"not {type(data).__name__}")
+
+
+class Ranges:
+    """Bytes at addresses from any number of sources, each range labelled with its origin ("line 7").
+
+    Ranges that overlap must agree where they overlap (else ``MemoryConflict`` names both origins) and
+    are merged, as are ranges that touch; a byte keeps the origin that provided it first.  ``read``
+    finds its range by bisecting the sorted starts (O(log ranges)); bytes nobody provided are a
+    ``MemoryGap`` listing exactly which, with the ``db`` command that shows them in WinDbg.
+    """
+
+    def __init__(self, origin: str = "the memory"):
+        self.origin = origin
+        self._starts: list = []  # sorted, disjoint, never touching
+        self._ends: list = []
+        self._data: list = []  # bytearray per range
+        self._pieces: list = []  # per range: [(start, end, origin), ...] sorted, covering it
+
+    @classmethod
+    def of(cls, data, base: int = 0, origin: str | None = None) -> "Ranges":
+        """Bytes (or a pykd-style list of ints 0..255) at ``base``."""
+        base = parse_address(base, "base")
+        name = origin or ("the byte list" if isinstance(data, (list, tuple)) else "the bytes")
+        out = cls(name)
+        out.add(base, data, name)
+        return out
+
+    def add(self, address, data, origin: str) -> None:
+        """Add ``data`` (bytes-like or a list of ints 0..255) at ``address``, labelled ``origin``."""
+        address = parse_address(address)
+        data = _as_bytes(data, origin)
+        if not data:
+            return
+        end = address + len(data)
+        if end > _ADDRESS_END:
+            raise InvalidArgument(f"{origin}: {len(data)} bytes at {windbg_address(address)} run past the end of "
+                                  f"the {ADDRESS_BITS}-bit address space")
+        lo = bisect_left(self._ends, address)  # first range ending at or after it (touching counts)
+        hi = bisect_right(self._starts, end)  # ranges starting at or before its end
+        for k in range(lo, hi):
+            self._agree(k, address, data, origin)
+        if lo == hi:
+            self._starts.insert(lo, address)
+            self._ends.insert(lo, end)
+            self._data.insert(lo, bytearray(data))
+            self._pieces.insert(lo, [(address, end, origin)])
+            return
+        first, last = self._starts[lo], self._ends[hi - 1]
+        if hi - lo == 1 and first <= address and end <= last:
+            return  # nothing new
+        if hi - lo == 1 and first <= address:  # the common case: it extends one range at its end
+            self._data[lo] += data[last - address:]
+            self._pieces[lo].append((last, end, origin))
+            self._ends[lo] = end
+            return
+        start, stop = min(first, address), max(last, end)
+        buf = bytearray(stop - start)
+        buf[address - start:end - start] = data
+        pieces, covered = [], []
+        for k in range(lo, hi):
+            s, e = self._starts[k], self._ends[k]
+            buf[s - start:e - start] = self._data[k]
+            pieces.extend(self._pieces[k])
+            covered.append((s, e))
+        at = address
+        for s, e in covered:  # the parts of the new range no earlier range held take its origin
+            if s > at and at < end:
+                pieces.append((at, min(s, end), origin))
+            at = max(at, e)
+        if at < end:
+            pieces.append((at, end, origin))
+        pieces.sort()
+        self._starts[lo:hi], self._ends[lo:hi] = [start], [stop]
+        self._data[lo:hi], self._pieces[lo:hi] = [buf], [pieces]
+
+    def _agree(self, k: int, address: int, data: bytes, origin: str) -> None:
+        s, e = self._starts[k], self._ends[k]
+        lo, hi = max(s, address), min(e, address + len(data))
+        if lo >= hi:
+            return
+        old, new = self._data[k][lo - s:hi - s], data[lo - address:hi - address]
+        if old == new:
+            return
+        i = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
+        at = lo + i
+        pieces = self._pieces[k]
+        first = pieces[bisect_right(pieces, (at, _ADDRESS_END, "")) - 1][2]
+        raise MemoryConflict(f"{origin} and {first} disagree at {windbg_address(at)}: {first} has {old[i]:02x}, "
+                             f"{origin} has {new[i]:02x} (the memory changed between the two dumps?); keep one of "
+                             f"them", address=at, origins=(first, origin))
+
+    def read(self, address: int, size: int) -> bytes:
+        address, size = _check_read(address, size)
+        if size == 0:
+            return b""
+        end = address + size
+        k = bisect_right(self._starts, address) - 1
+        if k >= 0 and end <= self._ends[k]:
+            s = self._starts[k]
+            return bytes(self._data[k][address - s:end - s])
+        missing, at = [], address
+        k = max(k, 0)
+        while at < end:
+            while k < len(self._starts) and self._ends[k] <= at:
+                k += 1
+            nxt = self._starts[k] if k < len(self._starts) else end
+            if nxt > at:
+                missing.append((at, min(nxt, end)))
+                at = min(nxt, end)
+            else:
+                at = self._ends[k]
+        first, last = missing[0][0], missing[-1][1]
+        raise gap_error(self.origin, address, size, missing,
+                        f"no dump holds them; `{db_command(first, last - first)}` in WinDbg shows them")
+
+    def spans(self) -> tuple:
+        """Every range as (start, end, origins), end exclusive, in address order."""
+        return tuple((s, e, tuple(dict.fromkeys(p[2] for p in pieces)))
+                     for s, e, pieces in zip(self._starts, self._ends, self._pieces))
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __repr__(self) -> str:
+        return f"<Ranges {self.origin}: {len(self._starts)} range(s), {sum(map(len, self._data))} bytes>"
+
+
+# ------------------------------------------------------------------ an object with its own read()
+class ReadObject:
+    """Any object with ``read(address, size)`` (a pykd bridge, MemProcFS' ``vmm.memory``), used as it is.
+
+    Its answers are checked (bytes-like, or a list of ints 0..255, of exactly ``size`` bytes); None
+    means it has no bytes there (a ``MemoryGap``); its exceptions become ``MemoryReadError`` naming the
+    address.
+    """
+
+    def __init__(self, reader, origin: str | None = None):
+        if not callable(getattr(reader, "read", None)):
+            raise InvalidArgument(f"{type(reader).__name__} has no read(address, size) method")
+        self.reader = reader
+        self.origin = origin or f"{type(reader).__name__}.read"
+
+    def read(self, address: int, size: int) -> bytes:
+        address, size = _check_read(address, size)
+        where = f"{self.origin}({windbg_address(address)}, {size})"
+        try:
+            got = self.reader.read(address, size)
+        except Exception as exc:  # noqa: BLE001 - any backend's failure, named with the address
+            raise MemoryReadError(f"{where} failed: {type(exc).__name__}: {exc}", address=address,
+                                  size=size) from exc
+        if got is None:
+            raise gap_error(self.origin, address, size, [(address, address + size)], "its read() returned None")
+        if isinstance(got, (list, tuple)):
+            try:
+                got = _byte_values(got, where)
+            except InvalidArgument as exc:
+                raise MemoryReadError(str(exc), address=address, size=size) from None
+        elif isinstance(got, (bytes, bytearray, memoryview)):
+            got = bytes(got)
+        else:
+            raise MemoryReadError(f"{where} returned a {type(got).__name__}, not bytes or a list of ints",
+                                  address=address, size=size)
+        if len(got) != size:
+            raise MemoryReadError(f"{where} returned {len(got)} bytes, not {size}", address=address, size=size)
+        return got
+
+
+# ------------------------------------------------------------------ a raw image file
+class ImageFile:
+    """A raw memory image: byte 0 of the file is at ``base``.  Each read opens the file and reads only
+    the bytes asked for, inside the size the file had when this was made (a file that shrinks is an
+    error, not a short read)."""
+
+    def __init__(self, path, base=0):
+        self.path, self.base = path, parse_address(base, "base")
+        self.origin = os.fsdecode(path)
+        self.size = self._stat()
+        if self.base + self.size > _ADDRESS_END:
+            raise DecodeError(f"{self.origin}: {self.size} bytes at base {windbg_address(self.base)} run past the "
+                              f"end of the {ADDRESS_BITS}-bit address space")
+
+    def _stat(self) -> int:
+        try:
+            info = os.stat(self.path)
+        except OSError as exc:
+            raise DecodeError(f"cannot read {self.origin}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise DecodeError(f"{self.origin} is not a regular file: a memory image is read by address, so save it "
+                              f"to a file first")
+        return info.st_size
+
+    def read(self, address: int, size: int) -> bytes:
+        address, size = _check_read(address, size)
+        start, end = self.base, self.base + self.size
+        lo, hi = max(address, start), min(address + size, end)
+        if lo >= hi or (address, address + size) != (lo, hi):
+            missing = [(s, e) for s, e in ((address, min(address + size, start)), (max(address, end), address + size))
+                       if s < e]
+            held = f"{windbg_address(start)}..{windbg_address(end - 1)}" if self.size else "nothing (it is empty)"
+            raise gap_error(self.origin, address, size, missing, f"the image holds {held}")
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(address - start)
+                data = f.read(size)
+        except OSError as exc:
+            raise MemoryReadError(f"cannot read {self.origin}: {exc.strerror or exc}", address=address,
+                                  size=size) from None
+        if len(data) != size:
+            raise MemoryReadError(f"{self.origin} ended at byte {address - start + len(data)} while being read (it "
+                                  f"held {self.size} bytes): it changed size", address=address, size=size)
+        return data
+
+    def __repr__(self) -> str:
+        return f"<ImageFile {self.origin} at {windbg_address(self.base)}, {self.size} bytes>"
+
+
+# ------------------------------------------------------------------ a kernel crash dump
+# The dump file's header as kdmp-parser 0.7.4 reads it (src/lib/kdmp-parser-structs.h: HEADER64, PHYSMEM_DESC,
+# BMP_HEADER64, RDMP_HEADER64, KERNEL_/FULL_RDMP_HEADER64; src/lib/kdmp-parser.h: how each kind's pages are
+# found).  It is checked here against the file's size before kdmp-parser maps it: kdmp-parser trusts the run
+# and bitmap counts of full and bitmap dumps, so a damaged file would make it read past the mapping.
+PAGE = 0x1000
+_HEADER_SIZE = 0x2000  # u3 (the BMP/RDMP header, or a full dump's first page) starts here
+_SIGNATURE, _VALID_DUMP = 0x45474150, 0x34365544  # 'PAGE', 'DU64'
+_PAGE_PATTERN = 0x45474150  # unused header words are filled with 'PAGE'
+_MAX_RUNS = (700 - 0x10) // 0x10  # PHYSMEM_DESC.Run[] inside its 700-byte buffer at 0x88
+_BMP_SIGNATURES, _DUMP = (0x504D4453, 0x504D4446), 0x504D5544  # 'SDMP' / 'FDMP', 'DUMP'
+_RDMP_MARKER, _RDMP_SIGNATURE = 0x40, 0x504D4452  # 'RDMP'
+DUMP_TYPES = {1: "FullDump", 5: "BMPDump", 6: "LiveKernelBitmapDump", 8: "KernelMemoryDump",
+              9: "KernelAndUserMemoryDump", 10: "CompleteMemoryDump"}  # what kdmp-parser 0.7.4 reads
+_PFN_MASK = (1 << 36) - 1  # MMPTE_HARDWARE.PageFrameNumber: bits 12-47
+
+
+def _u32(buf, at):
+    return int.from_bytes(buf[at:at + 4], "little")
+
+
+def _u64(buf, at):
+    return int.from_bytes(buf[at:at + 8], "little")
+
+
+def check_dump_file(path) -> tuple:
+    """(dump type name, pages the file holds) of a kernel dump whose header kdmp-parser accepts and whose
+    pages all lie inside the file; else a DecodeError naming the field, its value and the file's size."""
+    name = os.fsdecode(path)
+
+    def bad(what):
+        return DecodeError(f"{name} is not a kernel dump kdmp-parser can read: {what}")
+
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(_HEADER_SIZE + 0x38)
+            if len(head) < _HEADER_SIZE + 0x38:
+                raise bad(f"it has {size} bytes, fewer than the {_HEADER_SIZE + 0x38} of the dump headers")
+            if (_u32(head, 0), _u32(head, 4)) != (_SIGNATURE, _VALID_DUMP):
+                raise bad(f"its signature is {head[:8]!r}, not b'PAGEDU64' (a 64-bit kernel dump)")
+            kind = _u32(head, 0xF98)
+            if kind not in DUMP_TYPES:
+                raise bad(f"DumpType {kind} is not one of {', '.join(f'{k} ({v})' for k, v in DUMP_TYPES.items())}")
+            if _u32(head, 0x348 + 0x34) != _u32(head, 0x348 + 0x118):
+                raise bad("its CONTEXT record's MxCsr and MxCsr2 differ")
+            pages, first = _dump_pages(f, head, kind, size, bad)
+    except OSError as exc:
+        raise DecodeError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if first + pages * PAGE > size:
+        raise DecodeError(f"{name} is cut short: its {DUMP_TYPES[kind]} header lists {pages} pages from byte "
+                          f"{first:#x}, {first + pages * PAGE} bytes, but the file has {size}")
+    return DUMP_TYPES[kind], pages
+
+
+def _dump_pages(f, head, kind, size, bad) -> tuple:
+    """(pages, file offset of the first) the header of a dump of ``kind`` declares."""
+    if kind == 1:  # runs of physical pages, one after another from 0x2000
+        runs, listed = _u32(head, 0x88), _u64(head, 0x90)
+        if runs == _PAGE_PATTERN or listed == 0x4547415045474150 or runs > _MAX_RUNS:
+            raise bad(f"PhysicalMemoryBlock.NumberOfRuns is {runs:#x} (valid 0..{_MAX_RUNS})")
+        pages = 0
+        for i in range(runs):
+            base, count = _u64(head, 0x98 + 16 * i), _u64(head, 0xA0 + 16 * i)
+            if (base + count) * PAGE > _ADDRESS_END:
+                raise bad(f"run {i} (BasePage {base:#x}, PageCount {count:#x}) runs past 64-bit physical memory")
+            pages += count
+        return pages, _HEADER_SIZE
+    if kind in (5, 6):  # a bitmap of physical pages; the present ones follow FirstPage in order
+        sig, valid, first, bits = _u32(head, 0x2000), _u32(head, 0x2004), _u64(head, 0x2020), _u64(head, 0x2030)
+        if sig not in _BMP_SIGNATURES or valid != _DUMP:
+            raise bad("its BMP_HEADER64 signature is not SDMP/FDMP + DUMP")
+        if _HEADER_SIZE + 0x38 + bits // 8 > size:
+            raise bad(f"BMP_HEADER64.Pages is {bits:#x}, a bitmap of {bits // 8} bytes, past the file's {size}")
+        f.seek(_HEADER_SIZE + 0x38)
+        bitmap = f.read(bits // 8)
+        return bin(int.from_bytes(bitmap, "little")).count("1"), first
+    sig = (_u32(head, 0x2000), _u32(head, 0x2004), _u32(head, 0x2008))
+    meta, first = _u64(head, 0x2010), _u64(head, 0x2018)
+    if sig != (_RDMP_MARKER, _RDMP_SIGNATURE, _DUMP) or (meta - 0x20) % _ADDRESS_END != (first - 0x2040) % _ADDRESS_END:
+        raise bad("its RDMP_HEADER64 is not Marker 0x40, RDMP, DUMP with FirstPageOffset = MetadataSize + 0x2020")
+    if meta % 16 or _HEADER_SIZE + 0x30 + meta > size:
+        raise bad(f"RDMP_HEADER64.MetadataSize is {meta:#x}: not whole (PFN, count) pairs inside the file's "
+                  f"{size} bytes")
+    f.seek(_HEADER_SIZE + 0x30)
+    ranges = f.read(meta)
+    total = _u64(head, 0x2028) if kind == 10 else None  # a complete dump stops at TotalNumberOfPages
+    pages = 0
+    for pfn, count in struct.iter_unpack("<QQ", ranges):
+        if total is not None and pages >= total:
+            break
+        if pfn == 0:
+            break
+        if (pfn + count) * PAGE > _ADDRESS_END:
+            raise bad(f"the range at PFN {pfn:#x} of {count:#x} pages runs past 64-bit physical memory")
+        pages += count
+    return pages, first
+
+
+class KernelDump:
+    """A Windows kernel crash dump (full, kernel or bitmap; x64), read by virtual address.
+
+    kdmp-parser (the ``dump`` extra) finds the dump's physical pages; virtual addresses are translated
+    here through the dump's 4-level page tables, as kdmp-parser's ``VirtTranslate`` does (large and huge
+    pages included), because kdmp-parser 0.7.4 prints "... address translation failed!" on standard
+    output for every unmapped address, which would mix into the command's output.  ``directory_table_base``
+    defaults to the header's (the kernel's); give a process's to read its user space.
+    """
+
+    def __init__(self, path, directory_table_base=None):
+        self.origin = os.fsdecode(path)
+        self.type, self.pages = check_dump_file(path)
+        try:
+            import kdmp_parser
+        except ImportError:
+            raise DecodeError("reading a crash dump needs the kdmp-parser package: "
+                              "pip install 'd3dkmddi_py[dump]'") from None
+        try:
+            self._parser = kdmp_parser.KernelDumpParser(os.fsdecode(path))
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise DecodeError(f"kdmp-parser cannot read {self.origin}: {exc}") from None
+        dtb = self._parser.directory_table_base if directory_table_base is None else \
+            parse_address(directory_table_base, "directory_table_base")
+        self.directory_table_base = dtb & ~(PAGE - 1)
+        self._tables: dict = {}  # physical page -> bytes, for page-table pages
+        self._mapped: dict = {}  # virtual page -> (physical page or None, why not)
+
+    def _entry(self, table: int, index: int):
+        page = self._tables.get(table)
+        if page is None:
+            if len(self._tables) >= 512:
+                self._tables.clear()
+            raw = self._parser.read_physical_page(table)
+            page = self._tables[table] = None if raw is None else bytes(raw)
+        return None if page is None else _u64(page, index * 8)
+
+    def translate(self, address: int) -> tuple:
+        """(physical address or None, why not) of a virtual address."""
+        va = address
+        table = ((self.directory_table_base >> 12) & _PFN_MASK) * PAGE
+        for level, shift, large_mask in (("PML4E", 39, None), ("PDPTE", 30, 0x3FFFFFFF), ("PDE", 21, 0x1FFFFF),
+                                         ("PTE", 12, None)):
+            entry = self._entry(table, (va >> shift) & 0x1FF)
+            if entry is None:
+                return None, f"its {level} lies in physical page {table:#x}, which the dump does not hold"
+            if not entry & 1:
+                return None, f"it is not mapped (its {level} is not present)"
+            base = ((entry >> 12) & _PFN_MASK) * PAGE
+            if level == "PTE":
+                return base + (va & 0xFFF), ""
+            if large_mask is not None and entry >> 7 & 1:
+                return base + (va & large_mask), ""
+            table = base
+        raise AssertionError("unreachable")
+
+    def _page(self, page: int):
+        hit = self._mapped.get(page)
+        if hit is None:
+            if len(self._mapped) >= 4096:
+                self._mapped.clear()
+            physical, why = self.translate(page)
+            if physical is not None and self._parser.read_physical_page(physical) is None:
+                held = " (a kernel memory dump holds kernel pages only)" if self.type == "KernelMemoryDump" else ""
+                physical, why = None, f"it maps to physical {physical:#x}, a page the dump does not hold{held}"
+            hit = self._mapped[page] = (physical, why)
+        return hit
+
+    def read(self, address: int, size: int) -> bytes:
+        address, size = _check_read(address, size)
+        out, missing, reasons = bytearray(), [], []
+        at, end = address, address + size
+        while at < end:
+            page = at & ~(PAGE - 1)
+            stop = min(end, page + PAGE)
+            physical, why = self._page(page)
+            if physical is None:
+                if missing and missing[-1][1] == at:
+                    missing[-1] = (missing[-1][0], stop)
+                else:
+                    missing.append((at, stop))
+                    reasons.append(why)
+            elif not missing:
+                raw = self._parser.read_physical_page(physical)
+                out += raw[at - page:stop - page]
+            at = stop
+        if missing:
+            raise gap_error(self.origin, address, size, missing,
+                            f"{reasons[0]} (page tables at DirectoryTableBase "
+                            f"{self.directory_table_base:#x})")
+        return bytes(out)
+
+    def __repr__(self) -> str:
+        return f"<KernelDump {self.origin}: {self.type}, {self.pages} pages>"
+
+
+# ------------------------------------------------------------------ choosing the adapter
+def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
+    """The memory behind ``source``: an object with ``read`` is used as it is (wrapped in ``ReadObject``
+    unless it is one of this module's); bytes or a list of ints need ``base``, the address of their
+    first byte."""
+    if isinstance(source, (Ranges, ReadObject, ImageFile, KernelDump)):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview, list, tuple)):
+        if base is None:
+            raise InvalidArgument("bytes or a byte list are memory at an address: give base=, the address of "
+                                  "their first byte")
+        return Ranges.of(source, base, origin)
+    if isinstance(source, io.IOBase):
+        raise InvalidArgument("an open file is not memory at addresses: read a raw image with ImageFile(path, base)")
+    if isinstance(source, (str, os.PathLike)):
+        raise InvalidArgument(f"{source!r} is a name, not memory: read a raw image with ImageFile(path, base) "
+                              f"or a crash dump with KernelDump(path)")
+    if callable(getattr(source, "read", None)):
+        return ReadObject(source, origin)
+    raise InvalidArgument(f"memory is an object with read(address, size), bytes or a list of ints at a base, "
+                          f"not {type(source).__name__}")
+
+
+__all__ = ["AddressSpace", "Ranges", "ReadObject", "ImageFile", "KernelDump", "as_memory", "parse_address",
+           "db_command", "UnreadableMemory", "MemoryGap", "MemoryReadError", "MemoryConflict"]
