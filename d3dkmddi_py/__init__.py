@@ -23,11 +23,13 @@ Every entry point (``help(kmd.<name>)`` documents each):
     words     decode_segment_flags, decode_segment_preference, build_segment_preference,
               decode_bank_preference, build_bank_preference, segment_set, segment_set_mask,
               decode_priority, power_behaviour
+    memory    as_memory, parse_address, follow, render_follow, follow_json, segments_adapter
+              (a debugger log, bytes at a base, a read() object, a raw image or a crash dump)
     columns   decode_array, iter_chunks, column_findings, validate_array, write_records: bulk (NumPy)
     traces    etw: read, summary, adapters, from_records (.etl files and their XML)
 
 Classes are documented by their own help: the C types (``dir(kmd)``, ``d3dkmddi types``), Target, Leaf,
-Adapter, Finding, Columns, and the errors of ``d3dkmddi_py.errors``, each a ValueError or a TypeError.
+Adapter, Finding, Columns, the memories (Ranges, ImageFile, KernelDump, ReadObject), and the errors of ``d3dkmddi_py.errors``, each a ValueError or a TypeError.
 
 Names load on first use, so ``import d3dkmddi_py`` loads nothing else (a debugger's Python can use
 the classes with the standard library alone).

@@ -20,7 +20,7 @@ from . import _spec
 from ._records import dataclass
 from ._spec.base import scalar_size
 from .dttext import record_title, render_record
-from .errors import DecodeError, NotAType
+from .errors import DecodeError, NotAType, flag_argument, integer_argument, mapping_argument
 from .jsonformat import record_json_of
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
@@ -130,9 +130,9 @@ class _Budget:
     """What a follow may still decode: records and bytes, each refused past its limit."""
 
     def __init__(self, records: int, size: int):
-        for name, value in (("max_records", records), ("max_bytes", size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise DecodeError(f"{name} = {value!r} is not a limit (an int >= 1)")
+        # past 2**64 a limit changes nothing (the address space holds no more bytes, so no more records)
+        records = min(integer_argument(records, "max_records", 1), 1 << 64)
+        size = min(integer_argument(size, "max_bytes", 1), 1 << 64)
         self.records, self.bytes = records, size
         self.limits = f"{records:,} records and {size:,} bytes"
 
@@ -162,10 +162,12 @@ def follow(type_, memory, address, *, target=None, counts=None, max_records: int
     memory = as_memory(memory)
     address = parse_address(address)
     budget = _Budget(max_records, max_bytes)
+    counts = mapping_argument(counts, "counts", "a mapping of 'TYPE.member' to a count, or None")
+    table = _spec.POINTS_TO if table is None else mapping_argument(table, "table", "a mapping like _spec.POINTS_TO")
+    opaque = _spec.OPAQUE if opaque is None else mapping_argument(opaque, "opaque", "a mapping like _spec.OPAQUE")
     budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, "record")
     data = memory.read(address, layout.size)
-    walker = _Walker(memory, budget, dict(counts or {}), _spec.POINTS_TO if table is None else table,
-                     _spec.OPAQUE if opaque is None else opaque)
+    walker = _Walker(memory, budget, counts, table, opaque)
     return walker.node(layout, address, data, ((layout.c_name, address),), 0)
 
 
@@ -211,9 +213,7 @@ class _Walker:
     def _count(self, entry, p: PointerMember, values: dict):
         override = self.counts.get(f"{p.owner}.{p.member}")
         if override is not None:
-            if not isinstance(override, int) or isinstance(override, bool) or override < 0:
-                raise DecodeError(f"counts['{p.owner}.{p.member}'] = {override!r} is not a count (an int >= 0)")
-            return override
+            return integer_argument(override, f"counts['{p.owner}.{p.member}']", 0)
         if isinstance(entry.count, int):
             return entry.count
         return None if entry.count is None else values[p.prefix + entry.count]
@@ -314,6 +314,7 @@ def render_follow(node: Node, *, meanings: bool = True) -> str:
     """The followed record as indented text: each record's ``dt -r`` lines with its title and address, and
     under each pointer member what it points to."""
     _followed(node, "render_follow")
+    meanings = flag_argument(meanings, "meanings")
     out: list = []
     _node_text(node, out, "", None, meanings)
     return "\n".join(out)
@@ -393,6 +394,7 @@ def follow_json(node: Node, *, meanings: bool = True) -> dict:
     """The followed record as one JSON-safe dict: ``record_json``'s keys, and ``pointers``, member -> what
     it points to (the same keys every time; addresses and pointer-sized values as "0x..." strings)."""
     _followed(node, "follow_json")
+    meanings = flag_argument(meanings, "meanings")
     found = {}
     if meanings:
         from .semantics.explain import meanings_of

@@ -21,8 +21,8 @@ import struct
 from bisect import bisect_left, bisect_right
 from typing import Protocol
 
-from .errors import DecodeError, InvalidArgument
-from .windbg import _windbg_address as windbg_address
+from .errors import DecodeError, InvalidArgument, text_argument
+from .windbg import _hex_or_int, _windbg_address as windbg_address
 
 ADDRESS_BITS = 64
 _ADDRESS_END = 1 << ADDRESS_BITS
@@ -75,7 +75,8 @@ def parse_address(text, what: str = "address") -> int:
     hex ``fffff8012a3b4058``.  WinDbg's default radix is 16, so digits alone are hex, never decimal."""
     if isinstance(text, int) and not isinstance(text, bool):
         if not 0 <= text < _ADDRESS_END:
-            raise DecodeError(f"{what} {text:#x} is not a {ADDRESS_BITS}-bit address (valid 0..0x{_ADDRESS_END - 1:x})")
+            raise DecodeError(f"{what} {_hex_or_int(text)} is not a {ADDRESS_BITS}-bit address "
+                              f"(valid 0..0x{_ADDRESS_END - 1:x})")
         return text
     if not isinstance(text, str):
         raise InvalidArgument(f"{what} must be an int or text {_FORMS}, not {type(text).__name__}")
@@ -563,6 +564,7 @@ def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
     """The memory behind ``source``: an object with ``read`` is used as it is (wrapped in ``ReadObject``
     unless it is one of this module's); bytes or a list of ints need ``base``, the address of their
     first byte."""
+    origin = text_argument(origin, "origin")
     if isinstance(source, (Ranges, ReadObject, ImageFile, KernelDump)):
         return source
     if isinstance(source, (bytes, bytearray, memoryview, list, tuple)):

@@ -79,14 +79,15 @@ class Adapter:
         from ..target import as_target
 
         t = as_target(target)
-        if descriptor not in DESCRIPTOR_TYPES or getattr(t, descriptor, None) is None:
+        records = items_argument(records, "records", (bytes, bytearray, memoryview),
+                                 f"a list of {descriptor if isinstance(descriptor, str) else 'descriptor'} bytes")
+        if not isinstance(descriptor, str) or descriptor not in DESCRIPTOR_TYPES or getattr(t, descriptor, None) is None:
             raise InvalidFieldType("Adapter.from_bytes", "descriptor", descriptor, " / ".join(DESCRIPTOR_TYPES),
                                    f"is not a segment descriptor type at {t.label}")
         desc_cls = getattr(t, descriptor)
         size = type_layout(descriptor, t.abi, int(t.interface_version)).size
         built = []
         for i, raw in enumerate(records):
-            raw = bytes(raw)
             if len(raw) != size:
                 raise InvalidFieldValue("Adapter.from_bytes", f"records[{i}]", f"<{len(raw)} bytes>", f"{size} bytes",
                                         f"is not one {descriptor} of {t.label}")

@@ -64,6 +64,17 @@ def _columns():
     return bulk.decode_array(ALLOC, ALLOCATIONS_PATH)
 
 
+def _query():
+    """A DXGK_QUERYSEGMENTOUT3 and its descriptors in memory: (memory, address of the query)."""
+    q = SAMPLE.DXGK_QUERYSEGMENTOUT3()
+    q.NbSegment, q.pSegmentDescriptor = 1, 0x1100
+    return kmd.as_memory(bytes(q).ljust(0x100, b"\0") + bytes(SAMPLE.DXGK_SEGMENTDESCRIPTOR3()), base=0x1000), 0x1000
+
+
+def _followed():
+    return kmd.follow("DXGK_QUERYSEGMENTOUT3", *_query(), target=SAMPLE)
+
+
 # A valid call of each (the callable's qualified name: (args, kwargs)), built in the working directory.
 VALID = {
     "layout_table": lambda: ((ALLOC,), {}),
@@ -121,6 +132,15 @@ VALID = {
     "trace_files": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml"}),
     "trace_allocations": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml", "target": SAMPLE}),
     "trace_findings": lambda: (("traces" if _folder() else None,), {"pattern": "*.xml", "target": SAMPLE}),
+    "as_memory": lambda: ((b"\x85\x04\0\0",), {"base": 0x1000, "origin": "bytes"}),
+    "parse_address": lambda: (("fffff801`2a3b4058",), {"what": "address"}),
+    "follow": lambda: (("DXGK_QUERYSEGMENTOUT3", *_query()), {"target": SAMPLE, "counts": None, "max_records": 10,
+                                                            "max_bytes": 4096, "table": None, "opaque": None}),
+    "render_follow": lambda: ((_followed(),), {"meanings": True}),
+    "follow_json": lambda: ((_followed(),), {"meanings": False}),
+    "segments_adapter": lambda: ((_followed(),), {}),
+    "Adapter.from_bytes": lambda: (("DXGK_SEGMENTDESCRIPTOR3", [bytes(SAMPLE.DXGK_SEGMENTDESCRIPTOR3())]),
+                                   {"target": SAMPLE}),
     "Adapter.from_descriptors": lambda: (([DESCRIPTOR],), {"abi": "x64", "interface_version": "WDDM3_0"}),
     "Adapter.build": lambda: ((0x485,), {"target": SAMPLE, "descriptor": "DXGK_SEGMENTDESCRIPTOR"}),
     "Adapter.descriptor": lambda: ((sample_adapter(), 1), {}),
