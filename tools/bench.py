@@ -211,8 +211,8 @@ def small_call_cases(runs: int, rng) -> list:
         for n in SMALL_COUNTS:
             raw = rng.integers(0, 256, n * size, dtype=np.uint8).tobytes()
             calls = max(1, 20_000 // (n * len(getters)) + 1)
-            ours = min(best_of(1, lambda: [decode_array(cls, raw) for _ in range(calls)]) for _ in range(runs)) / calls
-            theirs = min(best_of(1, lambda: [peer(raw, n) for _ in range(calls)]) for _ in range(runs)) / calls
+            ours = min(best_of(1, lambda: _repeat(calls, decode_array, cls, raw)) for _ in range(runs)) / calls
+            theirs = min(best_of(1, lambda: _repeat(calls, peer, raw, n)) for _ in range(runs)) / calls
             if ours >= theirs:
                 slower_from.append(n)
             goal = (f"goal <= {goal_us} us: {verdict(ours * 1e6 <= goal_us)}" if n == 1 else
