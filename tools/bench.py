@@ -460,6 +460,12 @@ def command_cases(quick: bool, runs: int) -> list:
     return lines
 
 
+def _part(title: str, lines) -> None:
+    print(title)
+    for line in lines:
+        print(line)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement; the best is kept")
@@ -470,9 +476,7 @@ def main(argv=None) -> int:
                         help="largest count of the sweep against the NumPy peer (10M allocation infos: ~6 GB)")
     args = parser.parse_args(argv)
     if args.only in (None, "windbg"):
-        print("WinDbg text, one wide line (best of the runs that fit):")
-        for line in windbg_cases(args.quick, args.runs):
-            print(line)
+        _part("WinDbg text, one wide line (best of the runs that fit):", windbg_cases(args.quick, args.runs))
         if args.only == "windbg":
             return 0
         print()
@@ -494,28 +498,23 @@ def main(argv=None) -> int:
             return 0
         print()
     if args.only not in ("bulk", "small", "counts"):
-        print("The command line, end to end (each command a fresh process; best of "
-              f"{min(args.runs, 5)} for the short ones):")
-        for line in command_cases(args.quick, min(args.runs, 5)):
-            print(line)
+        _part("The command line, end to end (each command a fresh process; best of "
+              f"{min(args.runs, 5)} for the short ones):", command_cases(args.quick, min(args.runs, 5)))
         if args.only == "command":
             return 0
         print()
     if args.only in (None, "bulk", "counts"):
         largest = min(args.max_count, 1_000_000) if args.quick else args.max_count
         counts = tuple(n for n in SWEEP_COUNTS if n <= largest)
-        print(f"Every count, against a plain NumPy decode (best of {args.runs} batches; at 1M and more, of "
-              f"{max(1, args.runs // 2)}; peak memory traced over one call):")
-        for line in count_sweep(args.runs, counts):
-            print(line)
+        _part(f"Every count, against a plain NumPy decode (best of {args.runs} batches; at 1M and more, of "
+              f"{max(1, args.runs // 2)}; peak memory traced over one call):", count_sweep(args.runs, counts))
         if args.only == "counts":
             return 0
         print()
     rng = np.random.default_rng(SEED)
-    print("Small calls, side by side in one process (best of "
-          f"{args.runs} batches; the plan is built before the timing, once per type and target):")
-    for line in small_call_cases(args.runs, rng):
-        print(line)
+    _part("Small calls, side by side in one process (best of "
+          f"{args.runs} batches; the plan is built before the timing, once per type and target):",
+          small_call_cases(args.runs, rng))
     if args.only == "small":
         return 0
     print()
