@@ -1,10 +1,10 @@
 """The ways to run a Plan: NumPy (the fast path), NumPy for a few records (``decode_small``: a
 call's fixed cost, not its records, dominates there), and the standard library (the fallback).
 
-NumPy: every column is a slice of one preallocated arena (one allocation, so the
-pages are faulted in once, not once per column), planes live in one scratch
-buffer, and every operation writes straight into its output (``out=``): no
-temporary array per leaf.
+NumPy: every column and window is a row of one preallocated arena (one allocation, so the pages
+are faulted in once, not once per column), and every operation writes straight into its output
+(``out=``): no temporary array per leaf.  Rows of one width form a bank, so one call serves many
+leaves: a call's fixed cost (~1 us) grows with the plan's sources and masks, not with its leaves.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ._plan import Plan
 
-_ALIGN = 64  # every column starts on a cache line, and has room for whole uint64 words
+_ALIGN = 64  # every row starts on a cache line, and has room for whole uint64 words
 
 
 def _round(n: int) -> int:
@@ -22,42 +22,181 @@ def _round(n: int) -> int:
 
 
 _MAX_SPAN = (1 << 31) - 1  # a structured dtype's itemsize is a C int in NumPy 1.x
+# Words in a row from which bitfields are cut a row per call (shifted and masked while the row is in
+# cache) rather than a block of rows per call: below it a call costs more than its words (a broadcast
+# operand takes NumPy's slower loop); measured crossover between 12,500 and 37,500 words.
+_ROW_BY_ROW = 1 << 14
+_CLASSES_BELOW = 1 << 16  # records; from here a new length's dtypes cost under a sixth of the decode
+
+
+class _Program:
+    """How ``decode_numpy`` runs a plan, worked out once per plan.
+
+    The slots (columns and windows) of one byte width are the rows of one *bank*, a 2-D block of
+    the arena, so that a step over many slots is one NumPy call over a block of rows: one structured
+    copy per (source bank, width), one shift per run of sources for every bitfield cut from them, one
+    mask per run of rows sharing it, and one view per dtype for the columns.  Rows of a bank: signed
+    columns, unsigned columns, the bitfields cut whole-lane from a slot of their width (by source),
+    then the windows.
+    """
+
+    __slots__ = ("widths", "rows", "gathers", "swars", "narrows", "outputs", "order")
+
+    def __init__(self, np, plan: Plan):
+        n = len(plan.columns)
+        # a bitfield's row: by source, so one shift serves a block of rows; within a source by mask,
+        # ascending and descending in turn, so that runs of one mask join across sources
+        swar_of, turn = {op.column: op for op in plan.swars}, {}
+        for i, (lane, source) in enumerate(sorted({(op.lane, op.source) for op in plan.swars})):
+            turn[lane, source] = i % 2
+        banks = {}
+        for slot, c in enumerate(plan.columns):
+            op = swar_of.get(slot)
+            if op is None:
+                key = (0,) if c.signed else (1,)
+            else:
+                key = (2, op.source, -op.mask if turn[op.lane, op.source] else op.mask)
+            banks.setdefault(c.itemsize, []).append((key, slot))
+        for i, w in enumerate(plan.windows):
+            banks.setdefault(w.size, []).append(((3,), n + i))
+        self.widths = tuple(sorted(banks))
+        self.rows = tuple(tuple(slot for _key, slot in sorted(banks[w])) for w in self.widths)
+        where = {slot: (b, r) for b, slots in enumerate(self.rows) for r, slot in enumerate(slots)}
+
+        # gathers: one structured copy per (source bank, width); its fields reach into every row of
+        # both banks (a source element is a record, or a value of one width).  A copy inside one bank
+        # (a union's second full member) stays per source row: NumPy copies a source that overlaps
+        # its destination first, and a source spanning many rows would be a large copy
+        groups = {}
+        for g in plan.gathers:
+            bank, row = where[g.dest]
+            src_bank, src_row = (None, 0) if g.source is None else where[g.source]
+            own = src_row if src_bank == bank else -1
+            groups.setdefault((src_bank is not None, src_bank or 0, own, -g.size),
+                              (src_bank, g.size, bank, []))[3].append((row, src_row, g.offset))
+        self.gathers = tuple((src_bank, plan.record_size if src_bank is None else self.widths[src_bank], width, bank,
+                              tuple(sorted(items)))
+                             for _key, (src_bank, width, bank, items) in sorted(groups.items()))
+
+        # bitfields as wide as their column: per lane, one right shift per source row into the block
+        # of rows cut from it (broadcast), then one mask per run of rows with the same mask (a scalar
+        # over a contiguous block: three times as fast as a column of masks); and the same as one
+        # shift and one mask per row, for rows long enough that a call per row costs nothing
+        self.swars = []
+        for b, w in enumerate(self.widths):
+            ops = sorted((where[op.column][1], op) for op in plan.swars if op.lane == w)
+            if not ops:
+                continue
+            sources, masks = {}, []
+            for row, op in ops:
+                sources.setdefault(where[op.source][1], []).append((row, op.shift))
+                if op.mask and masks and masks[-1][0] == op.mask and masks[-1][2] == row:
+                    masks[-1][2] = row + 1
+                elif op.mask:  # 0: the field is the whole lane
+                    masks.append([op.mask, row, row + 1])
+            # consecutive sources with as many rows each: one shift, broadcast over (source, row, word)
+            runs = []
+            for src, rs in sorted(sources.items()):
+                last = runs[-1] if runs else None
+                if last and last[0] + last[1] == src and last[3] == len(rs) and last[2] + last[1] * last[3] == rs[0][0]:
+                    last[1] += 1
+                    last[4].append([s for _r, s in rs])
+                else:
+                    runs.append([src, 1, rs[0][0], len(rs), [[s for _r, s in rs]]])
+            shifts = tuple((src, k, a, r, np.array(by, dtype=np.uint64)[:, :, None]) for src, k, a, r, by in runs)
+            rows = tuple((where[op.source][1], row, np.uint64(op.shift), np.uint64(op.mask)) for row, op in ops)
+            self.swars.append((b, w, tuple((np.uint64(m), a, z) for m, a, z in masks), shifts, rows))
+        self.narrows = tuple((*where[op.source], plan.slot_size(op.source), np.dtype(f"<u{plan.slot_size(op.source)}"),
+                              *where[op.column], plan.columns[op.column].itemsize,
+                              np.dtype(f"<{plan.columns[op.column].dtype}"), op.shift, op.mask)
+                             for op in plan.narrows)
+
+        # the columns: one view per run of rows of one dtype, then put back in the plan's order
+        self.outputs, position = [], {}
+        for b, (w, slots) in enumerate(zip(self.widths, self.rows)):
+            columns = [s for s in slots if s < n]
+            for r, slot in enumerate(columns):
+                position[slot] = len(position)
+                if r == 0 or plan.columns[slot].dtype != plan.columns[columns[r - 1]].dtype:
+                    self.outputs.append([b, r, r + 1, w, np.dtype(f"<{plan.columns[slot].dtype}")])
+                else:
+                    self.outputs[-1][2] = r + 1
+        self.outputs = tuple(map(tuple, self.outputs))
+        self.order = tuple(position[slot] for slot in range(n))
+
+
+@lru_cache(maxsize=None)  # per plan (plans are cached per layout, and hash by identity)
+def _program(np, plan: Plan) -> _Program:
+    return _Program(np, plan)
+
+
+def _lengths(program: _Program, count: int) -> tuple:
+    """Each bank's row length for ``count`` records: whole cache lines, and below ``_CLASSES_BELOW``
+    records the count rounded up to one of 16 sizes an octave (at most 1/16 more), so that the
+    structured dtypes worked out for one length (~4 us each) serve every count near it."""
+    if count < _CLASSES_BELOW:
+        step = 1 << max(0, count.bit_length() - 5)
+        count = -(-count // step) * step
+    return tuple(_round(count * w) for w in program.widths)
 
 
 class Buffers:
-    """One arena for every column and window slot of a decode, reusable by a later decode of the same plan.
+    """One arena for every column and window slot of a decode, reusable by a later decode of the same
+    plan with at most ``capacity`` records.
 
-    Slots filled by one structured copy lie next to each other (the copy's
-    destination dtype spans them), then come the columns cut from windows.
+    A bank's rows are as long as the decode's count needs (``_lengths``), one after the other, so every
+    block of rows is contiguous: a NumPy call over a contiguous block runs as one flat loop, up to three
+    times as fast as over rows with gaps.  ``shape(count)`` lays the banks out for a count.
     """
 
-    __slots__ = ("plan", "capacity", "arena", "slots")
+    __slots__ = ("plan", "capacity", "arena", "count", "banks", "words", "copies")
 
     def __init__(self, np, plan: Plan, capacity: int):
-        self.plan, self.capacity = plan, capacity
-        self.slots = [None] * (len(plan.columns) + len(plan.windows))
-        at = 0
-        for _key, items in _groups(plan):
-            for g in items:
-                self.slots[g.dest] = at
-                at += _round(capacity * g.size)
-        for slot, position in enumerate(self.slots):
-            if position is None:
-                self.slots[slot] = at
-                at += _round(capacity * plan.slot_size(slot))
-        self.arena = np.empty(at, dtype=np.uint8)
+        self.plan, self.capacity, self.count = plan, capacity, None
+        program = _program(np, plan)
+        lengths = _lengths(program, capacity)
+        self.arena = np.empty(sum(len(rows) * length for rows, length in zip(program.rows, lengths)), dtype=np.uint8)
 
     def fits(self, plan: Plan, count: int) -> bool:
         return self.plan is plan and count <= self.capacity
 
+    def shape(self, np, count: int) -> Buffers:
+        """Lay the banks out for ``count`` records (kept until a call with another count)."""
+        if count != self.count:
+            places, self.copies = _geometry(np, self.plan, _lengths(_program(np, self.plan), count))
+            self.banks = [self.arena[at:at + rows * length].reshape(rows, length) for at, rows, length in places]
+            self.words = [bank.view("<u8") for bank in self.banks]
+            self.count = count
+        return self
 
-@lru_cache(maxsize=None)  # per plan (plans are cached per layout, and hash by identity)
-def _groups(plan: Plan):
-    """Gathers that run as one structured copy: same source, same size; from the input first."""
-    groups = {}
-    for g in plan.gathers:
-        groups.setdefault((g.source is not None, g.source or 0, -g.size), []).append(g)
-    return sorted(groups.items())
+
+@lru_cache(maxsize=4096)  # a plan has at most 16 lengths an octave below _CLASSES_BELOW
+def _geometry(np, plan: Plan, lengths: tuple):
+    """For banks whose rows are ``lengths`` bytes: each bank's (offset, rows, row length), and every
+    structured copy as (from the input or the arena, source offset, source stride, source dtype,
+    destination offset, width, destination dtype)."""
+    program = _program(np, plan)
+    places, at = [], 0
+    for rows, length in zip(program.rows, lengths):
+        places.append((at, len(rows), length))
+        at += len(rows) * length
+    copies = []
+    for src_bank, stride, width, bank, items in program.gathers:
+        src_base, src_length = (0, 0) if src_bank is None else places[src_bank][::2]
+        base, length = places[bank][0], lengths[bank]
+        part = []
+        for item in items + (None,):
+            if part and (item is None or not _fits(part + [item], src_length, length, width)):
+                src = [r * src_length + offset for _row, r, offset in part]
+                low = min(src)
+                copies.append((src_bank is None, src_base + low, stride,
+                               _struct(np, width, tuple(at - low for at in src), max(src) - low + width),
+                               base + part[0][0] * length, width,
+                               _struct(np, width, tuple((row - part[0][0]) * length for row, _r, _o in part),
+                                       (part[-1][0] - part[0][0]) * length + width)))
+                part = []
+            part.append(item)
+    return tuple(places), tuple(copies)
 
 
 @lru_cache(maxsize=4096)
@@ -67,16 +206,11 @@ def _struct(np, width: int, offsets: tuple, itemsize: int, order: str = "<"):
                      "itemsize": itemsize})
 
 
-@lru_cache(maxsize=None)
-def _column_dtypes(np, plan: Plan) -> tuple:
-    """The little-endian dtype of every column (slots hold little-endian values whatever the host)."""
-    return tuple(np.dtype(f"<{c.dtype}") for c in plan.columns)
-
-
-# Below these sizes NumPy's ~300 operations per call (one per gather group and bitfield) cost more than
-# the work: one record is read as one Python int, a few as one 8-byte window per column (~20 operations).
-SMALL_RECORDS = 256
-SMALL_CELLS = 1 << 14  # records times columns: the windows take 8 bytes each
+# Below these sizes a plan's 10-40 NumPy calls cost more than the work: one record is read as one Python
+# int, a few as one 8-byte window per column (~15 calls, over 8 bytes a cell).  Measured: the two paths
+# cross at about 10,000 cells for DXGK_SEGMENTFLAGS (384 records) and DXGK_ALLOCATIONINFO (96).
+SMALL_RECORDS = 384
+SMALL_CELLS = 10_000  # records times columns
 
 
 @lru_cache(maxsize=None)
@@ -172,71 +306,54 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
 
 
 def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None):
-    """Columns (NumPy arrays, views into one arena) of ``count`` records in ``raw`` (uint8)."""
+    """Columns (NumPy arrays, rows of the arena's banks) of ``count`` records in ``raw`` (uint8)."""
     if buffers is None or not buffers.fits(plan, count):
         buffers = Buffers(np, plan, count)
-    arena, slots = buffers.arena, buffers.slots
-    # slots hold little-endian values whatever the host, so a byte offset inside one
-    # means the same thing as in the record (and costs nothing on a little-endian host)
-    columns = [arena[at:at + count * c.itemsize].view(dtype)
-               for at, c, dtype in zip(slots, plan.columns, _column_dtypes(np, plan))]
-    if count == 0:
-        return columns, buffers
-
-    # 1. gathers: one structured copy per (source, size).  The destination's elements
-    #    overlap (stride ``size``, fields at each slot), which turns records into columns;
-    #    NumPy walks the source once, in cache-sized blocks.
-    for (_derived, source, _size), items in _groups(plan):
-        width = items[0].size
-        if items[0].source is None:
-            buffer, start, stride = raw, 0, plan.record_size
-        else:
-            buffer, start, stride = arena, slots[source], plan.slot_size(source)
-        for part in _spans(items, slots, width):
-            base = slots[part[0].dest]
-            src = np.ndarray((count,), buffer=buffer, offset=start, strides=(stride,),
-                             dtype=_struct(np, width, tuple(g.offset for g in part), stride))
-            dst = np.ndarray((count,), buffer=arena, offset=base, strides=(width,),
-                             dtype=_struct(np, width, tuple(slots[g.dest] - base for g in part),
-                                           slots[part[-1].dest] - base + width))
-            np.copyto(dst, src)
-
-    # 2. bitfields from their contiguous slots
-    def words(slot: int, lane: int):  # slots are padded to whole 64-bit words
-        at = slots[slot]
-        return arena[at:at + -(-count * lane // 8) * 8].view("<u8")
-
-    for op in plan.swars:
-        source, out = words(op.source, op.lane), words(op.column, op.lane)
-        if not op.mask:
-            np.copyto(out, source)
-        elif op.shift:
-            np.right_shift(source, op.shift, out=out)
-            np.bitwise_and(out, op.mask, out=out)
-        else:
-            np.bitwise_and(source, op.mask, out=out)
-    for op in plan.narrows:
-        width, at = plan.slot_size(op.source), slots[op.source]
-        source, out = arena[at:at + count * width].view(f"<u{width}"), columns[op.column]
-        if op.shift:
-            np.right_shift(source, op.shift, out=out, casting="unsafe")
-        else:
-            np.copyto(out, source, casting="unsafe")
-        if op.mask:
-            np.bitwise_and(out, op.mask, out=out)
-    return columns, buffers
+    program, arena = _program(np, plan), buffers.arena
+    banks, words = buffers.shape(np, count).banks, buffers.words
+    if count:
+        # 1. gathers: one structured copy per (source bank, width).  The destination's elements
+        #    overlap (stride ``width``, a field per row), which turns records into columns; NumPy walks
+        #    the source once, in cache-sized blocks.  Rows hold little-endian values whatever the host, so
+        #    a byte offset inside one means what it means in the record.
+        for from_input, src_at, stride, src_dtype, dst_at, width, dst_dtype in buffers.copies:
+            src = np.ndarray((count,), src_dtype, raw if from_input else arena, src_at, (stride,))
+            np.copyto(np.ndarray((count,), dst_dtype, arena, dst_at, (width,)), src)
+        # 2. bitfields as wide as their column, 8, 4 or 2 per 64-bit word, over whole rows (the words
+        #    past the count are scratch): a block of rows per call, or for long rows a row per call
+        for bank, _lane, masks, shifts, one_by_one in program.swars:
+            block = words[bank]
+            if block.shape[1] < _ROW_BY_ROW:
+                for source, k, a, r, by in shifts:
+                    np.right_shift(block[source:source + k, None], by, out=block[a:a + k * r].reshape(k, r, -1))
+                for mask, a, b in masks:
+                    np.bitwise_and(block[a:b], mask, out=block[a:b])
+            else:
+                for source, row, by, mask in one_by_one:
+                    np.right_shift(block[source], by, out=block[row])
+                    if mask:
+                        np.bitwise_and(block[row], mask, out=block[row])
+        # 3. bitfields narrower than their window: shift, cast, mask
+        for src_bank, src_row, src_width, src_dtype, bank, row, itemsize, dtype, shift, mask in program.narrows:
+            source = banks[src_bank][src_row, :count * src_width].view(src_dtype)
+            out = banks[bank][row, :count * itemsize].view(dtype)
+            if shift:
+                np.right_shift(source, shift, out=out, casting="unsafe")
+            else:
+                np.copyto(out, source, casting="unsafe")
+            if mask:
+                np.bitwise_and(out, mask, out=out)
+    rows = []
+    for bank, first, stop, width, dtype in program.outputs:
+        rows.extend(banks[bank][first:stop, :count * width].view(dtype))
+    return [rows[i] for i in program.order], buffers
 
 
-def _spans(items, slots, width):
-    """Split a group so that no structured dtype spans more than a C int of bytes."""
-    part = []
-    for g in items:
-        if part and slots[g.dest] + width - slots[part[0].dest] > _MAX_SPAN:
-            yield part
-            part = []
-        part.append(g)
-    if part:
-        yield part
+def _fits(items: list, src_length: int, length: int, width: int) -> bool:
+    """Whether one structured copy of ``items`` spans at most a C int of bytes on both sides."""
+    src = [r * src_length + offset for _row, r, offset in items]
+    return (max(src) - min(src) + width <= _MAX_SPAN
+            and (items[-1][0] - items[0][0]) * length + width <= _MAX_SPAN)
 
 
 _STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}

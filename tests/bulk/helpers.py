@@ -44,3 +44,22 @@ def without_numpy(monkeypatch):
     monkeypatch.setitem(sys.modules, "numpy", None)
     monkeypatch.setattr(_numpy, "_module", False)
     monkeypatch.setattr(bulk, "_warned", False)
+
+
+def failures_from_16_threads(work) -> list:
+    """Run ``work(i)`` in 16 threads let go at once (first calls race on every cache); the failures
+    each returns, together."""
+    import threading
+
+    failures, start = [], threading.Barrier(16)
+
+    def run(i):
+        start.wait()
+        failures.extend(work(i))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return failures

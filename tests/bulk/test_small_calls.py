@@ -3,14 +3,12 @@
 They must give what the large path and the ctypes classes give, byte for byte and dtype for dtype."""
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 from d3dkmddi_py.bulk import _engine, _plan, decode_array
 from d3dkmddi_py.resolve import resolve_layout
-from tests.bulk.helpers import DISTINCT_CLASSES, as_lists, class_id, per_record
+from tests.bulk.helpers import DISTINCT_CLASSES, as_lists, class_id, failures_from_16_threads, per_record
 
 COUNTS = (1, 2, 3, 7, 10)
 
@@ -55,21 +53,12 @@ def test_small_calls_from_16_threads_agree(name):
     want = {count: as_lists(decode_array(name, blob)) for count, blob in data.items()}
     _engine._small_plan.cache_clear()
     _engine._one_record.cache_clear()
-    failures, start = [], threading.Barrier(16)
 
     def work(i):
-        start.wait()
-        for _ in range(20):
-            for count, blob in data.items():
-                if as_lists(decode_array(name, blob)) != want[count]:
-                    failures.append((i, count))
+        return [(i, count) for _ in range(20) for count, blob in data.items()
+                if as_lists(decode_array(name, blob)) != want[count]]
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    assert failures_from_16_threads(work) == []
 
 
 def test_the_plan_is_built_once_per_layout():
