@@ -419,27 +419,39 @@ def read_at(type_, memory, address, count=1, *, target=None, follow: bool = Fals
     """``count`` records of ``type_`` one after another from ``address`` of ``memory`` (an AddressSpace):
     ctypes instances, or with ``follow`` each record followed (``follow.Node``)."""
     layout = resolve_layout(type_, target)
-    address = parse_address(address, "address=")
-    if count is None or (isinstance(count, str) and count.strip().lower() == "all"):
-        raise DecodeError(f"count all reads to the end of an input, and memory has no end at {_windbg_address(address)}: "
-                          f"give a number of records (count=, --count N)")
-    _, count = check_offset_count(0, count)
-    size = layout.size
-    if address + count * size > ADDRESS_END:
-        raise DecodeError(f"{_decimal(count)} {layout.c_name} records of {size} bytes at {_windbg_address(address)} run past "
-                          f"the end of the 64-bit address space: the address or the count is wrong")
+    address, count = _span_at(layout, address, count)
     if follow:
         from .follow import follow as follow_record
 
-        return [follow_record(layout, memory, address + i * size) for i in range(count)]
+        return [follow_record(layout, memory, address + i * layout.size) for i in range(count)]
     cls = class_of(layout)
-    data = memory.read(address, count * size)
-    return [_from_bytes(cls, data, i * size) for i in range(count)]
+    data = memory.read(address, count * layout.size)
+    return [_from_bytes(cls, data, i * layout.size) for i in range(count)]
+
+
+def bytes_at(layout: TypeLayout, memory, address, count) -> tuple:
+    """(address, count, bytes) of ``count`` records of ``layout`` at ``address`` of ``memory``, checked first."""
+    address, count = _span_at(layout, address, count)
+    return address, count, memory.read(address, count * layout.size)
+
+
+def _span_at(layout: TypeLayout, address, count) -> tuple:
+    """(address, count) of records read from memory: a number of them, inside the 64-bit address space."""
+    address = parse_address(address, "address")
+    if count is None or (isinstance(count, str) and count.strip().lower() == "all"):
+        raise DecodeError(f"count all reads to the end of an input, and memory has no end at "
+                          f"{_windbg_address(address)}: give a number of records (count=, --count N)")
+    _, count = check_offset_count(0, count)
+    if address + count * layout.size > ADDRESS_END:
+        raise DecodeError(f"{_decimal(count)} {layout.c_name} records of {layout.size} bytes at "
+                          f"{_windbg_address(address)} run past the end of the 64-bit address space: the address or "
+                          f"the count is wrong")
+    return address, count
 
 
 __all__ = [
     "DecodeError", "UnknownType", "TruncatedData", "WinDbgTextError", "Memory", "Record",
-    "decode", "decode_one", "read_at", "decode_records", "resolve_class", "resolve_target", "read_input", "parse_hex",
+    "decode", "decode_one", "read_at", "bytes_at", "decode_records", "resolve_class", "resolve_target", "read_input", "parse_hex",
     "parse_int", "parse_windbg", "int_to_bytes", "plan", "file_size", "read_file", "type_names", "type_size", "c_name",
     "looks_like_windbg",
 ]

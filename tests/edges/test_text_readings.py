@@ -139,7 +139,7 @@ def test_address_is_a_memory_address_in_python_and_on_the_command_line():
 
 def test_an_address_is_refused_for_inputs_without_addresses():
     err = one_line(cli("decode", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, "--address", "0x58"))
-    assert "only WinDbg text (--windbg) has addresses; give a byte offset with --offset" in err
+    assert "only memory has addresses: --windbg, --dump, or --file with --base (the address of its first byte); give a byte offset with --offset" in err
     with pytest.raises(DecodeError, match="is a memory address: bytes has none"):
         kmd.decode_one("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00", address=0x1000)
 
