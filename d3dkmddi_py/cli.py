@@ -23,7 +23,7 @@ from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_gua
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
-from .windbg import ADDRESS_END, WINDBG_COMMANDS, Memory, parse_address, parse_hex, parse_int, text_of_bytes
+from .windbg import WINDBG_COMMANDS, Memory, parse_address, parse_hex, parse_int, text_of_bytes
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 BULK_FORMATS = ("csv", "jsonl", "parquet")
@@ -311,14 +311,19 @@ def _memory(args, notes: list):
 
 def _refuse_flag(path: str, given: str) -> None:
     """One line with the right flag when a file's content is another input kind than its flag says."""
-    with pipeline.open_input(path, safe_name(path)) as f:
-        try:
-            head = f.read(4096) if os.path.isfile(path) else b""
-        except OSError:
-            head = b""  # the reader reports the error in its own words
-    hint = pipeline.flag_hint(head, path, given)
+    pipeline.open_input(path, safe_name(path)).close()  # a missing or unreadable file: its own words
+    hint = pipeline.flag_hint(_head(path), path, given)
     if hint:
         raise UsageError(hint)
+
+
+def _head(path: str) -> bytes:
+    """The first bytes of a regular file, what its kind is told by (b"" for anything else)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4096) if os.path.isfile(path) else b""
+    except (OSError, ValueError):
+        return b""
 
 
 def _count(text: str):
@@ -374,11 +379,7 @@ def _records(args, tgt, memory) -> pipeline.Records:
     elif source == "file":
         memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, offset, count)), None, "standard input")
     elif source == "windbg":
-        size = layout.size * count if isinstance(count, int) else layout.size
-        if args.address is not None:
-            at = parse_address(args.address, "--address")
-            memory.read(at, min(size, ADDRESS_END - at))  # the records asked for: a gap is named here
-        found = memory.memory_at(args.address, "--address")
+        found = memory.memory_at(args.address, "--address", layout.size * (count if isinstance(count, int) else 1))
         if args.address is not None:
             offset = found.offset_of(args.address, "--address")
         memory = found
@@ -395,14 +396,7 @@ def _records(args, tgt, memory) -> pipeline.Records:
 def _value_hint(text: str) -> str:
     """What to write for a VALUE (or --hex) that is no number: the flag its file's content needs."""
     if os.path.exists(text):
-        try:
-            with open(text, "rb") as f:
-                head = f.read(4096) if os.path.isfile(text) else b""
-        except OSError:
-            head = b""
-        hint = pipeline.flag_hint(head, text)
-        if hint:
-            return hint
+        return pipeline.flag_hint(_head(text), text)
     return "for bytes in memory order use --hex, for a file --file, for WinDbg text --windbg"
 
 

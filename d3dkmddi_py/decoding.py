@@ -98,12 +98,7 @@ def windbg_memory(text: str, origin: str, address=None, size: int = 1) -> Memory
     holding it (default: the text's one range), once the ``size`` bytes from it are known to be there."""
     from .memory import WinDbgLog
 
-    log = WinDbgLog(text, origin)
-    memory = log.memory_at(address, "address=")
-    if address is not None:  # the records asked for: a gap is named here (a count past the address space
-        at = parse_address(address, "address=")  # is then a gap up to its end)
-        log.read(at, min(size, ADDRESS_END - at))
-    return memory
+    return WinDbgLog(text, origin).memory_at(address, "address=", size)
 
 
 def read_input(data, *, kind: str = "auto", origin: str | None = None, address=None, size: int = 1) -> Memory:

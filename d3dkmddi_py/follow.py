@@ -19,9 +19,7 @@ from functools import lru_cache
 from . import _spec
 from ._records import dataclass
 from ._spec.base import scalar_size
-from .dttext import record_title, render_record
 from .errors import DecodeError, NotAType, flag_argument, integer_argument, mapping_argument
-from .jsonformat import record_json_of
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
 from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
@@ -343,6 +341,8 @@ class _Notes:
 
 def _node_text(node: Node, index, notes: _Notes) -> list:
     """The record's lines, with what each pointer points to under the pointer's line (indented past it)."""
+    from .dttext import record_title, render_record  # the text's modules: not on the path of follow() itself
+
     layout = node.layout
     found, hits = notes.of(node)
     title = (f"{'' if index is None else f'[{index}] '}"
@@ -414,6 +414,8 @@ def follow_json(node: Node, *, meanings: bool = True, findings: bool = True, ada
 
 
 def _node_json(node: Node, notes: _Notes) -> dict:
+    from .jsonformat import record_json_of  # the JSON's module: not on the path of follow() itself
+
     found, hits = notes.of(node)
     out = record_json_of(node.layout, node.data, node.values, address=node.address, meanings=found, findings=hits)
     out["pointers"] = {link.member: _link_json(link, notes) for link in node.links}

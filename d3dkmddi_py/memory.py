@@ -18,7 +18,6 @@ import os
 import stat
 import struct
 from bisect import bisect_left, bisect_right
-from typing import Protocol
 
 from .errors import DecodeError, InvalidArgument, text_argument
 from .windbg import ADDRESS_BITS, ADDRESS_END as _ADDRESS_END, parse_address
@@ -29,10 +28,20 @@ WINDBG_RANGE_LIMIT = 256 << 20  # WinDbg's db refuses a longer L<count> without 
 _SHOWN_GAPS = 4  # missing ranges a message lists; the error's ``missing`` holds them all
 
 
-class AddressSpace(Protocol):
-    """What every memory here is: ``read(address, size)`` gives exactly ``size`` bytes or raises."""
+def __getattr__(name: str):
+    """``AddressSpace``, made on first use: ``typing`` costs milliseconds that reading memory does not need."""
+    if name != "AddressSpace":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Protocol
 
-    def read(self, address: int, size: int) -> bytes: ...
+    class AddressSpace(Protocol):
+        """What every memory here is: ``read(address, size)`` gives exactly ``size`` bytes or raises."""
+
+        def read(self, address: int, size: int) -> bytes: ...
+
+    AddressSpace.__module__, AddressSpace.__qualname__ = __name__, "AddressSpace"
+    globals()["AddressSpace"] = AddressSpace
+    return AddressSpace
 
 
 # ------------------------------------------------------------------ errors
@@ -283,9 +292,10 @@ class WinDbgLog(Ranges):
                 return self._dumps[k]
         return None
 
-    def memory_at(self, address=None, what: str = "address") -> Memory:
+    def memory_at(self, address=None, what: str = "address", size: int = 1) -> Memory:
         """The bytes of the range holding ``address`` (default: the log's one range) as a ``windbg.Memory``,
-        from the range's first byte, so offsets and titles are those of a single dump."""
+        from the range's first byte, so offsets and titles are those of a single dump.  With an address, the
+        ``size`` bytes from it must be there (the records asked for): else the MemoryGap names what is missing."""
         if address is None:
             if len(self) != 1:
                 shown = ", ".join(f"{windbg_address(s)} ({', '.join(o[:2])}{', ...' if len(o) > 2 else ''})"
@@ -294,10 +304,10 @@ class WinDbgLog(Ranges):
                                   f"{', ...' if len(self) > 3 else ''}); give the address of the record to read "
                                   f"(--address; address= in Python)")
             address = self._starts[0]
-        address = parse_address(address, what)
+        else:
+            address = parse_address(address, what)
+            self.read(address, min(max(size, 1), _ADDRESS_END - address))  # a gap past the range is named here
         k = bisect_right(self._starts, address) - 1
-        if k < 0 or address >= self._ends[k]:
-            self.read(address, 1)  # the MemoryGap: what is missing and the db command that shows it
         dump = self.dump_at(address)
         return Memory(bytes(self._data[k]), self._starts[k], self.origin, dump.address_bytes or None)
 
@@ -591,7 +601,7 @@ class KernelDump:
 
 
 # ------------------------------------------------------------------ choosing the adapter
-def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
+def as_memory(source, base=None, origin: str | None = None) -> "AddressSpace":
     """The memory behind ``source``: an object with ``read`` is used as it is (wrapped in ``ReadObject``
     unless it is one of this module's); bytes or a list of ints need ``base``, the address of their
     first byte."""

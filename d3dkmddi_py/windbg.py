@@ -252,15 +252,14 @@ class _NotValues(WinDbgTextError):
     """A line with an address column but no values a memory command prints (a log skips it)."""
 
 
-@dataclass(frozen=True)
 class _Line:
-    """What one memory line holds: ``cut`` when its values stop at memory the debugger could not read."""
+    """What one memory line holds: ``cut`` when its values stop at memory the debugger could not read.
+    A plain class with slots: one is made per line, and a record class costs microseconds each."""
 
-    address: int
-    address_bytes: int
-    unit: str
-    data: bytes
-    cut: bool = False
+    __slots__ = ("address", "address_bytes", "unit", "data", "cut")
+
+    def __init__(self, address: int, address_bytes: int, unit: str, data: bytes, cut: bool = False):
+        self.address, self.address_bytes, self.unit, self.data, self.cut = address, address_bytes, unit, data, cut
 
 
 def _read_line(m, line: str, number: int, origin: str, *, partial: bool = False) -> _Line:

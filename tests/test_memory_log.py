@@ -8,6 +8,7 @@ import pytest
 import d3dkmddi_py as kmd
 from d3dkmddi_py.errors import DecodeError, WinDbgTextError
 from d3dkmddi_py.memory import MemoryConflict, MemoryGap, WinDbgLog
+from d3dkmddi_py.samples import build
 from d3dkmddi_py.windbg import parse_windbg, scan_log
 
 # A session as WinDbg's .logopen writes it: the header, prompts, a breakpoint, disassembly (an address and
@@ -229,3 +230,25 @@ def test_decode_from_memory_at_an_address():
         kmd.decode("DXGK_SEGMENTFLAGS", memory=log, address=Q, count="all")
     with pytest.raises(DecodeError, match="give address="):
         kmd.decode("DXGK_SEGMENTFLAGS", memory=log, count=1)
+
+
+def test_report_reads_a_log_of_several_dumps_at_an_address():
+    text = kmd.report("DXGK_SEGMENTFLAGS", SESSION, address="8a3b4000", count=2)
+    assert text.count("DXGK_SEGMENTFLAGS  x64") == 2 and "[1] at +0x4 (00000000`8a3b4004)" in text
+
+
+def test_decode_follow_from_log_text_and_from_memory_alike():
+    t = kmd.target("x64", "WDDM2_7")
+    q = t.DXGK_QUERYSEGMENTOUT3()
+    q.NbSegment, q.pSegmentDescriptor = 2, 0x2000
+    d = (t.DXGK_SEGMENTDESCRIPTOR3 * 2)()
+    d[0].Size, d[1].Size = 1 << 20, 2 << 20
+    text = "\n".join(["Breakpoint 0 hit", "0: kd> db 1000", *build.dump_lines("db", 0x1000, bytes(q)),
+                      "0: kd> dq 2000", *build.dump_lines("dq", 0x2000, bytes(d))]) + "\n"
+    from_text = kmd.decode_one("DXGK_QUERYSEGMENTOUT3", text, address="1000", follow=True, target=t)
+    from_memory = kmd.decode("DXGK_QUERYSEGMENTOUT3", memory=WinDbgLog(text), address=0x1000, count=1, follow=True,
+                             target=t)[0]
+    assert kmd.render_follow(from_text) == kmd.render_follow(from_memory)
+    assert [n.values["Size"] for n in from_text.link("pSegmentDescriptor").items] == [1 << 20, 2 << 20]
+    with pytest.raises(DecodeError, match="follow=True reads pointers in memory at addresses"):
+        kmd.decode_one("DXGK_QUERYSEGMENTOUT3", bytes(q), follow=True, target=t)
