@@ -355,6 +355,8 @@ def _records(args, tgt, memory) -> pipeline.Records:
         if offset:
             raise UsageError("give --offset (a byte offset into the input) or --address (a memory address), not both")
         if memory is None:
+            if source == "file" and args.file != "-":
+                _refuse_flag(args.file, "file")  # a crash dump given as --file: --dump reads it by address
             raise UsageError(f"--address {_clip(args.address)} is a memory address, and only memory has addresses: "
                              f"--windbg, --dump, or --file with --base (the address of its first byte); give a byte "
                              f"offset with --offset")

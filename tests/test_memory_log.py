@@ -252,3 +252,20 @@ def test_decode_follow_from_log_text_and_from_memory_alike():
     assert [n.values["Size"] for n in from_text.link("pSegmentDescriptor").items] == [1 << 20, 2 << 20]
     with pytest.raises(DecodeError, match="follow=True reads pointers in memory at addresses"):
         kmd.decode_one("DXGK_QUERYSEGMENTOUT3", bytes(q), follow=True, target=t)
+
+
+def test_a_pointer_cycle_in_a_log_is_shown_once_not_followed_again():
+    """Two allocation infos that point to each other, dumped in a log, through a made-up table that makes
+    pAllocationUsageHint the link of a list: the text shows the cycle and ends."""
+    from d3dkmddi_py._spec.model import PointsTo
+
+    t = kmd.target("x64", "WDDM2_7")
+    a, b = t.DXGK_ALLOCATIONINFO(), t.DXGK_ALLOCATIONINFO()
+    a.pAllocationUsageHint, b.pAllocationUsageHint = 0x2000, 0x1000
+    text = "\n".join(["Breakpoint 0 hit", "0: kd> dq 1000", *build.dump_lines("dq", 0x1000, bytes(a)),
+                      "0: kd> dq 2000", *build.dump_lines("dq", 0x2000, bytes(b))]) + "\n"
+    table = {("DXGK_ALLOCATIONINFO", "pAllocationUsageHint"): PointsTo("DXGK_ALLOCATIONINFO", 1, (), None)}
+    node = kmd.follow("DXGK_ALLOCATIONINFO", WinDbgLog(text), 0x1000, target=t, table=table)
+    shown = kmd.render_follow(node, meanings=False)
+    assert shown.count("DXGK_ALLOCATIONINFO  x64 WDDM2_7") == 2
+    assert "[0] at 00000000`00001000: cycle" in shown

@@ -282,7 +282,7 @@ def test_a_wrong_flag_is_answered_with_the_right_one_once(memories, tmp_path):
            f"{raw} --base ADDRESS" in bad("decode", "DXGK_SEGMENTFLAGS", "--dump", raw)
     assert f"is not hex bytes; {log} is WinDbg text: pass --windbg {log}" in bad("decode", "DXGK_SEGMENTFLAGS", "--hex", log)
     dump = str(memories["full dump"][1])
-    for argv in ([dump], ["--windbg", dump], ["--file", dump, "--base", "0"]):
+    for argv in ([dump], ["--windbg", dump], ["--file", dump, "--base", "0"], ["--file", dump, "--address", "0"]):
         assert f"{dump} is a Windows crash dump, read by address: pass --dump {dump} --address ADDRESS" in \
             bad("decode", "DXGK_SEGMENTFLAGS", *argv)
     # the flag named is the one that reads it: no second hint
