@@ -6,7 +6,8 @@ Start here::
     import d3dkmddi_py as kmd
     kmd.DXGK_ALLOCATIONINFO                       # ctypes class: x64 at the newest version
     t = kmd.target("x86", "WDDM2_0")              # any other target: t.DXGK_SEGMENTFLAGS, ...
-    kmd.decode("DXGK_SEGMENTFLAGS", 0x485)        # bytes, hex text, WinDbg text, a pathlib.Path
+    kmd.decode_one("DXGK_SEGMENTFLAGS", 0x485)    # bytes, hex text, WinDbg text, a pathlib.Path
+    kmd.decode("DXGK_ALLOCATIONINFO", data, count=4)  # always a list
     print(kmd.report("DXGK_SEGMENTFLAGS", 0x485)) # what `d3dkmddi decode` prints
     kmd.semantics.check(0x485, "DXGK_SEGMENTFLAGS")   # the documented rules, as findings
     kmd.bulk.decode_array("DXGK_ALLOCATIONINFO", pathlib.Path("allocs.bin"))  # NumPy columns
@@ -18,18 +19,18 @@ The command line is ``d3dkmddi`` (``d3dkmddi demo`` first): decode, validate, la
 Every entry point (``help(kmd.<name>)`` documents each):
 
     layouts   target, leaves, layout_table, layout_diff, parse_abi, parse_interface_version, get_include
-    records   decode, report, render_text, record_json, parse_hex, parse_windbg
+    records   decode, decode_one, report, render_text, record_json, parse_hex, parse_windbg
     rules     check, validate, explain, field_meanings, to_dict, from_dict; all of them: semantics
     words     decode_segment_flags, decode_segment_preference, build_segment_preference,
               decode_bank_preference, build_bank_preference, segment_set, segment_set_mask,
               decode_priority, power_behaviour
     memory    as_memory, parse_address, follow, render_follow, follow_json, segments_adapter
-              (a debugger log, bytes at a base, a read() object, a raw image or a crash dump)
+              (a WinDbg log, bytes at a base, a read() object, a raw image or a crash dump)
     columns   decode_array, iter_chunks, column_findings, validate_array, write_records: bulk (NumPy)
     traces    etw: read, summary, adapters, from_records (.etl files and their XML)
 
 Classes are documented by their own help: the C types (``dir(kmd)``, ``d3dkmddi types``), Target, Leaf,
-Adapter, Finding, Columns, the memories (Ranges, ImageFile, KernelDump, ReadObject), and the errors of ``d3dkmddi_py.errors``, each a ValueError or a TypeError.
+Adapter, Finding, Columns, the memories (WinDbgLog, Ranges, ImageFile, KernelDump, ReadObject), and the errors of ``d3dkmddi_py.errors``, each a ValueError or a TypeError.
 
 Names load on first use, so ``import d3dkmddi_py`` loads nothing else (a debugger's Python can use
 the classes with the standard library alone).
@@ -55,13 +56,13 @@ _EXPORTS = {
         "decode_segment_preference", "explain", "field_meanings", "from_dict", "power_behaviour", "segment_set",
         "segment_set_mask", "to_dict", "validate",
     ),
-    ".decoding": ("DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "parse_hex",
-                  "parse_windbg"),
+    ".decoding": ("DecodeError", "TruncatedData", "UnknownType", "WinDbgTextError", "decode", "decode_one",
+                  "parse_hex", "parse_windbg"),
     ".dttext": ("render_text",),
     ".jsonformat": ("record_json",),
     ".pipeline": ("report",),
     ".memory": ("AddressSpace", "ImageFile", "KernelDump", "MemoryConflict", "MemoryGap", "MemoryReadError", "Ranges",
-                "ReadObject", "UnreadableMemory", "as_memory", "parse_address"),
+                "ReadObject", "UnreadableMemory", "WinDbgLog", "as_memory", "parse_address"),
     ".follow": ("follow", "follow_json", "render_follow", "segments_adapter"),
     ".bulk": ("BulkInputError", "Columns", "NumpyMissingWarning", "column_findings", "decode_array", "iter_chunks",
               "validate_array", "write_records"),

@@ -67,6 +67,7 @@ from .decoding import (
     UnknownType as UnknownType,
     WinDbgTextError as WinDbgTextError,
     decode as decode,
+    decode_one as decode_one,
     parse_hex as parse_hex,
     parse_windbg as parse_windbg,
 )
@@ -89,6 +90,7 @@ from .memory import (
     Ranges as Ranges,
     ReadObject as ReadObject,
     UnreadableMemory as UnreadableMemory,
+    WinDbgLog as WinDbgLog,
     as_memory as as_memory,
     parse_address as parse_address,
 )
@@ -621,6 +623,7 @@ __all__ = [
     'to_dict',
     'validate',
     'decode',
+    'decode_one',
     'parse_hex',
     'parse_windbg',
     'render_text',

@@ -23,16 +23,23 @@ from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_gua
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
-from .windbg import WINDBG_COMMANDS, Memory, parse_hex, parse_int, parse_windbg, text_of_bytes
+from .windbg import WINDBG_COMMANDS, Memory, parse_address, parse_hex, parse_int, text_of_bytes
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 BULK_FORMATS = ("csv", "jsonl", "parquet")
+QUERY_DEFAULT = "DXGK_QUERYSEGMENTOUT3"  # the query --segments-at reads unless --segment-type names another
 NEWEST_NAME = NEWEST.name
 
 # The words the help and the README both say (tests/cli/test_help_and_readme.py holds them to each other).
 TYPE_HELP = ("a C type as `d3dkmddi types` lists it, in any case: a typedef, its tag or an alias "
              "(DXGK_ALLOCATIONINFO, _DXGK_SEGMENTFLAGS, PHYSICAL_ADDRESS), or an enum (DXGK_PAGESIZE)")
-WINDBG_HELP = f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width ('-' for standard input)"
+WINDBG_HELP = (f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width: one dump or a whole session "
+               f"log ('-' for standard input, 'sample' for the bundled session log)")
+SAMPLE_WORD = "sample"  # --windbg sample: the bundled session log (a file named sample: ./sample)
+FOLLOW_HELP = ("also decode what the record's pointers point to, recursively, as WinDbg's dx -r shows it "
+               "(memory: --windbg, --dump, or --file with --base)")
+SEGMENTS_AT_HELP = ("the address of a DXGK_QUERYSEGMENTOUT* in the same memory (--windbg, --dump, --file with "
+                    "--base): check allocations against the segments it points to")
 COMPARE_HELP = ("two targets, each an ABI (x86), an interface version (WDDM2_0, 0x5023) or both (x86:WDDM2_0); "
                 "what one leaves out is --abi's or --ddi's")
 _BAD_INPUT = "bad input: one line on standard error, before any output"
@@ -143,20 +150,29 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         q.add_argument("value", metavar="VALUE", nargs="?",
                        help="an integer word (0x485, 1157, 00000000`00000485), e.g. from an ETW event or a register")
         src = q.add_mutually_exclusive_group()
-        src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input)")
+        src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input); with --base, "
+                                                       "a raw memory image")
         src.add_argument("--windbg", metavar="PATH", help=WINDBG_HELP)
+        src.add_argument("--dump", metavar="PATH", help="a Windows kernel crash dump (MEMORY.DMP: full, kernel or "
+                                                       "bitmap), read by virtual address (the 'dump' extra)")
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
         q.add_argument("--offset", default="0", help="byte offset of the first record in the input (default 0)")
+        q.add_argument("--base", metavar="ADDRESS",
+                       help="with --file: the memory address of the file's first byte (a raw memory image)")
         q.add_argument("--address", metavar="ADDRESS",
-                       help="with --windbg: the dump's memory address of the first record (fffff801`2a3b4058)")
+                       help="the memory address of the first record (fffff801`2a3b4058; hex, as WinDbg reads it), "
+                            "in --windbg, --dump or --file with --base")
+        q.add_argument("--follow", action="store_true", help=FOLLOW_HELP)
         q.add_argument("--count", default="1", help="number of records, or 'all' (default 1)")
         q.add_argument("--adapter", metavar="NAME", choices=("sample",),
                        help="check allocations against an adapter's segments: 'sample' is the bundled adapter's, "
                             "written at the --abi/--ddi target")
         q.add_argument("--segments", metavar="PATH",
                        help="segment descriptors (raw bytes or WinDbg text) to check allocations against")
+        q.add_argument("--segments-at", metavar="ADDRESS", help=SEGMENTS_AT_HELP)
         q.add_argument("--segment-type", default=None, metavar="TYPE",
-                       help="the descriptor type in --segments (default DXGK_SEGMENTDESCRIPTOR)")
+                       help=f"the descriptor type in --segments (default DXGK_SEGMENTDESCRIPTOR), or the query type at "
+                            f"--segments-at (default {QUERY_DEFAULT})")
         q.add_argument("--format", choices=("text", "json") + BULK_FORMATS, default=None,
                        help=f"output format; csv, jsonl and parquet write {what}")
         q.add_argument("--output", "-o", metavar="PATH", help="write the output here (default standard output)")
@@ -167,6 +183,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                 "prints it, with what each value means and every finding under the field it concerns.",
                 ["d3dkmddi decode DXGK_SEGMENTFLAGS 0x485 --ddi WDDM2_0",
                  "d3dkmddi decode DXGK_ALLOCATIONINFO --windbg dump.txt --address 'fffff801`2a3b4058' --count 2",
+                 "d3dkmddi decode DXGKARG_CREATEALLOCATION --windbg session.log --address 'ffffb80c`4e2f0000' --follow",
+                 "d3dkmddi decode DXGK_QUERYSEGMENTOUT3 --dump MEMORY.DMP --address 'fffff801`2a3b4058' --follow",
                  "d3dkmddi decode DXGK_ALLOCATIONINFO --file big.bin --count all --format csv -o big.csv"])
     input_options(q, "one row per record with every leaf as a column")
     q.add_argument("--nonzero", action="store_true", help="print only non-zero fields (and fields with findings)")
@@ -175,6 +193,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                 "Check records against every rule the DDI reference states and print the findings; exit status 1\n"
                 "when one is an error, 2 on bad input.",
                 ["d3dkmddi validate DXGK_ALLOCATIONINFO --file blob.bin --count all --segments segs.bin",
+                 "d3dkmddi validate DXGKARG_CREATEALLOCATION --windbg session.log --address 'ffffb80c`4e2f0000' "
+                 "--follow --segments-at 'ffffb80c`4e310000'",
                  "d3dkmddi validate DXGK_SEGMENTFLAGS --file flags.bin --count all --format csv -o findings.csv"])
     input_options(q, "one row per finding (record, offset, rule, severity, field, message)")
 
@@ -220,10 +240,14 @@ def _target(args) -> tuple:
 
 
 # ------------------------------------------------------------------ inputs
+_SOURCES = ("value", "file", "windbg", "dump", "hex")
+
+
 def _source(args) -> str:
-    sources = [s for s in ("value", "file", "windbg", "hex") if getattr(args, s) is not None]
+    sources = [s for s in _SOURCES if getattr(args, s) is not None]
     if not sources:
-        raise UsageError(f"{PROG} {args.command}: no input; give a VALUE, --file PATH, --windbg PATH or --hex HEX")
+        raise UsageError(f"{PROG} {args.command}: no input; give a VALUE, --file PATH, --windbg PATH, --dump PATH "
+                         f"or --hex HEX")
     if len(sources) > 1:
         raise UsageError(f"{PROG} {args.command}: give one input, not {' and '.join(sources)}")
     return sources[0]
@@ -235,25 +259,93 @@ def _stdin_bytes(want: int | None = None) -> bytes:
     return pipeline.read_unsized(getattr(sys.stdin, "buffer", sys.stdin), "standard input", want)
 
 
-def _windbg_text(path: str) -> Memory:
-    """A WinDbg dump from a file or standard input ('-'), as bytes with their addresses."""
+def _windbg_log(path: str, notes: list):
+    """Every dump of a WinDbg text from a file, standard input ('-') or the bundled session log ('sample'),
+    as memory at addresses; what was skipped goes to ``notes`` (said on standard error once the input is
+    known to be good: bad input is one line)."""
+    from .memory import WinDbgLog
+
     if path == "-":
         raw, origin = _stdin_bytes(), "standard input"
     else:
-        origin = safe_name(path)
+        if path == SAMPLE_WORD:
+            from .samples import SESSION_PATH, build
+
+            path, origin = SESSION_PATH, f"<samples>/{build.SESSION_FILE}"
+        else:
+            origin = safe_name(path)
         with pipeline.open_input(path, origin) as f:
             raw = pipeline.read_unsized(f, origin)
     text = text_of_bytes(raw) if raw else ""
     if text is None:
-        raise UsageError(f"{origin} is not text (UTF-8, or UTF-16 with a byte-order mark); for raw bytes use --file")
-    return parse_windbg(text, origin)
+        raise UsageError(f"{origin} is not text (UTF-8, or UTF-16 with a byte-order mark); "
+                         f"{pipeline.flag_hint(raw[:4096], path if path != '-' else origin, 'windbg')}")
+    log = WinDbgLog(text, origin)
+    if log.scan.note():
+        notes.append(log.scan.note())
+    return log
+
+
+def _memory(args, notes: list):
+    """The memory at addresses the input options name (a WinDbg log, a raw image at --base, a crash dump),
+    or None for inputs without addresses."""
+    if args.base is not None and args.file is None:
+        raise UsageError("--base gives the address of --file's first byte (a raw memory image); give --file PATH")
+    if args.windbg is not None:
+        return _windbg_log(args.windbg, notes)
+    if args.dump is not None:
+        from .memory import KernelDump
+
+        _refuse_flag(args.dump, "dump")
+        return KernelDump(args.dump)
+    if args.file is not None and args.base is not None:
+        from .memory import ImageFile
+
+        if args.file == "-":
+            raise UsageError("standard input is not a memory image: a raw image is read by address, so save it to "
+                             "a file first (--file PATH --base ADDRESS)")
+        _refuse_flag(args.file, "file")
+        return ImageFile(args.file, parse_address(args.base, "--base"))
+    return None
+
+
+def _refuse_flag(path: str, given: str) -> None:
+    """One line with the right flag when a file's content is another input kind than its flag says."""
+    pipeline.open_input(path, safe_name(path)).close()  # a missing or unreadable file: its own words
+    hint = pipeline.flag_hint(_head(path), path, given)
+    if hint:
+        raise UsageError(hint)
+
+
+def _head(path: str) -> bytes:
+    """The first bytes of a regular file, what its kind is told by (b"" for anything else)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4096) if os.path.isfile(path) else b""
+    except (OSError, ValueError):
+        return b""
 
 
 def _count(text: str):
     return "all" if text.strip().lower() == "all" else parse_int(text, "--count")
 
 
-def _records(args, tgt) -> pipeline.Records:
+def _address(args, memory, offset: int) -> int:
+    """The address of the first record in memory: --address, or --offset bytes into a log's one range or
+    from --base."""
+    from .memory import WinDbgLog
+
+    if args.address is not None:
+        return parse_address(args.address, "--address")
+    if isinstance(memory, WinDbgLog):
+        return memory.memory_at(None, "--address").address + offset
+    if args.base is not None:
+        return parse_address(args.base, "--base") + offset
+    raise UsageError("a crash dump is read by address: give --address (the record's virtual address, "
+                     "fffff801`2a3b4058)")
+
+
+def _records(args, tgt, memory) -> pipeline.Records:
     """The checked range of records the input options name; nothing is read past the checks."""
     layout = resolve_layout(args.type, tgt)
     count = _count(args.count)
@@ -261,43 +353,87 @@ def _records(args, tgt) -> pipeline.Records:
     offset = parse_int(args.offset, "--offset")
     if args.address is not None:
         if offset:
-            raise UsageError("give --offset (a byte offset into the input) or --address (a memory address of a "
-                             "WinDbg dump), not both")
-        if source != "windbg":
-            raise UsageError(f"--address {_clip(args.address)} is a memory address, and only WinDbg text "
-                             f"(--windbg) has addresses; give a byte offset with --offset")
+            raise UsageError("give --offset (a byte offset into the input) or --address (a memory address), not both")
+        if memory is None:
+            if source == "file" and args.file != "-":
+                _refuse_flag(args.file, "file")  # a crash dump given as --file: --dump reads it by address
+            raise UsageError(f"--address {_clip(args.address)} is a memory address, and only memory has addresses: "
+                             f"--windbg, --dump, or --file with --base (the address of its first byte); give a byte "
+                             f"offset with --offset")
+    if source == "dump":
+        return _dump_records(layout, memory, _address(args, memory, offset), count)
     if source == "file" and args.file != "-":
+        if args.base is not None:
+            base = memory.base
+            offset = parse_address(args.address, "--address") - base if args.address is not None else offset
+            if offset < 0:
+                raise UsageError(f"--address {_clip(args.address)} is below --base {_clip(args.base)}, the address of "
+                                 f"{safe_name(args.file)}'s first byte")
+            return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count,
+                                    address=base)
         return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count)
     if source == "value":
         try:
             number = parse_int(args.value, "VALUE")
         except DecodeError:
-            hint = (f"it is a file: pass --file {safe_name(args.value)}" if os.path.isfile(args.value) else
-                    "for bytes in memory order use --hex, for a file --file, for WinDbg text --windbg")
-            raise UsageError(f"VALUE {_clip(args.value)} is not an integer; {hint}") from None
+            raise UsageError(f"VALUE {_clip(args.value)} is not an integer; {_value_hint(args.value)}") from None
         memory = Memory(word_bytes(number, layout), None, "VALUE")
     elif source == "file":
         memory = Memory(_stdin_bytes(pipeline.wanted_bytes(layout, offset, count)), None, "standard input")
     elif source == "windbg":
-        memory = _windbg_text(args.windbg)
+        found = memory.memory_at(args.address, "--address", layout.size * (count if isinstance(count, int) else 1))
         if args.address is not None:
-            offset = memory.offset_of(args.address, "--address")
+            offset = found.offset_of(args.address, "--address")
+        memory = found
     else:
-        memory = Memory(parse_hex(args.hex), None, "hex")
+        try:
+            memory = Memory(parse_hex(args.hex), None, "hex")
+        except DecodeError as exc:
+            if os.path.exists(args.hex):
+                raise UsageError(f"--hex {_clip(args.hex)} is not hex bytes; {_value_hint(args.hex)}") from None
+            raise UsageError(str(exc)) from None
     return pipeline.Records.from_memory(layout, memory, offset, count)
+
+
+def _value_hint(text: str) -> str:
+    """What to write for a VALUE (or --hex) that is no number: the flag its file's content needs."""
+    if os.path.exists(text):
+        return pipeline.flag_hint(_head(text), text)
+    return "for bytes in memory order use --hex, for a file --file, for WinDbg text --windbg"
+
+
+def _dump_records(layout, memory, address: int, count) -> pipeline.Records:
+    """``count`` records read from a crash dump at ``address`` (a dump has no end: "all" is refused)."""
+    from .decoding import bytes_at
+
+    if not isinstance(count, int):
+        raise UsageError("--count all reads to the end of an input, and a crash dump has no end at an address: "
+                         "give --count N")
+    address, count, data = bytes_at(layout, memory, address, count)
+    return pipeline.Records(layout, data=data, origin=memory.origin, count=count, address=address)
 
 
 def _clip(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def _adapter(args, tgt):
+def _adapter(args, tgt, memory, notes: list):
+    chosen = [name for name, given in (("--adapter sample", args.adapter), ("--segments PATH", args.segments),
+                                       ("--segments-at ADDRESS", args.segments_at)) if given]
+    if len(chosen) > 1:
+        raise UsageError(f"give one of {', '.join(chosen)}, not {len(chosen)}")
     if args.adapter == "sample":
-        if args.segments:
-            raise UsageError("give --adapter sample or --segments PATH, not both")
         from .samples import sample_adapter
 
         return sample_adapter(tgt)
+    if args.segments_at:
+        from .follow import follow, segments_adapter
+
+        if memory is None:
+            raise UsageError("--segments-at ADDRESS reads a DXGK_QUERYSEGMENTOUT* in memory: give --windbg, --dump, or "
+                             "--file with --base")
+        query = args.segment_type or QUERY_DEFAULT
+        return segments_adapter(follow(query, memory, parse_address(args.segments_at, "--segments-at"), target=tgt))
     if args.segments:
         from .target import class_of
         from .semantics import Adapter
@@ -306,15 +442,14 @@ def _adapter(args, tgt):
         with pipeline.open_input(args.segments, safe_name(args.segments)) as f:
             head = f.read(4096)
         if pipeline.looks_like_text_dump(head):
-            memory = _windbg_text(args.segments)
-            records = pipeline.Records.from_memory(seg_layout, memory, 0, "all")
+            records = pipeline.Records.from_memory(seg_layout, _windbg_log(args.segments, notes).memory_at(), 0, "all")
         else:
             records = pipeline.Records(seg_layout, path=args.segments, origin=safe_name(args.segments), count="all")
         cls = class_of(seg_layout)
         descriptors = [cls.from_buffer_copy(chunk.record(i)) for chunk in records.chunks() for i in range(chunk.count)]
         return Adapter.from_descriptors(descriptors, abi=tgt[0], interface_version=tgt[1])
     if args.segment_type:
-        raise UsageError("--segment-type needs --segments PATH")
+        raise UsageError("--segment-type needs --segments PATH or --segments-at ADDRESS")
     return None
 
 
@@ -331,8 +466,8 @@ def _output_format(args) -> str:
 
 def _inputs(args) -> list:
     """Every input the options name; "-" stands for standard input (outfile compares its descriptor)."""
-    return [p for p in (getattr(args, "file", None), getattr(args, "windbg", None), getattr(args, "segments", None))
-            if p]
+    return [p for p in (getattr(args, name, None) for name in ("file", "windbg", "dump", "segments"))
+            if p and p != SAMPLE_WORD]
 
 
 def _stream(args, stdout, stderr, *, validate: bool) -> int:
@@ -340,8 +475,15 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
     fmt = _output_format(args)
     out_path = "-" if args.output is None else args.output
     check_output(out_path, inputs=_inputs(args), binary=fmt == "parquet")
-    adapter = _adapter(args, tgt)
-    records = _records(args, tgt)
+    _source(args)
+    notes: list = []
+    memory = _memory(args, notes)
+    adapter = _adapter(args, tgt, memory, notes)
+    if args.follow:
+        return _follow(args, tgt, memory, fmt, out_path, stdout, stderr, adapter=adapter, validate=validate,
+                       notes=notes)
+    records = _records(args, tgt, memory)
+    _say(notes, stderr)
     try:  # the input is open: whatever stops the run before its chunks are read closes it
         summary = _run(args, records, fmt, out_path, stdout, stderr, adapter=adapter, validate=validate)
     finally:
@@ -394,6 +536,55 @@ def _sink(fmt: str, out, *, validate: bool, adapter, nonzero: bool):
         return pipeline.JsonValidate(out) if fmt == "json" else pipeline.TextValidate(out)
     return pipeline.JsonDecode(out, adapter=adapter) if fmt == "json" else \
         pipeline.TextDecode(out, adapter=adapter, nonzero=nonzero)
+
+
+def _say(notes: list, stderr) -> None:
+    """What the inputs' reading passed over (a log's skipped lines), once the input is known to be good."""
+    if stderr is not None:
+        stderr.write("".join(f"{PROG}: {note}\n" for note in notes))
+
+
+def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapter, validate: bool,
+            notes: list) -> int:
+    """--follow: each record with what its pointers point to; decode prints it as dx -r does (or its JSON),
+    validate the findings of every record reached (exit 1 on an error)."""
+    from .follow import follow, follow_json, render_follow
+
+    if memory is None:
+        raise UsageError(f"--follow reads pointers in memory at addresses: give --windbg, --dump, or --file with --base "
+                         f"(not {'a VALUE' if args.value is not None else '--' + _source(args)})")
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--follow prints text or JSON (--json): its records are of several types, not one table for "
+                         f"--format {fmt}")
+    layout = resolve_layout(args.type, tgt)
+    if layout.kind == "enum":
+        raise UsageError(f"{layout.c_name} is an enum, not a structure with pointers to follow")
+    count = _count(args.count)
+    if not isinstance(count, int):
+        raise UsageError("--follow reads records at an address, and memory has no end there: give --count N, not all")
+    offset = parse_int(args.offset, "--offset")
+    if args.address is not None and offset:
+        raise UsageError("give --offset (a byte offset into the input) or --address (a memory address), not both")
+    address = _address(args, memory, offset)
+    from .decoding import read_at
+
+    nodes = read_at(layout, memory, address, count, follow=True)  # every record followed before any output
+    _say(notes, stderr)
+    with open_output(out_path, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
+        if validate:
+            summary = pipeline.run(pipeline.Followed(nodes), _sink(fmt, out, validate=True, adapter=adapter,
+                                                                    nonzero=False),
+                                   adapter=adapter, values=False, findings=True)
+        else:
+            summary = None
+            if fmt == "json":
+                out.write("".join(json.dumps(follow_json(node, adapter=adapter)) + "\n" for node in nodes))
+            else:
+                out.write("\n\n".join(render_follow(node, adapter=adapter) for node in nodes) + "\n")
+    if stderr is not None and out_path != "-":
+        stderr.write(f"{PROG}: wrote {len(nodes):,} followed record{'s' if len(nodes) != 1 else ''} to "
+                     f"{safe_name(out_path)}\n")
+    return EXIT_FINDINGS if validate and summary.errors else EXIT_OK
 
 
 def cmd_decode(args, stdout, stderr) -> int:
@@ -529,7 +720,8 @@ def execute(argv, stdout, stderr) -> int:
     except D3dkmddiError as exc:
         text = str(exc)
         stdout.flush()
-        stderr.write(_one_line(text if text.startswith(PROG) else f"{PROG}: error: {text}"))
+        # argparse's own messages start "d3dkmddi decode: "; a path such as d3dkmddi_py/x.bin must not pass for one
+        stderr.write(_one_line(text if text.startswith((f"{PROG}:", f"{PROG} ")) else f"{PROG}: error: {text}"))
         return EXIT_USAGE
 
 

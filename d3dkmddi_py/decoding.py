@@ -12,13 +12,15 @@ import enum
 import os
 import pathlib
 import stat
+import warnings
 
 from ._records import dataclass
-from .errors import DecodeError, TruncatedData, UnknownType, WinDbgTextError, choice_argument  # noqa: F401
+from .errors import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, choice_argument,  # noqa: F401
+                     flag_argument)
 from .layout import TypeLayout
 from .outfile import safe_name
 from .resolve import resolve_layout
-from .span import check_range, word_bytes
+from .span import _decimal, check_offset_count, check_range, word_bytes
 from .target import Target, as_target, class_of
 
 
@@ -77,8 +79,8 @@ def int_to_bytes(value: int, cls) -> bytes:
 
 # ------------------------------------------------------------------ WinDbg memory dumps
 # Parsed in windbg.py; these names stay importable from here.
-from .windbg import (_HEX_SEPARATORS, Memory, _clip, _windbg_address, is_word_text,  # noqa: E402,F401
-                     looks_like_windbg, parse_hex, parse_int, parse_windbg, text_of_bytes)
+from .windbg import (ADDRESS_END, _HEX_SEPARATORS, Memory, _clip, _windbg_address, is_word_text,  # noqa: E402,F401
+                     looks_like_windbg, parse_address, parse_hex, parse_int, parse_windbg, text_of_bytes)
 
 
 # ------------------------------------------------------------------ input forms
@@ -91,16 +93,25 @@ def read_file(path, origin: str | None = None) -> bytes:
             raise DecodeError(f"cannot read {origin or safe_name(path)}: {exc.strerror or exc}") from None
 
 
-def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory:
+def windbg_memory(text: str, origin: str, address=None, size: int = 1) -> Memory:
+    """The bytes of a WinDbg text (every dump of a log, ``memory.WinDbgLog``) around ``address``: the range
+    holding it (default: the text's one range), once the ``size`` bytes from it are known to be there."""
+    from .memory import WinDbgLog
+
+    return WinDbgLog(text, origin).memory_at(address, "address=", size)
+
+
+def read_input(data, *, kind: str = "auto", origin: str | None = None, address=None, size: int = 1) -> Memory:
     """The bytes behind any accepted input form.
 
     ``kind`` is "auto" (the Python API), or one of "bytes", "hex", "windbg", "file"
-    (what the command line's options say the user gave).
+    (what the command line's options say the user gave).  WinDbg text is read as a log of dumps: the
+    range holding ``address`` (``size`` bytes there), or its one range.
     """
     if kind == "hex":
         return Memory(parse_hex(data), None, origin or "hex")
     if kind == "windbg":
-        return parse_windbg(data, origin or "WinDbg text")
+        return windbg_memory(data, origin or "WinDbg text", address, size)
     if kind == "file":
         raw = read_file(data, origin)
         shown = origin or safe_name(data)
@@ -115,13 +126,13 @@ def read_input(data, *, kind: str = "auto", origin: str | None = None) -> Memory
         shown = origin or safe_name(data)
         text = text_of_bytes(raw)
         if text is not None and looks_like_windbg(text):
-            return parse_windbg(text, shown)
+            return windbg_memory(text, shown, address, size)
         return Memory(raw, None, shown)
     if isinstance(data, str):  # always data: a string never names a file (that is a Path or path=)
         data = data.lstrip("\ufeff")  # a byte-order mark copied with the text
         stripped = data.strip()
         if looks_like_windbg(data):
-            return parse_windbg(data, origin or "WinDbg text")
+            return windbg_memory(data, origin or "WinDbg text", address, size)
         if _hexish(stripped):
             return Memory(_hex_bytes_only(data, stripped), None, origin or "hex")
         if not stripped:
@@ -218,7 +229,7 @@ def decode_records(type_, data, *, target=None, offset=0, count=1, kind: str = "
         decoded = _decode_file(layout, cls, tgt, path, offset, count, kind, origin or safe_name(path))
         if decoded is not None:
             return decoded
-    memory = memory_of(data, layout, kind=kind, origin=origin)
+    memory = memory_of(data, layout, kind=kind, origin=origin, address=address, count=count)
     offset = start_offset(memory, offset, address)
     offsets = plan(layout, memory, offset, count)
     records = [Record(_from_bytes(cls, memory.data, at), i, at,
@@ -241,14 +252,16 @@ def start_offset(memory: Memory, offset=0, address=None) -> int:
     return memory.offset_of(address, "address=")
 
 
-def memory_of(data, type_, *, kind: str = "auto", origin: str | None = None) -> Memory:
+def memory_of(data, type_, *, kind: str = "auto", origin: str | None = None, address=None, count=1) -> Memory:
     """The bytes behind in-memory data for a type (a class or TypeLayout): an int word or a "0x485" is
-    the type's little-endian bytes; bytes, hex and WinDbg text are read as ``read_input`` reads them."""
+    the type's little-endian bytes; bytes, hex and WinDbg text are read as ``read_input`` reads them (a
+    log's range holding ``address``, where ``count`` records must be)."""
     if isinstance(data, int) and not isinstance(data, bool):
         return Memory(int_to_bytes(data, type_), None, origin or "value")
     if isinstance(data, str) and kind == "auto" and is_word_text(data):
         return Memory(int_to_bytes(parse_int(data), type_), None, origin or "value")
-    return read_input(data, kind=kind, origin=origin)
+    size = type_size(type_) * (count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1)
+    return read_input(data, kind=kind, origin=origin, address=address, size=size)
 
 
 def _file_path(data, kind: str):
@@ -308,10 +321,15 @@ def data_or_path(data, path):
     return path if isinstance(path, os.PathLike) else pathlib.Path(path)
 
 
-def decode(type, data=None, *, path=None, target=None, offset=0, count=1, address=None,  # noqa: A002
-           kind: str = "auto"):
-    """Decode ``count`` records of ``type`` from ``data`` starting at byte ``offset``, or at the memory
-    ``address`` of a WinDbg dump (``"fffff801`2a3b4058"``; other inputs have no addresses).
+_ONE = object()  # decode()'s count when none is given: the single-record call being retired
+
+
+def decode(type, data=None, *, path=None, target=None, offset=0, count=_ONE, address=None,  # noqa: A002
+           kind: str = "auto", memory=None, follow=False):
+    """Decode ``count`` records of ``type`` and return them as a list, always (``count=1``: a list of one;
+    ``decode_one`` returns one record).  From ``data`` starting at byte ``offset``, or at the memory
+    ``address`` of a WinDbg dump (``"fffff801`2a3b4058"``, hex as WinDbg reads it; other data has no
+    addresses), or from ``memory`` at ``address``.
 
     ``type`` is a class (it keeps its own target) or a C name looked up at ``target``
     (a Target or an (abi, interface version) pair; default x64 at the newest version).
@@ -319,26 +337,116 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=1, addres
     (``"85 04 00 00"``, bytes in memory order), an integer, ``"0x485"`` or ``"00000000`00000485"``
     (a word from a register or an ETW event, little-endian), or text copied from WinDbg
     ``db``/``dw``/``dd``/``dc``/``dq``/``dp``/``dps``/``dds``/``dyb`` (windbg.WINDBG_COMMANDS).  A str is always data, never a file name: give a file as
-    ``pathlib.Path(name)`` or ``path=name``.
+    ``pathlib.Path(name)`` or ``path=name``.  WinDbg text may be a whole session log: its dumps are
+    memory at addresses (``memory.WinDbgLog``), so a log of several needs ``address``.
 
     A text with two readings (a one-space WinDbg line, hex groups longer than a byte) is refused unless
     ``kind`` says which: "hex" (bytes in memory order) or "windbg"; "auto" (the default) reads the rest.
 
-    Returns one struct when ``count`` is 1, else a list; ``count="all"`` reads every
-    whole record from ``offset`` on and always returns a list.
+    ``memory``: anything ``memory.as_memory`` takes (a WinDbgLog or Ranges, an ImageFile, a KernelDump, an
+    object with ``read(address, size)``), read at ``address``.  ``follow=True`` returns, for each record,
+    what ``follow.follow`` returns: the record with what its pointers point to (from ``memory`` or from
+    WinDbg text).  ``count="all"`` reads every whole record from ``offset`` (or to the end of the dump
+    holding ``address``); memory has no end, so there it needs a number.
+
+    Called without ``count`` it returns one record, not a list, with a DeprecationWarning: that call is
+    ``decode_one`` now.
     """
-    data = data_or_path(data, path)
+    if count is _ONE:
+        records = _decode(type, data, path, target, offset, 1, address, kind, memory, follow)
+        warnings.warn("decode() without count= returns one record, and will return a list as every other call "
+                      "does; call decode_one() for one record, or pass count=", DeprecationWarning, stacklevel=2)
+        return records[0]
+    return _decode(type, data, path, target, offset, count, address, kind, memory, follow)
+
+
+def decode_one(type, data=None, *, path=None, target=None, offset=0, address=None,  # noqa: A002
+               kind: str = "auto", memory=None, follow=False):
+    """The one record of ``type`` at ``offset`` or ``address`` (``decode``'s arguments, without ``count``):
+    a ctypes instance (an enum member, or the int when it is none), or with ``follow=True`` a ``follow.Node``."""
+    return _decode(type, data, path, target, offset, 1, address, kind, memory, follow)[0]
+
+
+def _decode(type_, data, path, target, offset, count, address, kind, memory, follow) -> list:
     kind = choice_argument(kind, "kind", TEXT_KINDS)
-    records, *_ = decode_records(type, data, target=target, offset=offset, count=count, address=address,
-                                 kind=kind)
-    if count == 1:
-        return records[0].value
-    return [r.value for r in records]
+    follow = flag_argument(follow, "follow")
+    if memory is not None:
+        if data is not None or path is not None:
+            raise DecodeError("give data (or path=) or memory=, not both")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset:
+            raise DecodeError("memory= is read at an address: give address=, not offset=")
+        if address is None:
+            raise DecodeError("memory= is read at an address: give address= (e.g. \"fffff801`2a3b4058\")")
+        from .memory import as_memory
+
+        return read_at(type_, as_memory(memory), address, count, target=target, follow=follow)
+    data = data_or_path(data, path)
+    if not follow:
+        records, *_ = decode_records(type_, data, target=target, offset=offset, count=count, address=address,
+                                     kind=kind)
+        return [r.value for r in records]
+    log = _log_of(data, kind)
+    if address is None:
+        first = log.memory_at(None)
+        address = first.address + check_offset_count(offset, 1)[0]
+    elif not isinstance(offset, int) or isinstance(offset, bool) or offset:
+        raise DecodeError("give offset= (a byte offset into the input) or address= (a memory address of a "
+                          "WinDbg dump), not both")
+    return read_at(type_, log, address, count, target=target, follow=True)
+
+
+def _log_of(data, kind: str):
+    """The WinDbgLog of data that is WinDbg text (a str or a file of it): what follow=True reads."""
+    from .memory import WinDbgLog
+
+    if isinstance(data, os.PathLike):
+        raw = read_file(data)
+        text, shown = text_of_bytes(raw), safe_name(data)
+    else:
+        text, shown = (data if isinstance(data, str) else None), "WinDbg text"
+    if text is None or kind == "hex" or (kind == "auto" and not looks_like_windbg(text)):
+        raise DecodeError("follow=True reads pointers in memory at addresses: give memory= (a WinDbgLog, an "
+                          "ImageFile, a KernelDump, an object with read(address, size)) and address=, or WinDbg text")
+    return WinDbgLog(text, shown)
+
+
+def read_at(type_, memory, address, count=1, *, target=None, follow: bool = False) -> list:
+    """``count`` records of ``type_`` one after another from ``address`` of ``memory`` (an AddressSpace):
+    ctypes instances, or with ``follow`` each record followed (``follow.Node``)."""
+    layout = resolve_layout(type_, target)
+    address, count = _span_at(layout, address, count)
+    if follow:
+        from .follow import follow as follow_record
+
+        return [follow_record(layout, memory, address + i * layout.size) for i in range(count)]
+    cls = class_of(layout)
+    data = memory.read(address, count * layout.size)
+    return [_from_bytes(cls, data, i * layout.size) for i in range(count)]
+
+
+def bytes_at(layout: TypeLayout, memory, address, count) -> tuple:
+    """(address, count, bytes) of ``count`` records of ``layout`` at ``address`` of ``memory``, checked first."""
+    address, count = _span_at(layout, address, count)
+    return address, count, memory.read(address, count * layout.size)
+
+
+def _span_at(layout: TypeLayout, address, count) -> tuple:
+    """(address, count) of records read from memory: a number of them, inside the 64-bit address space."""
+    address = parse_address(address, "address")
+    if count is None or (isinstance(count, str) and count.strip().lower() == "all"):
+        raise DecodeError(f"count all reads to the end of an input, and memory has no end at "
+                          f"{_windbg_address(address)}: give a number of records (count=, --count N)")
+    _, count = check_offset_count(0, count)
+    if address + count * layout.size > ADDRESS_END:
+        raise DecodeError(f"{_decimal(count)} {layout.c_name} records of {layout.size} bytes at "
+                          f"{_windbg_address(address)} run past the end of the 64-bit address space: the address or "
+                          f"the count is wrong")
+    return address, count
 
 
 __all__ = [
     "DecodeError", "UnknownType", "TruncatedData", "WinDbgTextError", "Memory", "Record",
-    "decode", "decode_records", "resolve_class", "resolve_target", "read_input", "parse_hex",
+    "decode", "decode_one", "read_at", "bytes_at", "decode_records", "resolve_class", "resolve_target", "read_input", "parse_hex",
     "parse_int", "parse_windbg", "int_to_bytes", "plan", "file_size", "read_file", "type_names", "type_size", "c_name",
     "looks_like_windbg",
 ]

@@ -228,8 +228,9 @@ def _text_of_list(items, nonzero: bool) -> str:
 
 
 def render_record(layout: TypeLayout, values: dict, *, findings=(), meanings=None, title: str | None = None,
-                  nonzero: bool = False) -> str:
-    """``render_text`` of one record given as its layout and its leaf values."""
+                  nonzero: bool = False, after=None) -> str:
+    """``render_text`` of one record given as its layout and its leaf values; ``after``: line path -> more
+    lines printed under that line, after its findings (what a followed pointer points to)."""
     meanings = meanings or {}
     lines = layout.lines
     placed, loose = _place_findings(findings, lines)
@@ -238,6 +239,8 @@ def render_record(layout: TypeLayout, values: dict, *, findings=(), meanings=Non
     widths = None if keep is None else _widths([line for line, kept in zip(lines, keep) if kept], noted)
     plan = row_plan(layout, widths, noted)
     under = {path: [t for f in fs for t in _finding_lines(f, plan.pads[path])] for path, fs in placed.items()}
+    for path, more in (after or {}).items():
+        under[path] = under.get(path, []) + list(more)
     return render_row(plan, [values[leaf.path] for leaf in layout.leaves], under,
                       [t for f in loose for t in _finding_lines(f, "   ! ")], meanings, title, keep)
 

@@ -19,9 +19,7 @@ from functools import lru_cache
 from . import _spec
 from ._records import dataclass
 from ._spec.base import scalar_size
-from .dttext import record_title, render_record
 from .errors import DecodeError, NotAType, flag_argument, integer_argument, mapping_argument
-from .jsonformat import record_json_of
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
 from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
@@ -310,42 +308,59 @@ def _followed(node, what: str) -> Node:
     return node
 
 
-def render_follow(node: Node, *, meanings: bool = True) -> str:
-    """The followed record as indented text: each record's ``dt -r`` lines with its title and address, and
-    under each pointer member what it points to."""
+def render_follow(node: Node, *, meanings: bool = True, findings: bool = True, adapter=None) -> str:
+    """The followed record as indented text: each record's ``dt -r`` lines with its title and address, what
+    each value means and every finding under the field it concerns (checked against ``adapter``, a
+    semantics Adapter, where given), and under each pointer member what it points to."""
     _followed(node, "render_follow")
-    meanings = flag_argument(meanings, "meanings")
-    out: list = []
-    _node_text(node, out, "", None, meanings)
-    return "\n".join(out)
+    notes = _Notes(flag_argument(meanings, "meanings"), flag_argument(findings, "findings"), adapter)
+    return "\n".join(_node_text(node, None, notes))
 
 
-def _node_text(node: Node, out: list, pad: str, index, meanings: bool) -> None:
+class _Notes:
+    """What each followed record is printed with: its meanings and findings (against an adapter), or not."""
+
+    def __init__(self, meanings: bool, findings: bool, adapter):
+        from .semantics.adapter import as_adapter
+
+        self.meanings, self.findings, self.adapter = meanings, findings, as_adapter(adapter)
+
+    def of(self, node: Node) -> tuple:
+        """(meanings, findings) of one record."""
+        found, hits = {}, []
+        if self.meanings:
+            from .semantics.explain import meanings_of
+
+            found = meanings_of(node.layout, node.data, self.adapter)
+        if self.findings:
+            from .semantics.checks import check_record
+
+            hits = check_record(node.layout, node.data, self.adapter)
+        return found, hits
+
+
+def _node_text(node: Node, index, notes: _Notes) -> list:
+    """The record's lines, with what each pointer points to under the pointer's line (indented past it)."""
+    from .dttext import record_title, render_record  # the text's modules: not on the path of follow() itself
+
     layout = node.layout
-    found = {}
-    if meanings:
-        from .semantics.explain import meanings_of
-
-        found = meanings_of(layout, node.data)
+    found, hits = notes.of(node)
     title = (f"{'' if index is None else f'[{index}] '}"
              + record_title(layout.c_name, layout.label, size=layout.size)
              + f" at {_address(node.address, layout)}")
-    text = render_record(layout, node.values, meanings=found, title=title).split("\n")
-    # render_record prints the title, then one line per layout line (no findings are passed)
-    by_path = {link.member: link for link in node.links}
-    out.append(pad + text[0])
-    for line, printed in zip(layout.lines, text[1:]):
-        out.append(pad + printed)
-        link = by_path.get(line.path)
-        if link is not None:
-            _link_text(link, layout, out, pad + "   " * (line.depth + 2), meanings)
+    depth = {line.path: line.depth for line in layout.lines}
+    after = {}
+    for link in node.links:
+        after[link.member] = lines = []
+        _link_text(link, layout, lines, "   " * (depth[link.member] + 2), notes)
+    return render_record(layout, node.values, meanings=found, findings=hits, title=title, after=after).split("\n")
 
 
 def _address(address: int, layout: TypeLayout) -> str:
     return format_number(address, 8 if layout.abi != "x86" else 4, "*")[2:]
 
 
-def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, meanings: bool) -> None:
+def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, notes: _Notes) -> None:
     entry = link.points_to
     if entry is None:
         out.append(f"{pad}-> not followed: {link.note}")
@@ -375,7 +390,7 @@ def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, meanings: bo
         if isinstance(item, Missing):
             out.append(f"{pad}   [{i}] at {_address(item.address, layout)}: {item.why}")
         elif isinstance(item, Node):
-            _node_text(item, out, pad + "   ", i, meanings)
+            out.extend(pad + "   " + line for line in _node_text(item, i, notes))
         else:
             shown = format_number(item, link.stride)
             out.append(f"{pad}   [{i}] at {_address(at, layout)} : {entry.type} {shown}")
@@ -390,27 +405,29 @@ def _db_lines(data: bytes, address: int, layout: TypeLayout, pad: str) -> list:
 
 
 # ------------------------------------------------------------------ JSON
-def follow_json(node: Node, *, meanings: bool = True) -> dict:
-    """The followed record as one JSON-safe dict: ``record_json``'s keys, and ``pointers``, member -> what
-    it points to (the same keys every time; addresses and pointer-sized values as "0x..." strings)."""
+def follow_json(node: Node, *, meanings: bool = True, findings: bool = True, adapter=None) -> dict:
+    """The followed record as one JSON-safe dict: ``record_json``'s keys (meanings and findings against
+    ``adapter`` included), and ``pointers``, member -> what it points to (the same keys every time;
+    addresses and pointer-sized values as "0x..." strings)."""
     _followed(node, "follow_json")
-    meanings = flag_argument(meanings, "meanings")
-    found = {}
-    if meanings:
-        from .semantics.explain import meanings_of
+    return _node_json(node, _Notes(flag_argument(meanings, "meanings"), flag_argument(findings, "findings"), adapter))
 
-        found = meanings_of(node.layout, node.data)
-    out = record_json_of(node.layout, node.data, node.values, address=node.address, meanings=found)
-    out["pointers"] = {link.member: _link_json(link, meanings) for link in node.links}
+
+def _node_json(node: Node, notes: _Notes) -> dict:
+    from .jsonformat import record_json_of  # the JSON's module: not on the path of follow() itself
+
+    found, hits = notes.of(node)
+    out = record_json_of(node.layout, node.data, node.values, address=node.address, meanings=found, findings=hits)
+    out["pointers"] = {link.member: _link_json(link, notes) for link in node.links}
     return out
 
 
-def _link_json(link: Link, meanings: bool) -> dict:
+def _link_json(link: Link, notes: _Notes) -> dict:
     entry = link.points_to
     items, raw = [], None
     for item in link.items:
         if isinstance(item, Node):
-            items.append(follow_json(item, meanings=meanings))
+            items.append(_node_json(item, notes))
         elif isinstance(item, Missing):
             items.append({"address": hex_text(item.address), "status": item.why, "message": item.message})
         elif isinstance(item, bytes):

@@ -15,25 +15,33 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 import struct
 from bisect import bisect_left, bisect_right
-from typing import Protocol
 
 from .errors import DecodeError, InvalidArgument, text_argument
-from .windbg import _hex_or_int, _windbg_address as windbg_address
+from .windbg import ADDRESS_BITS, ADDRESS_END as _ADDRESS_END, parse_address
+from .windbg import Dump, Memory, line_holding, scan_log
+from .windbg import _windbg_address as windbg_address
 
-ADDRESS_BITS = 64
-_ADDRESS_END = 1 << ADDRESS_BITS
 WINDBG_RANGE_LIMIT = 256 << 20  # WinDbg's db refuses a longer L<count> without L? ("Range too large")
 _SHOWN_GAPS = 4  # missing ranges a message lists; the error's ``missing`` holds them all
 
 
-class AddressSpace(Protocol):
-    """What every memory here is: ``read(address, size)`` gives exactly ``size`` bytes or raises."""
+def __getattr__(name: str):
+    """``AddressSpace``, made on first use: ``typing`` costs milliseconds that reading memory does not need."""
+    if name != "AddressSpace":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Protocol
 
-    def read(self, address: int, size: int) -> bytes: ...
+    class AddressSpace(Protocol):
+        """What every memory here is: ``read(address, size)`` gives exactly ``size`` bytes or raises."""
+
+        def read(self, address: int, size: int) -> bytes: ...
+
+    AddressSpace.__module__, AddressSpace.__qualname__ = __name__, "AddressSpace"
+    globals()["AddressSpace"] = AddressSpace
+    return AddressSpace
 
 
 # ------------------------------------------------------------------ errors
@@ -66,38 +74,6 @@ class MemoryConflict(DecodeError):
 
 
 # ------------------------------------------------------------------ addresses
-_ADDRESS_TEXT = re.compile(r"(?:0[xX])?(?:(?P<high>[0-9a-fA-F]{1,8})`(?P<low>[0-9a-fA-F]{8})|(?P<plain>[0-9a-fA-F]+))")
-_FORMS = "as WinDbg prints it (fffff801`2a3b4058), with 0x (0xfffff8012a3b4058) or as bare hex (fffff8012a3b4058)"
-
-
-def parse_address(text, what: str = "address") -> int:
-    """An address as WinDbg prints and accepts it: ``fffff801`2a3b4058``, ``0xfffff8012a3b4058`` or bare
-    hex ``fffff8012a3b4058``.  WinDbg's default radix is 16, so digits alone are hex, never decimal."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        if not 0 <= text < _ADDRESS_END:
-            raise DecodeError(f"{what} {_hex_or_int(text)} is not a {ADDRESS_BITS}-bit address "
-                              f"(valid 0..0x{_ADDRESS_END - 1:x})")
-        return text
-    if not isinstance(text, str):
-        raise InvalidArgument(f"{what} must be an int or text {_FORMS}, not {type(text).__name__}")
-    s = text.strip()
-    shown = repr(s) if len(s) <= 40 else repr(s[:37] + "...")
-    m = _ADDRESS_TEXT.fullmatch(s)
-    if m is None:
-        if re.fullmatch(r"0[nN][0-9]+", s):
-            hint = f"; {s} is decimal, and WinDbg reads an address in hex: write 0x{int(s[2:]):x}"
-        elif s[:1] in "+-":
-            hint = "; an address has no sign"
-        else:
-            hint = ""
-        raise DecodeError(f"{what} {shown} is not an address: write it {_FORMS}{hint}")
-    digits = m["plain"] or m["high"] + m["low"]
-    if len(digits.lstrip("0")) > ADDRESS_BITS // 4:
-        raise DecodeError(f"{what} {shown} has more than {ADDRESS_BITS // 4} hex digits: an address has at "
-                          f"most {ADDRESS_BITS} bits")
-    return int(digits, 16)
-
-
 def db_command(address: int, count: int) -> str:
     """The WinDbg command that dumps ``count`` bytes at ``address``: ``db fffff801`2a3b4058 L0x10``
     (``L?`` past WinDbg's 256 MB range limit; the count in hex whatever the session's radix)."""
@@ -128,6 +104,13 @@ def gap_error(origin: str, address: int, size: int, missing: list, why: str) -> 
     missing = tuple(missing)
     return MemoryGap(f"{origin} has no bytes at {_ranges_text(missing)} of the {size} read at "
                      f"{windbg_address(address)}: {why}", address=address, size=size, missing=missing)
+
+
+def conflict_error(first: str, old: int, second: str, new: int, at: int, where: str = "") -> MemoryConflict:
+    """The MemoryConflict of two sources that give ``old`` and ``new`` for the byte at ``at``."""
+    return MemoryConflict(f"{where}{second} and {first} disagree at {windbg_address(at)}: {first} has {old:02x}, "
+                          f"{second} has {new:02x} (the memory changed between the two dumps?); keep one of them",
+                          address=at, origins=(first, second))
 
 
 # ------------------------------------------------------------------ bytes at addresses
@@ -235,9 +218,7 @@ class Ranges:
         at = lo + i
         pieces = self._pieces[k]
         first = pieces[bisect_right(pieces, (at, _ADDRESS_END, "")) - 1][2]
-        raise MemoryConflict(f"{origin} and {first} disagree at {windbg_address(at)}: {first} has {old[i]:02x}, "
-                             f"{origin} has {new[i]:02x} (the memory changed between the two dumps?); keep one of "
-                             f"them", address=at, origins=(first, origin))
+        raise conflict_error(first, old[i], origin, new[i], at)
 
     def read(self, address: int, size: int) -> bytes:
         address, size = _check_read(address, size)
@@ -273,6 +254,66 @@ class Ranges:
 
     def __repr__(self) -> str:
         return f"<Ranges {self.origin}: {len(self._starts)} range(s), {sum(map(len, self._data))} bytes>"
+
+
+# ------------------------------------------------------------------ a WinDbg log
+class WinDbgLog(Ranges):
+    """Every memory dump of a WinDbg text (a ``.logopen`` session log, a script's output, one pasted dump) as
+    ranges of bytes at addresses, each dump's range labelled with its first line ("line 7").
+
+    Read by ``windbg.scan_log``: prompts, command lines and blank lines are passed over, other output is
+    skipped and counted (``scan.note()`` says how many and the first); two dumps that overlap and disagree
+    are refused naming the line of each that shows the byte.  ``memory_at`` gives the bytes of the range
+    holding an address as a ``windbg.Memory``, what the records pipeline reads.
+    """
+
+    def __init__(self, text: str, origin: str = "WinDbg text"):
+        scan = scan_log(text, origin)
+        super().__init__(origin)
+        self.scan = scan
+        self._dumps = sorted(scan.dumps, key=lambda d: d.address)  # by address: the dump holding one
+        self._starts_of_dumps = [d.address for d in self._dumps]
+        labels = {}
+        for dump in scan.dumps:
+            label = f"line {dump.first_line}"
+            labels[label] = dump
+            try:
+                self.add(dump.address, dump.data, label)
+            except MemoryConflict as exc:
+                at, (first, second) = exc.address, exc.origins
+                a, b = (line_holding(text, labels[label], at) for label in (first, second))
+                old, new = (labels[label].data[at - labels[label].address] for label in (first, second))
+                raise conflict_error(f"line {a}", old, f"line {b}", new, at, f"{origin}: ") from None
+
+    def dump_at(self, address: int) -> Dump | None:
+        """The dump whose bytes hold ``address`` (the first one printed, where dumps agree), or None."""
+        for k in range(bisect_right(self._starts_of_dumps, address) - 1, -1, -1):  # a long dump may start earlier
+            if address < self._dumps[k].end:
+                return self._dumps[k]
+        return None
+
+    def memory_at(self, address=None, what: str = "address", size: int = 1) -> Memory:
+        """The bytes of the range holding ``address`` (default: the log's one range) as a ``windbg.Memory``,
+        from the range's first byte, so offsets and titles are those of a single dump.  With an address, the
+        ``size`` bytes from it must be there (the records asked for): else the MemoryGap names what is missing."""
+        if address is None:
+            if len(self) != 1:
+                shown = ", ".join(f"{windbg_address(s)} ({', '.join(o[:2])}{', ...' if len(o) > 2 else ''})"
+                                  for s, _e, o in self.spans()[:3])
+                raise DecodeError(f"{self.origin} holds {len(self)} separate ranges of memory ({shown}"
+                                  f"{', ...' if len(self) > 3 else ''}); give the address of the record to read "
+                                  f"(--address; address= in Python)")
+            address = self._starts[0]
+        else:
+            address = parse_address(address, what)
+            self.read(address, min(max(size, 1), _ADDRESS_END - address))  # a gap past the range is named here
+        k = bisect_right(self._starts, address) - 1
+        dump = self.dump_at(address)
+        return Memory(bytes(self._data[k]), self._starts[k], self.origin, dump.address_bytes or None)
+
+    def __repr__(self) -> str:
+        return (f"<WinDbgLog {self.origin}: {len(self.scan.dumps)} dump(s) in {len(self)} range(s), "
+                f"{sum(map(len, self._data))} bytes, {self.scan.skipped} line(s) skipped>")
 
 
 # ------------------------------------------------------------------ an object with its own read()
@@ -560,12 +601,12 @@ class KernelDump:
 
 
 # ------------------------------------------------------------------ choosing the adapter
-def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
+def as_memory(source, base=None, origin: str | None = None) -> "AddressSpace":
     """The memory behind ``source``: an object with ``read`` is used as it is (wrapped in ``ReadObject``
     unless it is one of this module's); bytes or a list of ints need ``base``, the address of their
     first byte."""
     origin = text_argument(origin, "origin")
-    if isinstance(source, (Ranges, ReadObject, ImageFile, KernelDump)):
+    if isinstance(source, (Ranges, ReadObject, ImageFile, KernelDump)):  # WinDbgLog is a Ranges
         return source
     if isinstance(source, (bytes, bytearray, memoryview, list, tuple)):
         if base is None:
@@ -583,5 +624,5 @@ def as_memory(source, base=None, origin: str | None = None) -> AddressSpace:
                           f"not {type(source).__name__}")
 
 
-__all__ = ["AddressSpace", "Ranges", "ReadObject", "ImageFile", "KernelDump", "as_memory", "parse_address",
+__all__ = ["AddressSpace", "Ranges", "WinDbgLog", "ReadObject", "ImageFile", "KernelDump", "as_memory", "parse_address",
            "db_command", "UnreadableMemory", "MemoryGap", "MemoryReadError", "MemoryConflict"]

@@ -1,14 +1,16 @@
-"""WinDbg text and the numbers users type: memory dumps (WINDBG_COMMANDS), hex bytes, integers.
+"""WinDbg text and the numbers users type: memory dumps (WINDBG_COMMANDS), hex bytes, integers, addresses.
 
-Pure text parsing, no files: the result is a ``Memory`` (bytes plus the debuggee address of the
-first byte).  Errors are ``DecodeError`` / ``WinDbgTextError`` with a one-line message.
+Pure text parsing, no files: one dump is a ``Memory`` (bytes plus the debuggee address of the first
+byte); a session log is a ``LogScan`` (every dump in it, with its lines, and the lines skipped).  Both
+read each line with the one line reader here.  Errors are ``DecodeError`` / ``WinDbgTextError`` with a
+one-line message.
 """
 from __future__ import annotations
 
 import re
 
 from ._records import dataclass
-from .errors import DecodeError, WinDbgTextError
+from .errors import DecodeError, InvalidArgument, WinDbgTextError, bad_argument
 
 
 # The WinDbg memory commands whose output parse_windbg reads (the command's --windbg help and the README
@@ -33,8 +35,9 @@ class Memory:
     address_bytes: int | None = None
 
     def offset_of(self, address, what: str = "address") -> int:
-        """The byte offset of a debuggee ``address`` (an int or text such as ``fffff801`2a3b4010``)."""
-        address = parse_int(address, what)
+        """The byte offset of a debuggee ``address`` (an int or text such as ``fffff801`2a3b4010``, read as
+        ``parse_address`` reads it: hex, never decimal)."""
+        address = parse_address(address, what)
         if self.address is None:
             raise DecodeError(f"{what} {_hex_or_int(address)} is a memory address: {self.origin} has none (only "
                               f"WinDbg dumps do); give a byte offset from its first byte instead (offset=, --offset)")
@@ -131,6 +134,44 @@ def _groups(body: str):
         pos += len(part) + 1
 
 
+# ------------------------------------------------------------------ addresses
+ADDRESS_BITS = 64
+ADDRESS_END = 1 << ADDRESS_BITS
+_ADDRESS_TEXT = re.compile(r"(?:0[xX])?(?:(?P<high>[0-9a-fA-F]{1,8})`(?P<low>[0-9a-fA-F]{8})|(?P<plain>[0-9a-fA-F]+))")
+_FORMS = "as WinDbg prints it (fffff801`2a3b4058), with 0x (0xfffff8012a3b4058) or as bare hex (fffff8012a3b4058)"
+
+
+def parse_address(text, what: str = "address") -> int:
+    """An address as WinDbg prints and accepts it: ``fffff801`2a3b4058``, ``0xfffff8012a3b4058`` or bare
+    hex ``fffff8012a3b4058``.  WinDbg's default radix is 16, so digits alone are hex, never decimal."""
+    if not isinstance(what, str):  # it is echoed in every message
+        raise bad_argument("what", what, "a str (the name messages give the address)")
+    if isinstance(text, int) and not isinstance(text, bool):
+        if not 0 <= text < ADDRESS_END:
+            raise DecodeError(f"{what} {_hex_or_int(text)} is not a {ADDRESS_BITS}-bit address "
+                              f"(valid 0..0x{ADDRESS_END - 1:x})")
+        return text
+    if not isinstance(text, str):
+        raise InvalidArgument(f"{what} must be an int or text {_FORMS}, not {type(text).__name__}")
+    s = text.strip()
+    shown = repr(s) if len(s) <= 40 else repr(s[:37] + "...")
+    m = _ADDRESS_TEXT.fullmatch(s)
+    if m is None:
+        if re.fullmatch(r"0[nN][0-9]+", s):
+            hint = (f"; {s} is decimal, and WinDbg reads an address in hex: write 0x{int(s[2:]):x}"
+                    if len(s) <= MAX_NUMBER_CHARS else "; an address is hex, never decimal")
+        elif s[:1] in "+-":
+            hint = "; an address has no sign"
+        else:
+            hint = ""
+        raise DecodeError(f"{what} {shown} is not an address: write it {_FORMS}{hint}")
+    digits = m["plain"] or m["high"] + m["low"]
+    if len(digits.lstrip("0")) > ADDRESS_BITS // 4:
+        raise DecodeError(f"{what} {shown} has more than {ADDRESS_BITS // 4} hex digits: an address has at "
+                          f"most {ADDRESS_BITS} bits")
+    return int(digits, 16)
+
+
 # ------------------------------------------------------------------ WinDbg memory dumps
 _ADDRESS = r"(?P<address>[0-9a-fA-F]{8}(?:`?[0-9a-fA-F]{8})?)"
 _MEMORY_LINE = re.compile(r"^\s*" + _ADDRESS + r"(?P<rest>(?:\s.*)?)$")
@@ -199,25 +240,69 @@ def _unit_of(rest: str):
     return None
 
 
+def _check_text(text, origin) -> list:
+    if not isinstance(text, str):
+        raise DecodeError(f"WinDbg text must be str, not {type(text).__name__}")
+    if not isinstance(origin, str):  # it is echoed in every message: an int of 20,000 digits cannot be
+        raise DecodeError(f"origin must be str (the name messages give the text), not {type(origin).__name__}")
+    return text.lstrip("\ufeff").splitlines()
+
+
+class _NotValues(WinDbgTextError):
+    """A line with an address column but no values a memory command prints (a log skips it)."""
+
+
+class _Line:
+    """What one memory line holds: ``cut`` when its values stop at memory the debugger could not read.
+    A plain class with slots: one is made per line, and a record class costs microseconds each."""
+
+    __slots__ = ("address", "address_bytes", "unit", "data", "cut")
+
+    def __init__(self, address: int, address_bytes: int, unit: str, data: bytes, cut: bool = False):
+        self.address, self.address_bytes, self.unit, self.data, self.cut = address, address_bytes, unit, data, cut
+
+
+def _read_line(m, line: str, number: int, origin: str, *, partial: bool = False) -> _Line:
+    """The one reader of a memory line (``m``: its _MEMORY_LINE match): the values after the address column,
+    at any width, in the line's unit.  ``partial``: values shown as ``??`` end the line instead of
+    refusing it (a log keeps the readable ones before them)."""
+    address = int(m["address"].replace("`", ""), 16)
+    rest = m["rest"]
+    if not rest.strip():
+        raise _NotValues(f"{origin} line {number}: address {m['address']} has no values after it", number, line)
+    binary = _binary_bytes(rest, origin, number, line)
+    unit = "db" if binary is not None else _unit_of(rest.strip())
+    if unit is None:
+        raise _NotValues(f"{origin} line {number}: {_clip(rest.split()[0])} is not a hex byte, word, "
+                         f"dword or qword as db/dw/dd/dq print them", number, line)
+    data, cut = (binary, False) if binary is not None else _line_values(rest, unit, number, line, origin, partial)
+    if address + len(data) > ADDRESS_END:
+        raise WinDbgTextError(f"{origin} line {number}: {len(data)} bytes at {_windbg_address(address)} run past the "
+                              f"end of the {ADDRESS_BITS}-bit address space; the line is not a dump WinDbg printed",
+                              number, line)
+    return _Line(address, len(m["address"].replace("`", "")) // 2, unit, data, cut)
+
+
 def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
     """Bytes from the output of ``db``, ``dw``, ``dd``, ``dc``, ``dq``, ``dp``, ``dps``, ``dds`` or ``dyb``
     (WINDBG_COMMANDS), address columns included, at any width (``/c N``).
 
     Prompt lines (``kd>``, ``0: kd:x86>``, ``0:000>`` ...) and blank lines are skipped.  The lines
     must be one contiguous range printed in one unit: each line starts where the previous one's
-    bytes end.  ``dt``/``dx`` output is refused with a hint.
+    bytes end.  ``dt``/``dx`` output is refused with a hint.  A session log of several dumps and
+    other output is ``scan_log``'s (``memory.WinDbgLog``).
     """
-    if not isinstance(text, str):
-        raise DecodeError(f"WinDbg text must be str, not {type(text).__name__}")
-    if not isinstance(origin, str):  # it is echoed in every message: an int of 20,000 digits cannot be
-        raise DecodeError(f"origin must be str (the name messages give the text), not {type(origin).__name__}")
-    lines = text.lstrip("\ufeff").splitlines()
+    return _parse_dump(_check_text(text, origin), origin)[0]
+
+
+def _parse_dump(lines: list, origin: str) -> tuple:
+    """(Memory, first line, last line) of lines that are one dump and nothing else but prompts."""
     for number, line in enumerate(lines, 1):
         if _DT_LINE.match(line) or _DX_LINE.match(line):
             raise WinDbgTextError(f"{origin} is `dt`/`dx` output (line {number}: {_clip(line)}), not a memory "
                                   f"dump; " + _DT_HINT, number, line)
     out = bytearray()
-    start = expected = address_bytes = None
+    start = expected = address_bytes = first = None
     unit = unit_line = previous = width = width_line = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or _PROMPT.match(line):
@@ -226,50 +311,197 @@ def parse_windbg(text: str, origin: str = "WinDbg text") -> Memory:
         if not m:
             raise WinDbgTextError(f"{origin} line {number}: {_clip(line)} does not start with an address column "
                                   f"(expected e.g. 'fffff801`2a3b4000  85 04 00 00 ...')", number, line)
-        address = int(m["address"].replace("`", ""), 16)
-        rest = m["rest"]
-        if not rest.strip():
-            raise WinDbgTextError(f"{origin} line {number}: address {m['address']} has no values after it",
-                                  number, line)
-        binary = _binary_bytes(rest, origin, number, line)
-        line_unit = "db" if binary is not None else _unit_of(rest.strip())
-        if line_unit is None:
-            raise WinDbgTextError(f"{origin} line {number}: {_clip(rest.split()[0])} is not a hex byte, word, "
-                                  f"dword or qword as db/dw/dd/dq print them", number, line)
+        got = _read_line(m, line, number, origin)
         if unit is None:
-            unit, unit_line = line_unit, number
-        elif line_unit != unit:
-            raise WinDbgTextError(f"{origin} line {number}: {line_unit}-style values after {unit}-style values "
+            unit, unit_line = got.unit, number
+        elif got.unit != unit:
+            raise WinDbgTextError(f"{origin} line {number}: {got.unit}-style values after {unit}-style values "
                                   f"on line {unit_line}; paste the output of one memory command", number, line)
-        data = binary if binary is not None else _line_values(rest, unit, number, line, origin)
-        values = len(data) // _UNIT_SIZE[unit]
-        if width is None:
-            width, width_line = values, number
-        elif values > width:  # WinDbg prints every line as wide as the first (the last may be shorter)
-            raise WinDbgTextError(f"{origin} line {number}: {values} values after {width} on line {width_line}; "
-                                  f"a dump's lines are all as wide as its first, so the last group is not data "
-                                  f"(a character column?): paste the output of one memory command unchanged",
-                                  number, line)
-        if expected is not None and address != expected:
+        width, width_line = _check_width(got, width, width_line, number, line, origin)
+        if expected is not None and got.address != expected:
             prev_number, prev_address, prev_size = previous
-            raise WinDbgTextError(f"{origin} line {number}: address {_windbg_address(address)} does not follow "
+            raise WinDbgTextError(f"{origin} line {number}: address {_windbg_address(got.address)} does not follow "
                                   f"line {prev_number} ({_windbg_address(prev_address)} + {prev_size} bytes = "
                                   f"{_windbg_address(expected)}); the dump must be one contiguous range from "
                                   f"one memory command", number, line)
-        digits = len(m["address"].replace("`", ""))
         if start is None:
-            start, address_bytes = address, digits // 2
-        elif digits // 2 != address_bytes:
-            raise WinDbgTextError(f"{origin} line {number}: a {digits}-digit address after "
+            start, address_bytes, first = got.address, got.address_bytes, number
+        elif got.address_bytes != address_bytes:
+            raise WinDbgTextError(f"{origin} line {number}: a {2 * got.address_bytes}-digit address after "
                                   f"{2 * address_bytes}-digit ones; paste the output of one memory command",
                                   number, line)
-        out += data
-        expected = address + len(data)
-        previous = (number, address, len(data))
+        out += got.data
+        expected = got.address + len(got.data)
+        previous = (number, got.address, len(got.data))
     if start is None:
         raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
                               f"(address column and values)")
-    return Memory(bytes(out), start, origin, address_bytes)
+    return Memory(bytes(out), start, origin, address_bytes), first, previous[0]
+
+
+def _check_width(got: _Line, width, width_line, number: int, line: str, origin: str) -> tuple:
+    """(width, its line) of a dump after ``got``: WinDbg prints every line as wide as the first (the last
+    may be shorter), so a wider one holds something that is not data."""
+    values = len(got.data) // _UNIT_SIZE[got.unit]
+    if width is None:
+        return values, number
+    if values > width:
+        raise WinDbgTextError(f"{origin} line {number}: {values} values after {width} on line {width_line}; "
+                              f"a dump's lines are all as wide as its first, so the last group is not data "
+                              f"(a character column?): paste the output of one memory command unchanged",
+                              number, line)
+    return width, width_line
+
+
+# ------------------------------------------------------------------ a session log: every dump in a text
+@dataclass(frozen=True)
+class Dump:
+    """One memory command's output in a log: lines ``first_line``..``last_line`` hold ``data`` at ``address``."""
+
+    first_line: int
+    last_line: int
+    address: int
+    data: bytes
+    address_bytes: int
+    unit: str
+
+    @property
+    def end(self) -> int:
+        return self.address + len(self.data)
+
+
+@dataclass(frozen=True)
+class LogScan:
+    """Every dump of a WinDbg text, in the order printed, and what was not read.
+
+    ``skipped``: lines that are neither a dump nor a prompt nor blank (a breakpoint line, the header of
+    ``.logopen``, ``dt`` output, disassembly), with the first as (line number, text); ``unreadable``:
+    dump lines the debugger showed as ``??``, with the first.
+    """
+
+    origin: str
+    dumps: tuple
+    skipped: int = 0
+    first_skipped: tuple | None = None
+    unreadable: int = 0
+    first_unreadable: tuple | None = None
+
+    def note(self) -> str:
+        """One line saying what was skipped, or "" when nothing was."""
+        parts = []
+        if self.skipped:
+            number, line = self.first_skipped
+            parts.append(f"skipped {self.skipped} line{'s' if self.skipped != 1 else ''} that "
+                         f"{'are' if self.skipped != 1 else 'is'} not a memory dump (the first, line {number}: "
+                         f"{_clip(line)})")
+        if self.unreadable:
+            number, line = self.first_unreadable
+            parts.append(f"{self.unreadable} dump line{'s' if self.unreadable != 1 else ''} the debugger could "
+                         f"not read, shown as ?? (the first, line {number})")
+        return f"{self.origin}: " + "; ".join(parts) if parts else ""
+
+
+class _Run:
+    """The dump being read: consecutive memory lines, each starting where the last ended, in one unit."""
+
+    def __init__(self, got: _Line, number: int):
+        self.first = self.last = number
+        self.address, self.address_bytes, self.unit = got.address, got.address_bytes, got.unit
+        self.parts, self.expected = [got.data], got.address + len(got.data)
+        self.width, self.width_line = len(got.data) // _UNIT_SIZE[got.unit], number
+
+    def follows(self, got: _Line) -> bool:
+        return (got.address, got.unit, got.address_bytes) == (self.expected, self.unit, self.address_bytes)
+
+    def dump(self) -> Dump:
+        return Dump(self.first, self.last, self.address, b"".join(self.parts), self.address_bytes, self.unit)
+
+
+def scan_log(text: str, origin: str = "WinDbg text") -> LogScan:
+    """Every memory dump in a WinDbg text: a session log (``.logopen``), a script's output or one pasted dump.
+
+    A dump line is what db/dw/dd/dc/dq/dp/dps/dds/dyb print: the address column, two spaces, the values
+    (read by the same line reader as ``parse_windbg``).  Consecutive dump lines, each starting where the last
+    ended, in one unit, are one dump; anything else ends it.  Prompts, command lines and blank lines are
+    passed over; any other line (``Breakpoint 0 hit``, ``Opened log file``, ``dt`` output, disassembly, whose
+    address is followed by one space) is skipped and counted.  A dump line whose values are damaged is
+    refused naming it; values shown as ``??`` end their line (the readable ones before them are kept).  A
+    text with no such dump line but lines of one space after the address is one retyped dump, read as
+    ``parse_windbg`` reads it.
+    """
+    lines = _check_text(text, origin)
+    dumps, run = [], None
+    skipped = unreadable = retyped = 0
+    first_skipped = first_unreadable = dt_line = None
+    for number, line in enumerate(lines, 1):
+        m = _MEMORY_LINE.match(line)
+        if m is not None and m["rest"][:2].isspace() and len(m["rest"]) >= 2:
+            try:
+                got = _read_line(m, line, number, origin, partial=True)
+            except _NotValues:
+                got = None
+            if got is not None:
+                if got.data:
+                    if run is not None and run.follows(got):
+                        run.width, run.width_line = _check_width(got, run.width, run.width_line, number, line,
+                                                                 origin)
+                        run.parts.append(got.data)
+                        run.last, run.expected = number, got.address + len(got.data)
+                    else:
+                        if run is not None:
+                            dumps.append(run.dump())
+                        run = _Run(got, number)
+                if got.cut:
+                    unreadable += 1
+                    first_unreadable = first_unreadable or (number, line)
+                    if run is not None:
+                        dumps.append(run.dump())
+                        run = None
+                continue
+        if run is not None:
+            dumps.append(run.dump())
+            run = None
+        if m is not None and m["rest"].strip():
+            retyped += 1
+        if not line.strip() or _PROMPT.match(line):
+            continue
+        skipped += 1
+        first_skipped = first_skipped or (number, line)
+        if dt_line is None and (_DT_LINE.match(line) or _DX_LINE.match(line)):
+            dt_line = (number, line)
+    if run is not None:
+        dumps.append(run.dump())
+    if not dumps and retyped:
+        memory, first, last = _parse_dump(lines, origin)
+        dumps = [Dump(first, last, memory.address, memory.data, memory.address_bytes, "")]
+        return LogScan(origin, tuple(dumps))
+    if not dumps:
+        if dt_line is not None:
+            number, line = dt_line
+            raise WinDbgTextError(f"{origin} is `dt`/`dx` output (line {number}: {_clip(line)}), not a memory "
+                                  f"dump; " + _DT_HINT, number, line)
+        if first_unreadable is not None:
+            number, line = first_unreadable
+            raise WinDbgTextError(f"{origin} line {number}: memory shown as ?? was not readable in the debugger; "
+                                  f"dump a readable range (or a shorter length)", number, line)
+        if first_skipped is not None:
+            number, line = first_skipped
+            raise WinDbgTextError(f"{origin} has no memory dumps: its {skipped} line{'s are' if skipped != 1 else ' is'}"
+                                  f" other output (the first, line {number}: {_clip(line)}); log or paste the "
+                                  f"output of db, dd, dq or dp (address column, two spaces, values)", number, line)
+        raise WinDbgTextError(f"{origin} has no memory lines; paste the output of db, dd, dq or dp "
+                              f"(address column and values)")
+    return LogScan(origin, tuple(dumps), skipped, first_skipped, unreadable, first_unreadable)
+
+
+def line_holding(text: str, dump: Dump, address: int) -> int:
+    """The number of the line of ``dump`` (from ``scan_log(text)``) that shows the byte at ``address``."""
+    lines = text.lstrip("\ufeff").splitlines()
+    for number in range(dump.first_line, dump.last_line + 1):
+        got = _read_line(_MEMORY_LINE.match(lines[number - 1]), lines[number - 1], number, "", partial=True)
+        if got.address <= address < got.address + len(got.data):
+            return number
+    return dump.first_line
 
 
 # dyb: each byte in binary, then the same bytes in hex, then maybe the characters
@@ -296,9 +528,10 @@ def _characters(data: bytes) -> str:
     return " ".join("".join(chr(c) if 0x20 <= c < 0x7F else "." for c in data).split())
 
 
-def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> bytes:
-    """Every value of one line, however wide; stops at a double space or tab (the character column of
-    db/dc) or, after the one pointer of a dps/dds line, at its symbol."""
+def _line_values(rest: str, unit: str, number: int, line: str, origin: str, partial: bool = False) -> tuple:
+    """(bytes, cut) of every value of one line, however wide; stops at a double space or tab (the character
+    column of db/dc) or, after the one pointer of a dps/dds line, at its symbol.  ``cut``: stopped at a
+    value shown as ``??`` (only with ``partial``; else that is refused)."""
     size = _UNIT_SIZE[unit]
     token = _TOKEN[unit]
     pos = len(rest) - len(rest.lstrip())
@@ -310,12 +543,14 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
         if not m or (end < len(rest) and rest[end] not in " -\t"):
             words = rest[pos:].split()
             if len(values) == 1 and size >= 4 and words and _SYMBOL.fullmatch(words[0]):
-                return values[0].to_bytes(size, "little")  # dps/dds: the symbol the pointer points into
+                return values[0].to_bytes(size, "little"), False  # dps/dds: the symbol the pointer points into
             raise WinDbgTextError(f"{origin} line {number}: {_clip(words[0] if words else '')} at column "
                                   f"{pos + len(line) - len(rest) + 1} is not {_UNIT_WORD[unit]} like the others "
                                   f"on the line", number, line)
         text = m.group().replace("`", "")
         if "?" in text:
+            if partial:
+                return b"".join(v.to_bytes(size, "little") for v in values), True
             raise WinDbgTextError(f"{origin} line {number}: memory shown as {m.group()} was not readable in the "
                                   f"debugger; dump a readable range (or a shorter length)", number, line)
         values.append(int(text, 16))
@@ -335,7 +570,7 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str) -> b
         raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {len(values)} value(s) is not the "
                               f"character column ({len(values) * size} characters at most); WinDbg separates "
                               f"values by one space: paste its output unchanged", number, line)
-    return data
+    return data, False
 
 
 def _character_column_at(texts: list, data: bytes, size: int):

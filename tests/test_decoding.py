@@ -7,13 +7,14 @@ only ever raise the package's own DecodeError.
 from __future__ import annotations
 
 import ctypes
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py.decoding import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, decode_records,
-                                parse_hex, parse_int, parse_windbg, read_input, resolve_class)
+from d3dkmddi_py.decoding import (DecodeError, TruncatedData, UnknownType, WinDbgTextError, decode, decode_one,
+                                decode_records, parse_hex, parse_int, parse_windbg, read_input, resolve_class)
 
 FLAGS_BYTES = bytes([0x85, 0x04, 0x00, 0x00])  # Aperture, CpuVisible, PreservedDuringStandby, DirectFlip
 
@@ -35,48 +36,48 @@ def check_0x485(flags):
     "fffff801`2a3b4000  0485 0000",
 ], ids=lambda data: f"memoryview({bytes(data)!r})" if isinstance(data, memoryview) else repr(data))
 def test_every_input_form_gives_the_same_struct(data):
-    check_0x485(decode("DXGK_SEGMENTFLAGS", data))
+    check_0x485(decode_one("DXGK_SEGMENTFLAGS", data))
 
 
 def test_a_hex_group_longer_than_a_byte_is_read_as_bytes_only_when_kind_says_so():
     """Issue 14: "85040000" may be bytes or a word; refused with both, read as bytes under kind='hex'."""
     with pytest.raises(DecodeError, match=r"the group '85040000' has 8 hex digits.*kind='hex'.*0x85040000"):
-        decode("DXGK_SEGMENTFLAGS", "85040000")
-    check_0x485(decode("DXGK_SEGMENTFLAGS", "85040000", kind="hex"))
+        decode_one("DXGK_SEGMENTFLAGS", "85040000")
+    check_0x485(decode_one("DXGK_SEGMENTFLAGS", "85040000", kind="hex"))
 
 
 def test_path_and_path_keyword(tmp_path):
     p = tmp_path / "flags.bin"
     p.write_bytes(FLAGS_BYTES + bytes(4))
-    check_0x485(decode("DXGK_SEGMENTFLAGS", p))
-    check_0x485(decode("DXGK_SEGMENTFLAGS", path=str(p)))  # a str is data; a str path goes by path=
-    assert decode("DXGK_SEGMENTFLAGS", p, offset=4).Value == 0
+    check_0x485(decode_one("DXGK_SEGMENTFLAGS", p))
+    check_0x485(decode_one("DXGK_SEGMENTFLAGS", path=str(p)))  # a str is data; a str path goes by path=
+    assert decode_one("DXGK_SEGMENTFLAGS", p, offset=4).Value == 0
 
 
 def test_path_to_windbg_text_is_read_as_text(tmp_path):
     p = tmp_path / "dump.txt"
     p.write_text("0: kd> dd fffff801`2a3b4000 L1\nfffff801`2a3b4000  00000485\n")
-    check_0x485(decode("DXGK_SEGMENTFLAGS", p))
+    check_0x485(decode_one("DXGK_SEGMENTFLAGS", p))
 
 
 def test_class_keeps_its_own_target():
     t = kmd.target("x86", "WDDM2_0")
-    info = decode(t.DXGK_ALLOCATIONINFO, bytes(60))
+    info = decode_one(t.DXGK_ALLOCATIONINFO, bytes(60))
     assert type(info) is t.DXGK_ALLOCATIONINFO
     with pytest.raises(DecodeError, match="class of x86 WDDM2_0"):
-        decode(t.DXGK_ALLOCATIONINFO, bytes(60), target=("x64", "WDDM3_2"))
+        decode_one(t.DXGK_ALLOCATIONINFO, bytes(60), target=("x64", "WDDM3_2"))
 
 
 def test_name_at_a_target_and_size_per_abi():
-    x86 = decode("DXGK_SEGMENTDESCRIPTOR", bytes(40), target=("x86", "WDDM2_0"))
+    x86 = decode_one("DXGK_SEGMENTDESCRIPTOR", bytes(40), target=("x86", "WDDM2_0"))
     assert ctypes.sizeof(x86) == 40  # definitions.md §10.1
     with pytest.raises(TruncatedData, match="needs 56 bytes"):
-        decode("DXGK_SEGMENTDESCRIPTOR", bytes(40), target=("x64", "WDDM2_0"))
+        decode_one("DXGK_SEGMENTDESCRIPTOR", bytes(40), target=("x64", "WDDM2_0"))
 
 
 def test_windbg_decorated_and_tag_names():
     for name in ("_DXGK_SEGMENTFLAGS", "dxgkrnl!_DXGK_SEGMENTFLAGS", "dxgk_segmentflags"):
-        check_0x485(decode(name, FLAGS_BYTES))
+        check_0x485(decode_one(name, FLAGS_BYTES))
 
 
 def test_count_and_offsets():
@@ -89,14 +90,31 @@ def test_count_and_offsets():
     assert [(r.index, r.offset) for r in records] == [(0, 8), (1, 12)]
 
 
+def test_decode_returns_a_list_for_every_count_and_decode_one_returns_one_record():
+    """Issue 24: one type of result per call shape; len() of decode()'s result always works."""
+    one = decode("DXGK_SEGMENTFLAGS", FLAGS_BYTES, count=1)
+    assert isinstance(one, list) and len(one) == 1 and one[0].Value == 0x485
+    assert len(decode("DXGK_SEGMENTFLAGS", FLAGS_BYTES, count="all")) == 1
+    assert decode_one("DXGK_SEGMENTFLAGS", FLAGS_BYTES).Value == 0x485
+
+
+def test_the_old_single_record_call_still_returns_one_record_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"decode\(\) without count= returns one record.*decode_one\(\)"):
+        record = decode("DXGK_SEGMENTFLAGS", FLAGS_BYTES)
+    assert record.Value == 0x485
+    with pytest.raises(DecodeError), warnings.catch_warnings():  # a refusal warns of nothing
+        warnings.simplefilter("error")
+        decode("DXGK_SEGMENTFLAGS", b"")
+
+
 def test_windbg_address_is_kept():
     records, *_ = decode_records("DXGK_SEGMENTFLAGS", "fffff801`2a3b4000  00000485 00000001", count=2)
     assert [r.address for r in records] == [0xFFFFF8012A3B4000, 0xFFFFF8012A3B4004]
 
 
 def test_enum_decodes_by_name():
-    assert decode("DXGK_PAGESIZE", 4) is kmd.DXGK_PAGESIZE.DXGK_PAGESIZE_64KB
-    assert decode("DXGK_PAGESIZE", 99) == 99  # not an enumerator: the number is kept
+    assert decode_one("DXGK_PAGESIZE", 4) is kmd.DXGK_PAGESIZE.DXGK_PAGESIZE_64KB
+    assert decode_one("DXGK_PAGESIZE", 99) == 99  # not an enumerator: the number is kept
 
 
 def test_bytes_round_trip_for_the_sample_allocations():
@@ -124,7 +142,7 @@ def test_offset_and_count_checks(kwargs, message):
 
 def test_truncated_says_how_many_bytes_are_needed_and_there():
     with pytest.raises(TruncatedData) as e:
-        decode("DXGK_ALLOCATIONINFO", bytes(100), offset=0x40)
+        decode_one("DXGK_ALLOCATIONINFO", bytes(100), offset=0x40)
     assert "needs 88 bytes at offset 0x40" in str(e.value) and "has 36 there" in str(e.value)
 
 
@@ -135,7 +153,7 @@ def test_count_all_refuses_a_partial_record():
 
 def test_empty_data():
     with pytest.raises(TruncatedData, match="is empty"):
-        decode("DXGK_SEGMENTFLAGS", b"")
+        decode_one("DXGK_SEGMENTFLAGS", b"")
 
 
 @pytest.mark.parametrize("value, message", [
@@ -145,7 +163,7 @@ def test_empty_data():
 ])
 def test_value_too_wide_or_negative(value, message):
     with pytest.raises(DecodeError, match=message):
-        decode("DXGK_SEGMENTFLAGS", value)
+        decode_one("DXGK_SEGMENTFLAGS", value)
 
 
 def test_unknown_type_suggests_close_names():
@@ -160,19 +178,19 @@ def test_type_from_a_later_version_says_where_it_exists():
 
 def test_unknown_target_lists_valid_values():
     with pytest.raises(kmd.UnsupportedTarget, match="valid: x86, x64, arm64"):
-        decode("DXGK_SEGMENTFLAGS", FLAGS_BYTES, target=("mips", "WDDM2_0"))
+        decode_one("DXGK_SEGMENTFLAGS", FLAGS_BYTES, target=("mips", "WDDM2_0"))
 
 
 def test_missing_file(tmp_path):
     with pytest.raises(DecodeError, match="no such file"):
-        decode("DXGK_SEGMENTFLAGS", tmp_path / "absent.bin")
+        decode_one("DXGK_SEGMENTFLAGS", tmp_path / "absent.bin")
     with pytest.raises(DecodeError, match="it is a directory"):
-        decode("DXGK_SEGMENTFLAGS", tmp_path)
+        decode_one("DXGK_SEGMENTFLAGS", tmp_path)
 
 
 def test_unsupported_data_kind():
     with pytest.raises(DecodeError, match="not float"):
-        decode("DXGK_SEGMENTFLAGS", 1.0)
+        decode_one("DXGK_SEGMENTFLAGS", 1.0)
 
 
 # ------------------------------------------------------------------ hex
@@ -266,7 +284,7 @@ def test_windbg_error_carries_the_line_number():
 
 def test_dt_text_given_to_decode_is_refused_with_a_hint():
     with pytest.raises(WinDbgTextError, match="decode needs the raw bytes"):
-        decode("DXGK_SEGMENTFLAGS", "   +0x000 Aperture : Pos 0, 1 Bit\n   +0x000 Agp : Pos 1, 1 Bit")
+        decode_one("DXGK_SEGMENTFLAGS", "   +0x000 Aperture : Pos 0, 1 Bit\n   +0x000 Agp : Pos 1, 1 Bit")
 
 
 def test_file_kind_refuses_windbg_text(tmp_path):

@@ -37,7 +37,7 @@ def test_amd64_is_x64_in_target(alias):
 
 def test_amd64_is_x64_in_resolve_decode_and_bulk():
     assert resolve.resolve_layout("DXGK_SEGMENTFLAGS", ("amd64", "WDDM2_0")).target == ("x64", 0x5023)
-    assert kmd.decode("DXGK_SEGMENTFLAGS", b"\x85\x04\0\0", target=("amd64", "WDDM2_0")).Value == 0x485
+    assert kmd.decode_one("DXGK_SEGMENTFLAGS", b"\x85\x04\0\0", target=("amd64", "WDDM2_0")).Value == 0x485
     assert bulk.decode_array("DXGK_SEGMENTFLAGS", b"\x85\x04\0\0", target="amd64")["Value"][0] == 0x485
 
 

@@ -23,11 +23,11 @@ from .decode import Decoded, decode_chunk, findings_of
 from .jsonl import JsonDecode, JsonValidate
 from .rows import ColumnRows, FindingRows
 from .run import Summary, keep_heap, report, run
-from .source import (CHUNK_BYTES, MAX_UNSIZED_BYTES, Chunk, Records, looks_like_text_dump, open_input, read_unsized,
-                     wanted_bytes)
+from .source import (CHUNK_BYTES, MAX_UNSIZED_BYTES, Chunk, Followed, Records, flag_hint, input_kind,
+                     looks_like_text_dump, open_input, read_unsized, wanted_bytes)
 from .text import TextDecode, TextValidate
 
 __all__ = ["Chunk", "Records", "Decoded", "Summary", "check_range", "decode_chunk", "findings_of", "run",
            "TextDecode", "JsonDecode", "TextValidate", "JsonValidate", "FindingRows", "ColumnRows",
            "CHUNK_BYTES", "MAX_UNSIZED_BYTES", "report", "keep_heap", "open_input", "read_unsized", "wanted_bytes",
-           "looks_like_text_dump"]
+           "looks_like_text_dump", "Followed", "flag_hint", "input_kind"]

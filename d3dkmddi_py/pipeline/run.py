@@ -107,7 +107,8 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
     if isinstance(data, os.PathLike) and address is None and not _text_dump_file(data):
         records = Records(layout, path=os.fspath(data), origin=str(os.fspath(data)), offset=offset, count=count)
     else:
-        memory = memory_of(data, layout, kind="auto" if isinstance(data, os.PathLike) else kind)
+        memory = memory_of(data, layout, kind="auto" if isinstance(data, os.PathLike) else kind, address=address,
+                           count=count)
         records = Records.from_memory(layout, memory, start_offset(memory, offset, address), count)
     buffer = io.StringIO() if out is None else out
     if validate:

@@ -128,6 +128,67 @@ def looks_like_text_dump(head: bytes) -> bool:
     return text is not None and looks_like_windbg(text)
 
 
+DUMP_SIGNATURES = (b"PAGEDU64", b"PAGEDUMP")  # a Windows crash dump's first 8 bytes (64-bit, 32-bit)
+
+
+def input_kind(head: bytes) -> str:
+    """What a file's first bytes are, by content: "windbg" (WinDbg text), "dump" (a Windows crash dump),
+    "text" (other text) or "bytes" (raw records or a memory image)."""
+    if head[:8] in DUMP_SIGNATURES:
+        return "dump"
+    from ..decoding import looks_like_windbg, text_of_bytes
+
+    text = text_of_bytes(head)
+    if text is None:
+        return "bytes"
+    return "windbg" if looks_like_windbg(text) else "text"
+
+
+def flag_hint(head: bytes, path, given: str | None = None) -> str:
+    """The one line that names the input flag a file's content needs, or "" when ``given`` (the flag used:
+    "file", "windbg", "dump"; None for a VALUE that names a file) is the right one."""
+    name = os.fsdecode(path)
+    kind = input_kind(head)
+    if kind == "dump" and given != "dump":
+        return f"{name} is a Windows crash dump, read by address: pass --dump {name} --address ADDRESS"
+    if kind == "windbg" and given != "windbg":
+        return f"{name} is WinDbg text: pass --windbg {name}"
+    if given == "dump" and kind != "dump":
+        return (f"{name} is not a Windows crash dump (it does not start with PAGEDU64): for a raw memory image pass "
+                f"--file {name} --base ADDRESS")
+    if given == "windbg" and kind == "bytes":
+        return f"for raw bytes pass --file {name}"
+    if given is None:
+        return f"it is a file: pass --file {name}" + (" (raw bytes)" if kind == "bytes" else "")
+    return ""
+
+
+class Followed:
+    """Every record a follow reached (``follow.Node`` trees), in the order printed, as one-record chunks for
+    the sinks: what ``run`` reads for ``validate --follow``.  Each chunk's index and offset are the
+    record's place in the array it is an element of."""
+
+    def __init__(self, nodes):
+        self.nodes = tuple(nodes)
+        self.layout = self.nodes[0].layout
+        self.more = 0
+
+    def chunks(self, records: int | None = None):
+        for i, node in enumerate(self.nodes):
+            yield from _walk(node, i, i * node.layout.size)
+
+    def close(self) -> None:
+        pass
+
+
+def _walk(node, index: int, offset: int):
+    yield Chunk(node.layout, index, offset, node.data, node.address)
+    for link in node.links:
+        for i, item in enumerate(link.items):
+            if hasattr(item, "links"):  # a Node: a record (not a value, the bytes, or a Missing)
+                yield from _walk(item, i, i * (link.stride or item.layout.size))
+
+
 def _text_dump_file(path) -> bool:
     """Whether a regular file holds WinDbg text (read whole, as decode(path=) reads it), not raw records."""
     with open_input(path, str(os.fspath(path))) as f:

@@ -2,9 +2,11 @@
 
 ``segments.bin`` holds three DXGK_SEGMENTDESCRIPTOR records (local memory in banks, a
 CPU-visible BAR segment, an aperture), ``allocations.bin`` a few dozen DXGK_ALLOCATIONINFO
-records, some valid and some breaking documented rules, and ``allocations.dq.txt`` the
-first of them as WinDbg ``dq`` output.  All three are written by ``build.py`` (run
-``python -m d3dkmddi_py.samples``); ``d3dkmddi demo`` decodes and validates them.
+records, some valid and some breaking documented rules, ``allocations.dq.txt`` the
+first of them as WinDbg ``dq`` output, and ``session.log`` a WinDbg session log of the
+driver's segment query and one DxgkDdiCreateAllocation call (``--windbg sample``).  All are
+written by ``build.py`` (run ``python -m d3dkmddi_py.samples``); ``d3dkmddi demo`` decodes
+and validates them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ DIRECTORY = Path(__file__).resolve().parent
 SEGMENTS_PATH = DIRECTORY / build.SEGMENTS_FILE
 ALLOCATIONS_PATH = DIRECTORY / build.ALLOCATIONS_FILE
 WINDBG_PATH = DIRECTORY / build.WINDBG_FILE
+SESSION_PATH = DIRECTORY / build.SESSION_FILE
 
 
 def sample_target():
@@ -92,5 +95,5 @@ def _where(targets) -> str:
     return "; ".join(f"{' and '.join(abis)} {text}" for text, abis in parts.items())
 
 
-__all__ = ["DIRECTORY", "SEGMENTS_PATH", "ALLOCATIONS_PATH", "WINDBG_PATH", "sample_target", "segments",
+__all__ = ["DIRECTORY", "SEGMENTS_PATH", "ALLOCATIONS_PATH", "WINDBG_PATH", "SESSION_PATH", "sample_target", "segments",
            "allocations", "sample_adapter", "sample_targets", "build"]

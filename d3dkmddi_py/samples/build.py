@@ -22,6 +22,15 @@ ALLOCATIONS_FILE = "allocations.bin"
 WINDBG_FILE = "allocations.dq.txt"  # the first records as WinDbg `dq` prints them
 WINDBG_ADDRESS = 0xFFFFB80C4E2F1000  # where the allocation array sits in the (imagined) debuggee
 WINDBG_RECORDS = 2
+# A WinDbg session log as a user keeps it (.logopen): the driver's answer to the segment query and one
+# DxgkDdiCreateAllocation call, dumped at the breakpoints, with the other output of the session between.
+SESSION_FILE = "session.log"
+QUERY_ADDRESS = 0xFFFFB80C4E310000  # DXGK_QUERYSEGMENTOUT3, the driver's answer (pOutputData)
+DESCRIPTORS_ADDRESS = 0xFFFFB80C4E311000  # its DXGK_SEGMENTDESCRIPTOR3 array
+CREATE_ADDRESS = 0xFFFFB80C4E2F0000  # DXGKARG_CREATEALLOCATION, the call's argument (rdx)
+CREATE_DATA_ADDRESS = 0xFFFFB80C4E2F0100  # its private driver data
+HINTS_ADDRESS = 0xFFFFB80C4E2F2000  # the allocation infos' usage hints (DXGK_ALLOCATIONUSAGEHINT)
+SESSION_ALLOCATIONS = (0, "ALLOCINFO.PRIORITY_ZERO", "ALLOCINFO.SET_UNKNOWN_SEGMENT")  # index, or a rule broken
 
 MB = 1 << 20
 KB = 1 << 10
@@ -176,10 +185,10 @@ def _target():
     return target(ABI, INTERFACE_VERSION)
 
 
-def segment_bytes(tgt=None) -> bytes:
-    """The segments as their driver reports them, at the sample's target or at ``tgt`` (a Target): the
-    checked classes refuse a target whose descriptors cannot hold them."""
-    cls = getattr(tgt or _target(), SEGMENT_TYPE)
+def segment_bytes(tgt=None, descriptor: str = SEGMENT_TYPE) -> bytes:
+    """The segments as their driver reports them, at the sample's target or at ``tgt`` (a Target), as
+    ``descriptor`` records: the checked classes refuse a target whose descriptors cannot hold them."""
+    cls = getattr(tgt or _target(), descriptor)
     out = bytearray()
     for s in SEGMENTS:
         d = cls()
@@ -194,9 +203,13 @@ def segment_bytes(tgt=None) -> bytes:
 
 
 def allocation_bytes() -> bytes:
+    return b"".join(bytes(allocation_info(i)) for i in range(len(ALLOCATIONS)))
+
+
+def allocation_info(i: int):
+    """ALLOCATIONS[i] as a DXGK_ALLOCATIONINFO of the sample's target."""
     cls = getattr(_target(), ALLOCATION_TYPE)
-    out = bytearray()
-    for i, a in enumerate(ALLOCATIONS):
+    for a in ALLOCATIONS[i:i + 1]:
         info = cls()
         info.pPrivateDriverData = 0xFFFFB80C4E3A0000 + i * 0x100
         info.PrivateDriverDataSize = a.PrivateDriverDataSize
@@ -222,8 +235,7 @@ def allocation_bytes() -> bytes:
         info.Flags2.Value = a.flags2
         for name, value in a.extra.items():
             setattr(info, name, value)
-        out += bytes(info)
-    return bytes(out)
+        return info
 
 
 def windbg_text(data: bytes, address: int, records: int, size: int) -> str:
@@ -238,6 +250,112 @@ def windbg_text(data: bytes, address: int, records: int, size: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dump_lines(unit: str, address: int, data: bytes) -> list:
+    """``data`` as WinDbg's ``db``, ``dd`` or ``dq`` prints it at ``address``: 16 bytes a line, after the
+    address; db with a hyphen after the eighth byte and the character column, dq with backtick words."""
+    def at(a):
+        return f"{a >> 32:08x}`{a & 0xFFFFFFFF:08x}"
+
+    lines = []
+    for i in range(0, len(data), 16):
+        row = data[i:i + 16]
+        if unit == "db":
+            hexes = " ".join(f"{b:02x}" for b in row[:8]) + ("-" if len(row) > 8 else "") + \
+                " ".join(f"{b:02x}" for b in row[8:])
+            chars = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in row)
+            lines.append(f"{at(address + i)}  {hexes.ljust(47)}  {chars}")
+        elif unit == "dd":
+            lines.append(f"{at(address + i)}  " + " ".join(f"{int.from_bytes(row[k:k + 4], 'little'):08x}"
+                                                           for k in range(0, len(row), 4)))
+        else:
+            lines.append(f"{at(address + i)}  " + " ".join(at(int.from_bytes(row[k:k + 8], "little"))
+                                                           for k in range(0, len(row), 8)))
+    return lines
+
+
+def session_objects() -> dict:
+    """The objects the session log dumps: name -> (address, bytes), each built through the checked classes."""
+    t = _target()
+    query = t.DXGK_QUERYSEGMENTOUT3()
+    query.NbSegment, query.pSegmentDescriptor = len(SEGMENTS), DESCRIPTORS_ADDRESS
+    query.PagingBufferSegmentId, query.PagingBufferSize = APERTURE, 256 * KB
+    local = SEGMENTS[LOCAL - 1]
+    banks = b"".join((local.Size * (k + 1) // local.NbOfBanks).to_bytes(8, "little") for k in range(local.NbOfBanks))
+    chosen = [k if isinstance(k, int) else next(i for i, a in enumerate(ALLOCATIONS) if k in a.breaks)
+              for k in SESSION_ALLOCATIONS]
+    infos, hints = [], []
+    for n, k in enumerate(chosen):
+        info = allocation_info(k)
+        if n != 1:  # the second has no usage hint: a NULL pointer
+            hint = t.DXGK_ALLOCATIONUSAGEHINT()
+            hint.Version = 1
+            hint.v1.Format, hint.v1.Width, hint.v1.Height = 21, 1920 >> len(hints), 1080 >> len(hints)  # D3DFMT_A8R8G8B8
+            hint.v1.Pitch = hint.v1.Width * 4
+            info.pAllocationUsageHint = HINTS_ADDRESS + len(hints) * len(bytes(hint))
+            hints.append(bytes(hint))
+        infos.append(bytes(info))
+    create_data = b"umd create data!"
+    create = t.DXGKARG_CREATEALLOCATION()
+    create.pPrivateDriverData, create.PrivateDriverDataSize = CREATE_DATA_ADDRESS, len(create_data)
+    create.NumAllocations, create.pAllocationInfo = len(infos), WINDBG_ADDRESS
+    create.hResource, create.Flags.Resource = 0xFFFFB80C4E2F3000, 1
+    return {
+        "query": (QUERY_ADDRESS, bytes(query)),
+        "descriptors": (DESCRIPTORS_ADDRESS, segment_bytes(t, "DXGK_SEGMENTDESCRIPTOR3")),
+        "banks": (local.pBankRangeTable, banks),
+        "create": (CREATE_ADDRESS, bytes(create)),
+        "create data": (CREATE_DATA_ADDRESS, create_data),
+        "infos": (WINDBG_ADDRESS, b"".join(infos)),
+        "hints": (HINTS_ADDRESS, b"".join(hints)),
+    }
+
+
+def session_log() -> str:
+    """The session as WinDbg's .logopen writes it: the header, prompts and commands, two breakpoint hits,
+    disassembly and dt output between the dumps (db, dd and dq of every object), and .logclose's line."""
+    o = session_objects()
+
+    def dump(unit, name, prompt="0: kd>"):
+        address, data = o[name]
+        size = {"db": 1, "dd": 4, "dq": 8}[unit]
+        return [f"{prompt} {unit} {address >> 32:08x}`{address & 0xFFFFFFFF:08x} L{len(data) // size:x}",
+                *dump_lines(unit, address, data)]
+
+    log = "C:\\Users\\dev\\Desktop\\createallocation.log"
+    query, create = o["query"][0], o["create"][0]
+    lines = [
+        f"Opened log file '{log}'",
+        "0: kd> bp mydriver!DxgkDdiQueryAdapterInfo \".if (dwo(@rdx) != 3) {gc}\"",
+        "0: kd> bp mydriver!DxgkDdiCreateAllocation",
+        "0: kd> g",
+        "Breakpoint 0 hit",
+        "mydriver!DxgkDdiQueryAdapterInfo:",
+        "fffff806`1a2b1010 48895c2408      mov     qword ptr [rsp+8],rbx",
+        "0: kd> dt dxgkrnl!_DXGKARG_QUERYADAPTERINFO @rdx Type pOutputData",
+        "   +0x000 Type        : 3 ( DXGKQAITYPE_QUERYSEGMENT3 )",
+        f"   +0x018 pOutputData : 0x{query >> 32:08x}`{query & 0xFFFFFFFF:08x} Void",
+        "0: kd> gu",
+        "dxgkrnl!DXGADAPTER::DdiQueryAdapterInfo+0x8e:",
+        "fffff806`1b4c20de 8bd8            mov     ebx,eax",
+        *dump("dq", "query"),
+        *dump("dq", "descriptors"),
+        *dump("dq", "banks"),
+        "0: kd> g",
+        "Breakpoint 1 hit",
+        "mydriver!DxgkDdiCreateAllocation:",
+        "fffff806`1a2b2200 4c8bdc          mov     r11,rsp",
+        "0: kd> r rdx",
+        f"rdx={create:016x}",
+        *dump("dq", "create"),
+        *dump("db", "create data"),
+        *dump("dq", "infos"),
+        *dump("dd", "hints"),
+        "0: kd> .logclose",
+        f"Closing open log file {log}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def files() -> dict[str, bytes]:
     """File name -> contents, as the package ships them."""
     allocations = allocation_bytes()
@@ -246,6 +364,7 @@ def files() -> dict[str, bytes]:
         SEGMENTS_FILE: segment_bytes(),
         ALLOCATIONS_FILE: allocations,
         WINDBG_FILE: windbg_text(allocations, WINDBG_ADDRESS, WINDBG_RECORDS, size).encode("ascii"),
+        SESSION_FILE: session_log().encode("ascii"),
     }
 
 

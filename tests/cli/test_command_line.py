@@ -321,9 +321,14 @@ def test_unparseable_windbg_line_says_which_and_why(tmp_path):
 
 
 def test_windbg_gap_and_unreadable_memory():
+    """Issue 24: two ranges are memory with a gap between them, read by address; the gap is named."""
     gap = b"ffffb80c`4e2f1000  00000485\nffffb80c`4e2f1008  00000485\n"
-    assert "line 2: address ffffb80c`4e2f1008 does not follow" in bad("decode", "DXGK_SEGMENTFLAGS", "--windbg", "-",
-                                                                       stdin=gap)
+    assert "standard input holds 2 separate ranges of memory (ffffb80c`4e2f1000 (line 1), ffffb80c`4e2f1008 " \
+           "(line 2)); give the address of the record to read (--address" in \
+        bad("decode", "DXGK_SEGMENTFLAGS", "--windbg", "-", stdin=gap)
+    assert "has no bytes at ffffb80c`4e2f1004..ffffb80c`4e2f1007 (4 bytes) of the 8 read at ffffb80c`4e2f1000: no " \
+           "dump holds them; `db ffffb80c`4e2f1004 L0x4` in WinDbg shows them" in \
+        bad("decode", "DXGK_SEGMENTFLAGS", "--windbg", "-", "--address", "ffffb80c`4e2f1000", "--count", "2", stdin=gap)
     assert "was not readable in the debugger" in bad("decode", "DXGK_SEGMENTFLAGS", "--windbg", "-",
                                                      stdin=b"ffffb80c`4e2f1000  ????????\n")
 

@@ -23,8 +23,8 @@ from tests.conftest import require
 
 SHELL_BLOCKS = ("sh", "bash", "shell")
 COMMAND_WORDS = ("d3dkmddi", "python", "python3", "pip", "gcc", "wpr", "tracerpt", "wevtutil")
-# a word naming a file the reader has and the README does not ship (blob.bin, trace.etl, my_test.c, ...)
-_INPUT_FILE = re.compile(r"\.(bin|txt|etl|xml|c)$")
+# a word naming a file the reader has and the README does not ship (blob.bin, trace.etl, MEMORY.DMP, ...)
+_INPUT_FILE = re.compile(r"\.(bin|txt|etl|xml|c|log|dmp|DMP)$")
 
 
 def block_lines() -> list:
@@ -62,6 +62,9 @@ def test_the_readme_shows_its_commands_where_the_test_finds_them():
     assert any("00000000`00000485" in line for line in RUNNABLE)
     assert any("--address 'fffff801`2a3b4058'" in line for line in LINES)
     assert {"d3dkmddi demo", "d3dkmddi etw sample"} <= {line.split("#")[0].strip() for line in RUNNABLE}
+    # issue 24: the session log's commands run on the bundled log, followed and validated
+    assert {"decode", "validate"} <= {line.split()[1] for line in RUNNABLE if "--windbg sample" in line and
+                                      "--follow" in line}
     assert "PYTHONPATH=. python tests/golden_output/regenerate.py" in LINES
     assert "d3dkmddi_py.get_include()" not in LINES  # a Python name, not a command
     assert len(LINES) >= 40 and len(RUNNABLE) >= 7, (len(LINES), len(RUNNABLE))

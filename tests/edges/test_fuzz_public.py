@@ -107,7 +107,7 @@ CALLS = {
     "decode": (st.tuples(type_arg, json_like, target_arg, json_like, json_like),
                lambda a: kmd.decode(a[0], a[1], target=a[2], offset=a[3] if isinstance(a[3], int) else 0,
                                     count=a[4])),
-    "decode(path=)": (st.tuples(type_arg, json_like), lambda a: kmd.decode(a[0], path=a[1])),
+    "decode(path=)": (st.tuples(type_arg, json_like), lambda a: kmd.decode_one(a[0], path=a[1])),
     "decode(offset=)": (st.tuples(json_like, json_like), lambda a: kmd.decode("DXGK_SEGMENTFLAGS", b"\x85\4\0\0" * 4,
                                                                               offset=a[0], count=a[1])),
     "parse_hex": (json_like, kmd.parse_hex),
@@ -235,7 +235,7 @@ def test_a_member_the_target_lacks_is_an_attribute_error_and_a_value_error():
 @pytest.mark.parametrize("call", [
     lambda: kmd.to_dict(0, "DXGK_PAGESIZE"),
     lambda: kmd.parse_windbg("0", 1 << 20000),
-    lambda: kmd.decode("DXGK_SEGMENTFLAGS", "9" * 5000),
+    lambda: kmd.decode_one("DXGK_SEGMENTFLAGS", "9" * 5000),
 ], ids=["to_dict-enum", "parse_windbg-int-origin", "decode-5000-digit-group"])
 def test_found_by_the_fuzz(call):
     _only_library_errors(call, 2000)

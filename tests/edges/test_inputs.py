@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from d3dkmddi_py.decoding import DecodeError, decode, read_input
+from d3dkmddi_py.decoding import DecodeError, decode, decode_one, read_input
 
 FLAGS = bytes([0x85, 0x04, 0x00, 0x00])  # DXGK_SEGMENTFLAGS.Value 0x485
 
@@ -19,24 +19,24 @@ def in_tmp(tmp_path, monkeypatch):
 
 def test_hex_text_that_names_a_file_is_still_hex(in_tmp):
     (in_tmp / "85040000").write_bytes(bytes(4))  # a file of that name must not be opened
-    assert decode("DXGK_SEGMENTFLAGS", "85040000", kind="hex").Value == 0x485
+    assert decode_one("DXGK_SEGMENTFLAGS", "85040000", kind="hex").Value == 0x485
     assert read_input("85040000", kind="hex").data == FLAGS
     with pytest.raises(DecodeError, match="8 hex digits"):  # two readings: refused, still never opened
-        decode("DXGK_SEGMENTFLAGS", "85040000")
+        decode_one("DXGK_SEGMENTFLAGS", "85040000")
 
 
 def test_a_file_name_as_str_is_refused_with_the_fix(in_tmp):
     (in_tmp / "in.bin").write_bytes(FLAGS)
     with pytest.raises(DecodeError, match=r"cannot read 'in.bin': .* to read a file pass "
                                           r"pathlib.Path\('in.bin'\) or path="):
-        decode("DXGK_SEGMENTFLAGS", "in.bin")
+        decode_one("DXGK_SEGMENTFLAGS", "in.bin")
 
 
 def test_path_keyword_and_pathlike_read_the_file(in_tmp):
     (in_tmp / "in.bin").write_bytes(FLAGS)
-    assert decode("DXGK_SEGMENTFLAGS", path="in.bin").Value == 0x485
-    assert decode("DXGK_SEGMENTFLAGS", path=in_tmp / "in.bin").Value == 0x485
-    assert decode("DXGK_SEGMENTFLAGS", pathlib.Path("in.bin")).Value == 0x485
+    assert decode_one("DXGK_SEGMENTFLAGS", path="in.bin").Value == 0x485
+    assert decode_one("DXGK_SEGMENTFLAGS", path=in_tmp / "in.bin").Value == 0x485
+    assert decode_one("DXGK_SEGMENTFLAGS", pathlib.Path("in.bin")).Value == 0x485
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -48,7 +48,7 @@ def test_path_keyword_and_pathlike_read_the_file(in_tmp):
 ])
 def test_path_keyword_errors(in_tmp, kwargs, message):
     with pytest.raises(DecodeError, match=message):
-        decode("DXGK_SEGMENTFLAGS", **kwargs)
+        decode_one("DXGK_SEGMENTFLAGS", **kwargs)
 
 
 # ------------------------------------------------------------------ from_dict: malformed dicts, one library error
@@ -126,16 +126,16 @@ def test_json_hex_is_decided_by_the_c_type():
 
 def test_empty_text_says_what_to_give():
     with pytest.raises(DecodeError, match=r"^empty text: give hex bytes .* or path=$"):
-        decode("DXGK_SEGMENTFLAGS", "  \n")
+        decode_one("DXGK_SEGMENTFLAGS", "  \n")
 
 
 def test_a_file_name_with_control_characters_is_echoed_on_one_line(in_tmp):
     with pytest.raises(DecodeError) as e:
-        decode("DXGK_SEGMENTFLAGS", path="in\n\x1b[31mred.bin")
+        decode_one("DXGK_SEGMENTFLAGS", path="in\n\x1b[31mred.bin")
     assert str(e.value) == r"cannot read 'in\n\x1b[31mred.bin': no such file"
 
 
 def test_a_huge_value_is_named_by_its_size():
     with pytest.raises(DecodeError, match=r"^value <a 20001-bit number> is too wide for DXGK_SEGMENTFLAGS") as e:
-        decode("DXGK_SEGMENTFLAGS", 1 << 20000)
+        decode_one("DXGK_SEGMENTFLAGS", 1 << 20000)
     assert len(str(e.value)) < 300

@@ -44,8 +44,8 @@ def test_a_hex_group_longer_than_a_byte_is_never_split_silently(text):
 
 
 def test_hex_bytes_of_two_digits_keep_their_one_reading():
-    assert kmd.decode("DXGK_SEGMENTFLAGS", "85 04 00 00").Value == 0x485
-    assert kmd.decode("DXGK_SEGMENTFLAGS", "85040000", kind="hex").Value == 0x485
+    assert kmd.decode_one("DXGK_SEGMENTFLAGS", "85 04 00 00").Value == 0x485
+    assert kmd.decode_one("DXGK_SEGMENTFLAGS", "85040000", kind="hex").Value == 0x485
 
 
 def test_the_character_column_after_one_space_is_never_data():
@@ -97,28 +97,28 @@ def test_a_byte_order_mark_at_the_start_of_a_dump_file_is_accepted(tmp_path, enc
     """A dump saved with a BOM (Notepad; WinDbg's .logopen /u writes UTF-16) was read as raw bytes."""
     dump = tmp_path / "dump.txt"
     dump.write_text(DQ_DUMP.read_text(), encoding=encoding)
-    first = kmd.decode("DXGK_ALLOCATIONINFO", pathlib.Path(dump), target=("x64", "WDDM3_0"))
+    first = kmd.decode_one("DXGK_ALLOCATIONINFO", pathlib.Path(dump), target=("x64", "WDDM3_0"))
     assert bytes(first) == ALLOCATIONS.read_bytes()[:88]
     out = good(cli("decode", "DXGK_ALLOCATIONINFO", *WDDM3_0, "--windbg", dump, "--json"))
     assert ALLOCATIONS.read_bytes()[:88].hex() in out
 
 
 def test_a_byte_order_mark_at_the_start_of_a_str_is_accepted():
-    assert kmd.decode("DXGK_SEGMENTFLAGS", "\ufeff85 04 00 00").Value == 0x485
-    assert kmd.decode("DXGK_SEGMENTFLAGS", "\ufefffffff801`2a3b4000  00000485").Value == 0x485
+    assert kmd.decode_one("DXGK_SEGMENTFLAGS", "\ufeff85 04 00 00").Value == 0x485
+    assert kmd.decode_one("DXGK_SEGMENTFLAGS", "\ufefffffff801`2a3b4000  00000485").Value == 0x485
 
 
 def test_a_number_for_a_type_wider_than_8_bytes_is_refused():
     err = one_line(cli("decode", "DXGK_ALLOCATIONINFO", "0x485"))
     assert "DXGK_ALLOCATIONINFO is 88 bytes" in err and "give the record's bytes (--hex, --file, --windbg" in err
     with pytest.raises(DecodeError, match="a number is accepted only for types of at most 8 bytes"):
-        kmd.decode("DXGK_ALLOCATIONINFO", 0x485)
+        kmd.decode_one("DXGK_ALLOCATIONINFO", 0x485)
     with pytest.raises(DecodeError, match="a number is accepted only for types of at most 8 bytes"):
         kmd.report("DXGK_ALLOCATIONINFO", "0x485")
 
 
 def test_a_number_for_an_8_byte_type_is_still_accepted():
-    word = kmd.decode("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", 0x485)
+    word = kmd.decode_one("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", 0x485)
     assert word.Value == 0x485
 
 
@@ -133,19 +133,19 @@ def test_address_is_a_memory_address_in_python_and_on_the_command_line():
     python = kmd.report("DXGK_ALLOCATIONINFO", path=DQ_DUMP, address=address, target=("x64", "WDDM3_0"))
     command = good(cli("decode", "DXGK_ALLOCATIONINFO", *WDDM3_0, "--windbg", DQ_DUMP, "--address", address))
     assert python == command and "[0] at +0x58 (ffffb80c`4e2f1058)" in python
-    record = kmd.decode("DXGK_ALLOCATIONINFO", pathlib.Path(DQ_DUMP), address=address, target=("x64", "WDDM3_0"))
+    record = kmd.decode_one("DXGK_ALLOCATIONINFO", pathlib.Path(DQ_DUMP), address=address, target=("x64", "WDDM3_0"))
     assert bytes(record) == ALLOCATIONS.read_bytes()[88:176]
 
 
 def test_an_address_is_refused_for_inputs_without_addresses():
     err = one_line(cli("decode", "DXGK_ALLOCATIONINFO", "--file", ALLOCATIONS, "--address", "0x58"))
-    assert "only WinDbg text (--windbg) has addresses; give a byte offset with --offset" in err
+    assert "only memory has addresses: --windbg, --dump, or --file with --base (the address of its first byte); give a byte offset with --offset" in err
     with pytest.raises(DecodeError, match="is a memory address: bytes has none"):
-        kmd.decode("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00", address=0x1000)
+        kmd.decode_one("DXGK_SEGMENTFLAGS", b"\x85\x04\x00\x00", address=0x1000)
 
 
 def test_offset_and_address_together_are_refused():
     assert "not both" in one_line(cli("decode", "DXGK_ALLOCATIONINFO", *WDDM3_0, "--windbg", DQ_DUMP,
                                       "--offset", "8", "--address", "ffffb80c`4e2f1058"))
     with pytest.raises(DecodeError, match="not both"):
-        kmd.decode("DXGK_ALLOCATIONINFO", pathlib.Path(DQ_DUMP), offset=8, address="ffffb80c`4e2f1058")
+        kmd.decode_one("DXGK_ALLOCATIONINFO", pathlib.Path(DQ_DUMP), offset=8, address="ffffb80c`4e2f1058")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from d3dkmddi_py.decoding import (DecodeError, WinDbgTextError, decode, decode_records, parse_int, parse_windbg,
+from d3dkmddi_py.decoding import (DecodeError, WinDbgTextError, decode, decode_one, decode_records, parse_int, parse_windbg,
                                   start_offset)
 from d3dkmddi_py.windbg import _character_column_at, _characters
 
@@ -39,7 +39,7 @@ def test_parse_int_refuses_with_one_line(text, message):
 
 
 def test_backtick_number_as_decode_data_is_a_word():
-    assert decode("DXGK_SEGMENTFLAGS", "00000000`00000485").Value == 0x485
+    assert decode_one("DXGK_SEGMENTFLAGS", "00000000`00000485").Value == 0x485
 
 
 # ------------------------------------------------------------------ prompts
@@ -155,8 +155,16 @@ def test_offset_and_address_each_have_one_meaning():
         start_offset(memory, 8, "fffff801`2a3b4010")
     with pytest.raises(DecodeError, match=r"address= 00000008 is outside WinDbg text"):
         start_offset(memory, 0, 8)
-    with pytest.raises(DecodeError, match=r"address= <a 20001-bit number> is outside WinDbg text"):
+    with pytest.raises(DecodeError, match=r"address= <a 20001-bit number> is not a 64-bit address"):
         start_offset(memory, 0, 1 << 20000)
+
+
+def test_an_address_given_as_text_is_hex_as_parse_address_reads_it():
+    """Issue 24: Memory.offset_of read "1000" as decimal (parse_int); every address goes through parse_address."""
+    memory = parse_windbg("00001000  00000485 00000001")
+    assert memory.offset_of("1004") == 4 and memory.offset_of("0x1004") == 4
+    with pytest.raises(DecodeError, match=r"--address '0n4100' is not an address: .* write 0x1004"):
+        memory.offset_of("0n4100", "--address")
 
 
 def test_offset_of_without_addresses():

@@ -38,6 +38,15 @@ CASES = {
     "layout_allocationinfo_x86_wddm2_0.txt": ["layout", "DXGK_ALLOCATIONINFO", "--abi", "x86", "--ddi", "WDDM2_0"],
     "layout_segmentdescriptor4_x64.json": ["layout", "DXGK_SEGMENTDESCRIPTOR4", "--json"],
     "types_wddm2_0.txt": ["types", "--ddi", "WDDM2_0"],
+    # issue 24: the bundled session log, its structures followed by address and validated against its segments
+    "decode_session_createallocation_follow.txt": ["decode", "DXGKARG_CREATEALLOCATION", "--windbg",
+                                                   "<samples>/session.log", "--address", "ffffb80c`4e2f0000",
+                                                   "--follow", "--ddi", "WDDM3_0"],
+    "decode_session_query_follow.json": ["decode", "DXGK_QUERYSEGMENTOUT3", "--windbg", "<samples>/session.log",
+                                         "--address", "ffffb80c`4e310000", "--follow", "--json", "--ddi", "WDDM3_0"],
+    "validate_session_follow.txt": ["validate", "DXGKARG_CREATEALLOCATION", "--windbg", "<samples>/session.log",
+                                    "--address", "ffffb80c`4e2f0000", "--follow", "--segments-at", "ffffb80c`4e310000",
+                                    "--ddi", "WDDM3_0"],
 }
 
 
