@@ -18,6 +18,7 @@ import sys
 from .. import bulk, render
 from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
+from ..errors import EtwInputError
 from ..outfile import OutputError, open_output, safe_name
 from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
@@ -162,6 +163,11 @@ class TraceTables:
                     self.add(item)
             except etlcolumns.NeedExact as exc:
                 item = items.throw(exc)  # the reader answers RESTART, then gives Events
+                continue
+            except EtwInputError as exc:
+                if not isinstance(item, etlcolumns.DxgBatch):
+                    raise
+                item = items.throw(etlcolumns.NeedExact(str(exc)))  # the event-by-event reader names it
                 continue
             item = next(items, None)
 
