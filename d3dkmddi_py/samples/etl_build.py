@@ -16,7 +16,7 @@ from ..etw.etlfile import BUFFER_HEADER, BUFFER_TYPE_HEADER, FLAG_COMPRESSED, FL
 from ..etw.etlreader import layout
 from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
 
-START_FILETIME = 134_083_065_021_234_567  # 2025-11-23T10:15:02.1234567Z
+START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000
 _BUFFER = struct.Struct("<IIIiqqQHHIIHH16x")
 _EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQQ16s")
@@ -94,25 +94,40 @@ def _buffer(events: bytes, size: int, processor: int, flags: int, type_: int, ti
         b"\xff" * (size - saved)
 
 
-def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int) -> bytes:
+class Clock:
+    """The log-file header's clock: its type (1 QPC, 2 system time, 3 CPU cycles), PerfFreq,
+    CpuSpeedInMHz and StartTime (the FILETIME of the header event)."""
+
+    __slots__ = ("clock_type", "perf_freq", "cpu_mhz", "start_filetime")
+
+    def __init__(self, clock_type: int = 1, perf_freq: int = PERF_FREQ, cpu_mhz: int = 3000,
+                 start_filetime: int = START_FILETIME):
+        self.clock_type, self.perf_freq, self.cpu_mhz, self.start_filetime = clock_type, perf_freq, cpu_mhz, \
+            start_filetime
+
+
+def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int,
+                clock: Clock) -> bytes:
     name, file_name = "d3dkmddi_py", "C:\\traces\\twin.etl"
     data = struct.pack("<IIIIqIIIIIIII", buffer_size, 0x0501000A, 22631, processors,
-                       START_FILETIME + last_ticks, 156_250, 0, 0, buffers, 1, 8, 0, 3000)
+                       START_FILETIME + last_ticks, 156_250, 0, 0, buffers, 1, 8, 0, clock.cpu_mhz)
     data += bytes(16)  # the two name pointers (8 bytes each): numbers the reader never follows
     data += struct.pack("<i", -60) + bytes(168)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
     data = _aligned(data)
-    data += struct.pack("<qqqII", START_FILETIME - 36_000_000_000, PERF_FREQ, START_FILETIME, 1, 0)
+    data += struct.pack("<qqqII", START_FILETIME - 36_000_000_000, clock.perf_freq, clock.start_filetime,
+                        clock.clock_type, 0)
     data += (name + "\0" + file_name + "\0").encode("utf-16-le")
     system = struct.pack("<HBBHBBIIqII", 2, 0x02, 0xC0, 32 + len(data), 0, 0, 8, 4, header_ticks, 0, 0)
     return _aligned(system + data)
 
 
 def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress: bool = False,
-              reverse_processors: bool = True, header_ticks: int = 5_000_000_000) -> bytes:
+              reverse_processors: bool = True, header_ticks: int = 5_000_000_000, clock: Clock | None = None) -> bytes:
     """An .etl file of ``events`` (EtlEvent), each on its processor (``processor % processors``).
 
     ``reverse_processors`` writes the higher processors' buffers first, so their events come before
-    earlier ones of processor 0 in the file (a reader must merge by time).
+    earlier ones of processor 0 in the file (a reader must merge by time).  ``clock``: the header's
+    (default: QPC at 10 MHz, starting at START_FILETIME).
     """
     per: dict = {p: [] for p in range(processors)}
     for e in events:
@@ -131,7 +146,7 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
         if current:
             bodies.append((p, current))
     last = max((e.ticks for e in events), default=0)
-    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last)
+    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last, clock or Clock())
     out = [_buffer(header, buffer_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, header_ticks, False)]
     for p, body in bodies:
         out.append(_buffer(body, buffer_size, p, FLAG_PROC_INDEX, 0, header_ticks, compress))
