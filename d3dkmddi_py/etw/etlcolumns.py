@@ -30,6 +30,9 @@ _GUID = uuid.UUID(DXGKRNL).bytes_le
 _EVENT = etlfile.EVENT_HEADER.offset
 _RUN_BYTES = 4 << 20  # read per merge step, over all processors
 _LEAST_RUN = 1 << 16  # per processor
+# Columns cost up to 3 times the buffers they come from (keys of 16-byte events); a file whose
+# processors' buffers add up to more is read event by event, which holds the buffers alone.
+COLUMN_HELD_BYTES = 64 << 20
 
 
 class NeedExact(Exception):
@@ -223,6 +226,8 @@ def batches(np, etl, counts: dict):
     gets "events", "decoded", "other_dxgkrnl" and "other_providers"."""
     decoder = _Decoder(np)
     per = etl.processor_buffers()
+    if etl.held > COLUMN_HELD_BYTES:
+        raise NeedExact("buffers too large to hold as columns: the event-by-event reader holds them as they are")
     limit = max(_LEAST_RUN, _RUN_BYTES // max(1, len(per)))
     streams = [_Stream(np, decoder, etl, etl.buffer_reader(), offsets, limit) for offsets in per.values()]
     numbered = 0

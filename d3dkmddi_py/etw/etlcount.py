@@ -163,11 +163,12 @@ class Scan:
     """The events of buffers held in one bytearray, read column-wise: their offsets in it (``o``),
     header kinds, sizes, times, payload starts, and views of the bytes; ``o`` None when there are none."""
 
-    __slots__ = ("np", "o", "kind", "size", "is_event", "times", "extended", "named", "payload", "u8", "u16", "u64")
+    __slots__ = ("np", "o", "kind", "size", "is_event", "times", "extended", "named", "payload", "u8", "u16", "u64",
+                 "_by_kind")
 
     def of_kind(self, fact: str):
         """A fact of each event's header kind (``_tables``), from etlfile's layouts."""
-        return _tables(self.np)[fact][self.kind]
+        return _tables(self.np)[fact].take(self._by_kind)
 
     def event_ids(self):
         """Each event's id: the EVENT_DESCRIPTOR Id, the classic event's type, or the kernel event's HookId."""
@@ -196,6 +197,7 @@ def scan(np, run: bytearray, buffers: list, starts: list):
     u16, u64 = u8.view("<u2"), u8.view("<i8")
     o = np.frombuffer(offsets, dtype=np.int64) << 1  # the loop gave half-word indexes
     got.o, got.kind = o, u8[o + _KIND_AT]
+    got._by_kind = got.kind.astype(np.intp)  # the index of every kind table, made once
     least = got.of_kind("length")
     size = u16[(o + got.of_kind("size")) >> 1].astype(np.int64)
     if not ((u8[o + _MARKER_AT] & 0xC0) == 0xC0).all() or not (least > 0).all() or not (size >= least).all():
@@ -254,7 +256,7 @@ def _tables(np) -> dict:
     its "size", "time", "event_id" and "provider" GUID are ("provider" -1: none), the "event_id_width",
     and whether it is a "classic" kernel header (a HookId, counted under the kernel logger)."""
     if not _KIND_TABLES:
-        columns = {name: np.zeros(256, dtype=np.int64) for name in ("length", "size", "time", "event_id",
+        columns = {name: np.zeros(256, dtype=np.int16) for name in ("length", "size", "time", "event_id",
                                                                    "event_id_width", "provider")}
         columns["provider"][:] = -1
         for kind, header in etlfile.HEADERS.items():

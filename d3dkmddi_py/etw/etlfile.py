@@ -57,6 +57,7 @@ FLAG_EVENTS_LOST, FLAG_BUFFER_LOST, FLAG_PROC_INDEX, FLAG_COMPRESSED = 0x2, 0x4,
 BUFFER_TYPE_HEADER = 4
 LARGEST_BUFFER = 1 << 24  # an ETW buffer is at most 16 MB (BufferSize is at most 16384 KB); a larger one is damage
 HELD_BYTES = 256 << 20  # time order holds one buffer per processor at once: at most this much (documented)
+PROCESSOR_BYTES = 4 << 10  # what a processor's place in the merge costs besides its buffer (its reader, its event)
 
 # The event-header kinds (ntwmi.h, evntcons.h, evntrace.h), to their fixed length.  The classic
 # kernel headers carry a HookId (group << 8 | type) where the others carry a provider.
@@ -181,7 +182,7 @@ class Record:
         return self.buffer.processor
 
     def payload_bytes(self) -> bytes:
-        return self.buffer.data[self.payload:self.offset + self.size]
+        return bytes(self.buffer.data[self.payload:self.offset + self.size])
 
     @property
     def pointer_size(self) -> int:
@@ -316,20 +317,24 @@ def check_header(head: bytes, index: int, at: int, name: str, declared: LogHeade
 def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str, into: bytearray | None = None) -> Buffer:
     (size, saved, _current, _refs, timestamp, _sequence, _clock, _context, _logger, _state, offset, flags,
      type_) = BUFFER.struct.unpack_from(head, 0)
-    body = rest
-    if flags & FLAG_COMPRESSED:
+    kept = into is None  # its own bytes (``data``), or appended to a run (``into``)
+    compressed = flags & FLAG_COMPRESSED
+    if kept:
+        out = bytearray(head) if compressed else head + rest
+    else:
+        out = into
+        out += head
+        if not compressed:
+            out += rest
+    if compressed:  # decompressed where it is kept: one copy of the buffer in memory
         try:
-            body = decompress(rest, saved - BUFFER_HEADER)
+            decompress(rest, saved - BUFFER_HEADER, out)
         except XpressError as exc:
             raise _error(name, f"buffer {index} (file offset {at})", f"its compressed events do not decompress: "
                                                                        f"{exc}") from None
-    data = None
-    if into is None:
-        data = head + body
-    else:
-        into += head
-        into += body
-        into += bytes(-len(into) & 7)
+    if not kept:
+        out += bytes(-len(out) & 7)
+    data = out if kept else None
     return Buffer(index, at, size, _processor(head), flags, type_, timestamp, data, offset)
 
 
@@ -720,11 +725,12 @@ class EtlFile:
         if not _can_seek(self._stream):
             raise EtwInputError(f"{self.name}: ordered reading needs a seekable input (open it with ordered=True)")
         starts, largest = self._index()
-        held = sum(largest.values())
+        held = sum(largest.values()) + PROCESSOR_BYTES * len(largest)
         if held > HELD_BYTES:
             raise EtwInputError(f"{self.name}: its {len(largest)} processors' largest buffers add up to {held:,} bytes "
-                                f"(decompressed), more than the {HELD_BYTES >> 20} MiB held at once to put its events "
-                                f"in time order (one buffer per processor); --summary reads it in file order")
+                                f"(decompressed, with {PROCESSOR_BYTES >> 10} KB a processor), more than the "
+                                f"{HELD_BYTES >> 20} MiB held at once to put its events in time order (one buffer per "
+                                f"processor); --summary reads it in file order")
         self.held = held
         return starts
 

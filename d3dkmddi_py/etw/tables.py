@@ -181,8 +181,10 @@ class TraceTables:
         for row in segments + [len(batch)]:
             if row > start:
                 self.flush()
-                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, start, row, header))
-                self.events += row - start
+            for part in range(start, row, self.chunk):  # a chunk at a time: a batch can hold a buffer's events
+                stop = min(part + self.chunk, row)
+                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, part, stop, header))
+                self.events += stop - part
             if row < len(batch):
                 self.add(batch.event(row, header.utc(int(batch.times[row])), source))
             start = row + 1

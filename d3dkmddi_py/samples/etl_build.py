@@ -4,7 +4,8 @@ XML trace, and a way to make a DxgKrnl trace on a machine without Windows.
 The layout is the one ``etw.etlfile`` reads: a header buffer holding the log-file header (a system
 event), then buffers of EVENT_HEADER events, each processor's events in its own buffers.  Buffers can
 be written out of time order across processors (as a real logger flushes them) and compressed
-(an XPRESS stream of literals only: valid, not small).
+(an XPRESS stream of literals only: valid, not small).  ``expanding_bytes`` writes the other
+extreme: buffers of a few bytes that decompress to megabytes.
 """
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ import struct
 import uuid
 
 from ..etw.etlfile import BUFFER_HEADER, BUFFER_TYPE_HEADER, FLAG_COMPRESSED, FLAG_PROC_INDEX, HEADER_32_BIT, \
-    HEADER_64_BIT
+    HEADER_64_BIT, PERFINFO64, PERFINFO_HEADER
 from ..etw.etlreader import layout
 from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
 
 START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000
+HEADER_TICKS = 5_000_000_000  # the header event's timestamp; an event's ticks count from it
+# A classic kernel event with a perfinfo header and no payload: 16 bytes, the smallest an event can be
+SMALLEST_EVENT = PERFINFO_HEADER.struct.pack(2, PERFINFO64, 0xC0, PERFINFO_HEADER.length, 0x052E, HEADER_TICKS)
 _BUFFER = struct.Struct("<IIIiqqQHHIIHH16x")
 _EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQQ16s")
 
@@ -63,7 +67,8 @@ def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_siz
                     pointer_size=pointer_size, **where)
 
 
-def _event_bytes(e: EtlEvent, header_ticks: int) -> bytes:
+def event_bytes(e: EtlEvent, header_ticks: int = HEADER_TICKS) -> bytes:
+    """``e`` as a buffer holds it (its EVENT_HEADER and payload, padded to 8 bytes)."""
     flags = HEADER_64_BIT if e.pointer_size == 8 else HEADER_32_BIT
     size = 80 + len(e.payload)
     head = _EVENT.pack(size, 0x13 if e.pointer_size == 8 else 0x12, 0xC0, flags, 0, e.thread_id, e.process_id,
@@ -122,7 +127,7 @@ def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: i
 
 
 def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress: bool = False,
-              reverse_processors: bool = True, header_ticks: int = 5_000_000_000, clock: Clock | None = None) -> bytes:
+              reverse_processors: bool = True, header_ticks: int = HEADER_TICKS, clock: Clock | None = None) -> bytes:
     """An .etl file of ``events`` (EtlEvent), each on its processor (``processor % processors``).
 
     ``reverse_processors`` writes the higher processors' buffers first, so their events come before
@@ -131,7 +136,7 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
     """
     per: dict = {p: [] for p in range(processors)}
     for e in events:
-        per[e.processor % processors].append(_event_bytes(e, header_ticks))
+        per[e.processor % processors].append(event_bytes(e, header_ticks))
     room = buffer_size - BUFFER_HEADER
     bodies = []
     for p in (sorted(per, reverse=True) if reverse_processors else sorted(per)):
@@ -151,3 +156,37 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
     for p, body in bodies:
         out.append(_buffer(body, buffer_size, p, FLAG_PROC_INDEX, 0, header_ticks, compress))
     return b"".join(out)
+
+
+def repeat_stream(unit: bytes, total: int) -> bytes:
+    """An XPRESS stream (MS-XCA 2.4) that decompresses to ``unit`` repeated to ``total`` bytes: the
+    unit as literals, then one match of the rest (a 32-bit length), so a few bytes more than the unit."""
+    if not 0 < len(unit) <= total - 25:
+        raise ValueError(f"a unit of {len(unit)} bytes cannot be repeated to {total} bytes by one match")
+    out = bytearray()
+    literals = unit
+    while len(literals) >= 32:  # full flag words of literals
+        out += bytes(4) + literals[:32]
+        literals = literals[32:]
+    flags = 1 << (31 - len(literals))  # the remaining literals' 0 bits, then the match's 1
+    token = (len(unit) - 1) << 3 | 7  # the distance, and a length in the extensions: 15, 255, 0, then 32 bits
+    return bytes(out) + struct.pack("<I", flags) + literals + struct.pack("<HBBHI", token, 15, 255, 0,
+                                                                          total - len(unit) - 3)
+
+
+def expanding_bytes(unit: bytes, buffers: int, *, processors: int, held: int = 1 << 24, declared_size: int = 1 << 24,
+                    declared_processors: int | None = None) -> bytes:
+    """An .etl file of a header buffer and ``buffers`` compressed buffers, buffer i filled by
+    processor i % ``processors``, each a few bytes that decompress to ``held`` bytes (whole units) of
+    ``unit`` over and over; its log-file header declares ``declared_size`` bytes a buffer and
+    ``declared_processors`` (default ``processors``).  Kilobytes that read as gigabytes: the memory
+    benchmark's and the tests' hostile files."""
+    end = BUFFER_HEADER + (held - BUFFER_HEADER) // len(unit) * len(unit)
+    stream = repeat_stream(unit, end - BUFFER_HEADER)
+    header_size = min(4096, declared_size)
+    header = _log_header(HEADER_TICKS, declared_processors or processors, declared_size, buffers + 1, 0, Clock())
+    out = bytearray(_buffer(header, header_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, HEADER_TICKS, False))
+    for i in range(buffers):
+        out += _BUFFER.pack(BUFFER_HEADER + len(stream), end, end, 0, HEADER_TICKS, 0, 0, i % processors, 0, 0, end,
+                            FLAG_PROC_INDEX | FLAG_COMPRESSED, 0) + stream
+    return bytes(out)
