@@ -147,3 +147,36 @@ def test_hostile_files_under_a_memory_limit_give_one_line_or_a_reading(case, tmp
     else:
         assert message in one_line(p)
 
+
+
+class Pipe:
+    """A stream without a size or a seek: ``data``, then ``tail`` over and over if given (endless)."""
+
+    def __init__(self, data: bytes, tail: bytes = b""):
+        self.data, self.tail, self.at, self.given = data, tail, 0, 0
+
+    def read(self, n: int = -1) -> bytes:
+        if self.at == len(self.data) and self.tail:
+            self.data, self.at = self.tail * (1 + (1 << 20) // len(self.tail)), 0
+        part = self.data[self.at:] if n < 0 else self.data[self.at:self.at + n]
+        self.at += len(part)
+        self.given += len(part)
+        return part
+
+
+def test_an_endless_pipe_stops_at_256_mib_and_its_spool_is_closed(monkeypatch):
+    import tempfile
+
+    made, real = [], tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda: made.append(real()) or made[-1])
+    data = hard_trace(3, n=40, processors=1)
+    assert [e.number for e in etw.read(Pipe(data))] == [e.number for e in etw.read(data)]
+    assert len(made) == 1 and made[0].closed
+    endless = Pipe(data, data[4096:])
+    with pytest.raises(EtwInputError, match="has no size and gave more than 256 MiB, the limit for pipes, devices "
+                                            "and standard input; save it to a file"):
+        list(etw.read(endless))
+    assert len(made) == 2 and made[1].closed and endless.given <= (256 << 20) + (1 << 20)
+    with pytest.raises(EtwInputError, match="gave more than 256 MiB"):  # read in file order: no spool
+        etw.summary(Pipe(data, data[4096:]))
+    assert len(made) == 2
