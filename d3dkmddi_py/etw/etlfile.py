@@ -120,9 +120,18 @@ KNOWN_PROVIDERS = {KERNEL_LOGGER_GUID: "Windows Kernel",
                    "802ec45a-1e99-4b83-9920-87c98277ba9d": "Microsoft-Windows-DxgKrnl"}
 
 # TRACE_LOGFILE_HEADER, the log-file header event's data: the part before its two pointers
-_LOGFILE_FIXED = struct.Struct("<IIIIqIIIIIIII")  # BufferSize .. CpuSpeedInMHz (56 bytes)
-_LOGFILE_TAIL = struct.Struct("<qqqII")  # BootTime, PerfFreq, StartTime, ReservedFlags, BuffersLost
-_TIME_ZONE = 172  # TIME_ZONE_INFORMATION
+LOGFILE = Layout("TRACE_LOGFILE_HEADER", 56, (  # to its two name pointers, of the writer's width
+    ("BufferSize", "I"), ("Version", "I"), ("ProviderVersion", "I"), ("NumberOfProcessors", "I"), ("EndTime", "q"),
+    ("TimerResolution", "I"), ("MaximumFileSize", "I"), ("LogFileMode", "I"), ("BuffersWritten", "I"),
+    ("StartBuffers", "I"), ("PointerSize", "I"), ("EventsLost", "I"), ("CpuSpeedInMHz", "I")))
+LOGFILE_TAIL = Layout("TRACE_LOGFILE_HEADER after its TIME_ZONE_INFORMATION", 32, (
+    ("BootTime", "q"), ("PerfFreq", "q"), ("StartTime", "q"), ("ReservedFlags", "I"), ("BuffersLost", "I")))
+TIME_ZONE = 172  # TIME_ZONE_INFORMATION, after the pointers; LOGFILE_TAIL follows at the next 8 bytes
+
+
+def logfile_tail_at(fixed_at: int, pointer_size: int) -> int:
+    """Where LOGFILE_TAIL starts, for a TRACE_LOGFILE_HEADER at ``fixed_at`` of a buffer (8-aligned)."""
+    return (fixed_at + LOGFILE.length + 2 * pointer_size + TIME_ZONE + 7) & ~7
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
 _UNIX_EPOCH_FILETIME = 116_444_736_000_000_000  # 1970-01-01 in 100 ns since 1601
 _LAST_FILETIME = 2_650_467_743_990_000_000  # 9999-12-31T23:59:59 in 100 ns since 1601
@@ -563,10 +572,10 @@ def log_header(buffer: Buffer, name: str) -> LogHeader:
     if hook != 0:
         raise _error(name, buffer.where(p), f"the first event has HookId 0x{hook:04x}, not the log-file header's 0")
     q, end = p + SYSTEM_HEADER.length, p + size
-    if end - q < _LOGFILE_FIXED.size:
+    if end - q < LOGFILE.length:
         raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
     (buffer_size, version, build, processors, end_time, timer_resolution, max_file_size, mode, buffers_written,
-     _start_buffers, pointer_size, events_lost, cpu_mhz) = _LOGFILE_FIXED.unpack_from(data, q)
+     _start_buffers, pointer_size, events_lost, cpu_mhz) = LOGFILE.struct.unpack_from(data, q)
     if not BUFFER_HEADER <= buffer_size <= LARGEST_BUFFER:
         raise _error(name, buffer.where(p), f"the log-file header's BufferSize is {buffer_size}, not a buffer size (72 "
                                             f"bytes to 16 MB): damaged")
@@ -574,13 +583,13 @@ def log_header(buffer: Buffer, name: str) -> LogHeader:
         raise _error(name, buffer.where(p), "the log-file header's NumberOfProcessors is 0: damaged")
     if pointer_size not in (4, 8):
         pointer_size = 4 if kind == SYSTEM32 else 8
-    tz_at = q + 56 + 2 * pointer_size
-    tail_at = (tz_at + _TIME_ZONE + 7) & ~7
-    if end - tail_at < _LOGFILE_TAIL.size:
+    tz_at = q + LOGFILE.length + 2 * pointer_size
+    tail_at = logfile_tail_at(q, pointer_size)
+    if end - tail_at < LOGFILE_TAIL.length:
         raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
-    boot_time, perf_freq, start_time, clock_type, buffers_lost = _LOGFILE_TAIL.unpack_from(data, tail_at)
+    boot_time, perf_freq, start_time, clock_type, buffers_lost = LOGFILE_TAIL.struct.unpack_from(data, tail_at)
     bias = struct.unpack_from("<i", data, tz_at)[0]  # TIME_ZONE_INFORMATION.Bias: UTC = local time + bias
-    strings = bytes(data[tail_at + _LOGFILE_TAIL.size:end])
+    strings = bytes(data[tail_at + LOGFILE_TAIL.length:end])
     logger_name, log_file_name = (_wide_strings(strings) + [None, None])[:2]
     values = {
         "pointer_size": pointer_size, "processors": processors, "buffer_size": buffer_size,

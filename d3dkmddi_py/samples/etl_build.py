@@ -12,8 +12,9 @@ from __future__ import annotations
 import struct
 import uuid
 
-from ..etw.etlfile import BUFFER_HEADER, BUFFER_TYPE_HEADER, FLAG_COMPRESSED, FLAG_PROC_INDEX, HEADER_32_BIT, \
-    HEADER_64_BIT, PERFINFO64, PERFINFO_HEADER
+from ..etw.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
+    FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
+    SYSTEM_HEADER, TIME_ZONE
 from ..etw.etlreader import layout
 from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
 
@@ -22,8 +23,6 @@ PERF_FREQ = 10_000_000
 HEADER_TICKS = 5_000_000_000  # the header event's timestamp; an event's ticks count from it
 # A classic kernel event with a perfinfo header and no payload: 16 bytes, the smallest an event can be
 SMALLEST_EVENT = PERFINFO_HEADER.struct.pack(2, PERFINFO64, 0xC0, PERFINFO_HEADER.length, 0x052E, HEADER_TICKS)
-_BUFFER = struct.Struct("<IIIiqqQHHIIHH16x")
-_EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQQ16s")
 
 
 class EtlEvent:
@@ -70,10 +69,10 @@ def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_siz
 def event_bytes(e: EtlEvent, header_ticks: int = HEADER_TICKS) -> bytes:
     """``e`` as a buffer holds it (its EVENT_HEADER and payload, padded to 8 bytes)."""
     flags = HEADER_64_BIT if e.pointer_size == 8 else HEADER_32_BIT
-    size = 80 + len(e.payload)
-    head = _EVENT.pack(size, 0x13 if e.pointer_size == 8 else 0x12, 0xC0, flags, 0, e.thread_id, e.process_id,
-                       header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id, e.version, 0, e.level,
-                       e.opcode, e.task, e.keyword, 0, bytes(16))
+    size = EVENT_HEADER.length + len(e.payload)
+    head = EVENT_HEADER.struct.pack(size, EVENT64 if e.pointer_size == 8 else EVENT32, 0xC0, flags, 0, e.thread_id,
+                                    e.process_id, header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id,
+                                    e.version, 0, e.level, e.opcode, e.task, e.keyword, 0, 0, bytes(16))
     return _aligned(head + e.payload)
 
 
@@ -89,14 +88,21 @@ def _literals(data: bytes) -> bytes:
     return bytes(out)
 
 
+def _buffer_header(size: int, end: int, processor: int, flags: int, type_: int = 0,
+                   timestamp: int = HEADER_TICKS) -> bytes:
+    """A WMI_BUFFER_HEADER of ``size`` bytes in the file whose events end at ``end`` (its SavedOffset
+    and Offset; for a compressed buffer, the size it decompresses to)."""
+    return BUFFER.struct.pack(size, end, end, 0, timestamp, 0, 0, processor, 0, 0, end, flags, type_) + \
+        bytes(BUFFER_HEADER - BUFFER.struct.size)
+
+
 def _buffer(events: bytes, size: int, processor: int, flags: int, type_: int, timestamp: int, compress: bool) -> bytes:
     saved = BUFFER_HEADER + len(events)
     if compress:
         body = _literals(events)
-        return _BUFFER.pack(BUFFER_HEADER + len(body), saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved,
-                            flags | FLAG_COMPRESSED, type_) + body
-    return _BUFFER.pack(size, saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved, flags, type_) + events + \
-        b"\xff" * (size - saved)
+        return _buffer_header(BUFFER_HEADER + len(body), saved, processor, flags | FLAG_COMPRESSED, type_,
+                              timestamp) + body
+    return _buffer_header(size, saved, processor, flags, type_, timestamp) + events + b"\xff" * (size - saved)
 
 
 class Clock:
@@ -114,15 +120,15 @@ class Clock:
 def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int,
                 clock: Clock) -> bytes:
     name, file_name = "d3dkmddi_py", "C:\\traces\\twin.etl"
-    data = struct.pack("<IIIIqIIIIIIII", buffer_size, 0x0501000A, 22631, processors,
-                       START_FILETIME + last_ticks, 156_250, 0, 0, buffers, 1, 8, 0, clock.cpu_mhz)
+    data = LOGFILE.struct.pack(buffer_size, 0x0501000A, 22631, processors, START_FILETIME + last_ticks, 156_250, 0, 0,
+                               buffers, 1, 8, 0, clock.cpu_mhz)
     data += bytes(16)  # the two name pointers (8 bytes each): numbers the reader never follows
-    data += struct.pack("<i", -60) + bytes(168)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
+    data += struct.pack("<i", -60) + bytes(TIME_ZONE - 4)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
     data = _aligned(data)
-    data += struct.pack("<qqqII", START_FILETIME - 36_000_000_000, clock.perf_freq, clock.start_filetime,
-                        clock.clock_type, 0)
+    data += LOGFILE_TAIL.struct.pack(START_FILETIME - 36_000_000_000, clock.perf_freq, clock.start_filetime,
+                                     clock.clock_type, 0)
     data += (name + "\0" + file_name + "\0").encode("utf-16-le")
-    system = struct.pack("<HBBHBBIIqII", 2, 0x02, 0xC0, 32 + len(data), 0, 0, 8, 4, header_ticks, 0, 0)
+    system = SYSTEM_HEADER.struct.pack(2, SYSTEM64, 0xC0, SYSTEM_HEADER.length + len(data), 0, 8, 4, header_ticks, 0, 0)
     return _aligned(system + data)
 
 
@@ -187,6 +193,11 @@ def expanding_bytes(unit: bytes, buffers: int, *, processors: int, held: int = 1
     header = _log_header(HEADER_TICKS, declared_processors or processors, declared_size, buffers + 1, 0, Clock())
     out = bytearray(_buffer(header, header_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, HEADER_TICKS, False))
     for i in range(buffers):
-        out += _BUFFER.pack(BUFFER_HEADER + len(stream), end, end, 0, HEADER_TICKS, 0, 0, i % processors, 0, 0, end,
-                            FLAG_PROC_INDEX | FLAG_COMPRESSED, 0) + stream
+        out += compressed_buffer(stream, end, i % processors)
     return bytes(out)
+
+
+def compressed_buffer(stream: bytes, end: int, processor: int) -> bytes:
+    """A buffer of processor ``processor`` whose XPRESS ``stream`` decompresses to its events, which
+    end at byte ``end`` (header included)."""
+    return _buffer_header(BUFFER_HEADER + len(stream), end, processor, FLAG_PROC_INDEX | FLAG_COMPRESSED) + stream
