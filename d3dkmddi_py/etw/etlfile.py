@@ -3,14 +3,15 @@ the log-file header.  Facts from the public headers (evntcons.h, evntrace.h, ntw
 and checked against the real files in the tests; nothing here reads a payload's meaning.
 
 An .etl file is a run of buffers.  Each starts with a 0x48-byte WMI_BUFFER_HEADER: BufferSize (its
-length in the file), SavedOffset (where its events end, header included; for a compressed buffer, the
-size it decompresses to, header included), the processor that filled it, flags and a type.  Events
-follow the header, each aligned to 8 bytes; the first buffer's first event is the log-file header.
+length in the file), SavedOffset (for a compressed buffer, the size it decompresses to, header
+included), Offset (where its events end, header included), the processor that filled it, flags and a
+type.  Events follow the header, each aligned to 8 bytes; the first buffer's first event is the
+log-file header, whose BufferSize and NumberOfProcessors bound every buffer after it.
 
 Buffers are read one at a time.  Each processor fills its own buffers, so events are in time order
 within one processor's buffers, not across them: ``ordered`` merges the processors' buffers by time
 (a seekable file is read once to index its buffers, standard input is first copied to a temporary
-file), holding one buffer per processor.
+file), holding one buffer per processor, at most HELD_BYTES of them.
 """
 from __future__ import annotations
 
@@ -331,7 +332,7 @@ def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str, into:
     if kept:
         out = bytearray(head) if compressed else head + rest
     else:
-        out = into
+        out, start = into, len(into)
         out += head
         if not compressed:
             out += rest
@@ -339,6 +340,8 @@ def parse_buffer(head: bytes, rest: bytes, index: int, at: int, name: str, into:
         try:
             decompress(rest, saved - BUFFER_HEADER, out)
         except XpressError as exc:
+            if not kept:
+                del out[start:]  # the run keeps the buffers before this one, whole
             raise _error(name, f"buffer {index} (file offset {at})", f"its compressed events do not decompress: "
                                                                        f"{exc}") from None
     if not kept:
@@ -374,7 +377,7 @@ def walk(buffer: Buffer, name: str):
             kind, size, least = MESSAGE, marker & 0xFFFF, HEADER_LENGTH[MESSAGE]
         else:
             raise _error(name, buffer.where(p), f"0x{marker:08x} is not an event header's marker: damaged, or the "
-                                                f"buffer's SavedOffset ({end}) is past its events")
+                                                f"buffer's Offset ({end}) is past its events")
         if size < least:
             raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {size} bytes, shorter than its "
                                                 f"{least}-byte header")
