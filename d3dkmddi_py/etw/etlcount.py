@@ -13,9 +13,11 @@ import bisect
 import uuid
 from array import array
 
+from ..errors import EtwInputError
 from . import etlfile
 
 _BATCH_BYTES = 4 << 20
+MOST_KEYS = 1 << 16  # distinct (provider, id) pairs a summary counts: its memory, whatever the input
 _SLACK = bytes(64)  # after a batch: a header field read past the last event stays inside the array
 _SECOND = tuple(k in etlfile.SIZE_IN_SECOND_WORD for k in range(256))  # size in the second word, by kind byte
 _SECOND_BY_WORD = _SECOND * 256  # by the marker's upper half-word (kind | flags << 8): entry w is _SECOND[w & 0xFF]
@@ -92,6 +94,8 @@ class Counts:
         tally = self.keys
         for key, n in zip(keys.tolist(), counts.tolist()):
             tally[key] = tally.get(key, 0) + n
+        if len(tally) > MOST_KEYS:
+            raise self._too_many(name)
         per_kind = np.bincount(kind, minlength=256)
         for k in np.flatnonzero(per_kind).tolist():
             self.kinds[k] = self.kinds.get(k, 0) + int(per_kind[k])
@@ -146,12 +150,21 @@ class Counts:
             prior = rec.timestamp
             guid = _NO_GUID if rec.provider is None else uuid.UUID(rec.provider).bytes_le
             key = self.guids.setdefault(guid, len(self.guids)) << 16 | rec.event_id & 0xFFFF
-            self.keys[key] = self.keys.get(key, 0) + 1
+            count = self.keys.get(key)
+            if count is None and len(self.keys) == MOST_KEYS:
+                raise self._too_many(name)
+            self.keys[key] = (count or 0) + 1
             self.kinds[kind] = self.kinds.get(kind, 0) + 1
             if rec.traits and guid not in self.names:
                 self.names[guid] = rec.traits
             self._times(rec.timestamp, rec.timestamp)
             self.total += 1
+
+
+    @staticmethod
+    def _too_many(name: str) -> EtwInputError:
+        return EtwInputError(f"{name}: more than {MOST_KEYS:,} distinct (provider, event id) pairs, more than a "
+                             f"summary lists (a trace a logger writes has hundreds): damaged, or not a trace")
 
 
 def _data_of(run: bytearray, start: int, buffer) -> bytes:

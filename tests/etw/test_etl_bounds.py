@@ -180,3 +180,32 @@ def test_an_endless_pipe_stops_at_256_mib_and_its_spool_is_closed(monkeypatch):
     with pytest.raises(EtwInputError, match="gave more than 256 MiB"):  # read in file order: no spool
         etw.summary(Pipe(data, data[4096:]))
     assert len(made) == 2
+
+
+def test_json_lines_hold_no_live_allocations():
+    """A sibling: --json kept every live allocation (about 2 KB each: 400 MB for 200,000) though only
+    the text form lists them; it now keeps the segments alone."""
+    from d3dkmddi_py.etw import command
+
+    tracker = Tracker(("x64", "WDDM3_2"))
+    out = io.StringIO()
+    command._json(etw.read(hard_trace(5, n=300)), tracker, out)
+    assert out.getvalue().count("\n") > 250 and tracker.adapters
+    assert all(a.segments and not a.allocations for a in tracker.adapters.values())
+
+
+def test_a_summary_counts_at_most_65536_provider_and_id_pairs():
+    """A sibling: --summary kept a count per distinct (provider, event id), so a file of distinct
+    GUIDs or ids held about twice its size; past MOST_KEYS it is refused, the same by both counters."""
+    from d3dkmddi_py.etw import etlcount, etlreader
+
+    providers = ("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", "22fb2cd6-0e7b-422b-a0c7-2fad1fd0e717")
+    events = [etl_build.EtlEvent(providers[i >> 16], i & 0xFFFF, 0, b"", ticks=i, processor=0)
+              for i in range(etlcount.MOST_KEYS - 1)]  # with the log-file header, exactly the most
+    fits = etl_build.etl_bytes(events, processors=1, buffer_size=1 << 16)
+    assert etw.summary(fits)["events"] == etlcount.MOST_KEYS
+    more = etl_build.etl_bytes(events + [etl_build.EtlEvent(providers[1], 0, 0, b"")], processors=1,
+                               buffer_size=1 << 16)
+    for columns in (True, False):
+        with pytest.raises(EtwInputError, match="more than 65,536 distinct \\(provider, event id\\) pairs"):
+            etlreader.summary(io.BytesIO(more), "trace.etl", columns=columns)
