@@ -76,17 +76,19 @@ def allocation_trace(path: str, n: int) -> None:
 
 def floor_walk(path: str) -> int:
     """Events counted by reading each buffer and following each event's size: nothing else."""
+    from d3dkmddi_py.etw.etlfile import BUFFER, BUFFER_HEADER, SIZE_IN_SECOND_WORD
+
     events = 0
-    second = bytes(1 if k in (1, 2, 3, 4, 0x10, 0x11) else 0 for k in range(256))  # size in the second word
+    second = bytes(k in SIZE_IN_SECOND_WORD for k in range(256))  # size in the second word
     with open(path, "rb") as f:
         while True:
-            head = f.read(8)
+            head = f.read(BUFFER_HEADER)
             if not head:
                 return events
-            size, end = struct.unpack("<II", head)
-            body = f.read(size - 8)
+            size, end = struct.unpack_from("<I", head)[0], struct.unpack_from("<I", head, BUFFER.offset["Offset"])[0]
+            body = f.read(size - BUFFER_HEADER)
             words = memoryview(head + body).cast("H")
-            q, stop = 0x48 >> 1, end >> 1
+            q, stop = BUFFER_HEADER >> 1, end >> 1
             while q < stop:
                 w = words[q + 1]
                 if w == 0xFFFF:

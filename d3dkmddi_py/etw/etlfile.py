@@ -62,13 +62,10 @@ PROCESSOR_BYTES = 4 << 10  # what a processor's place in the merge costs besides
 
 # The event-header kinds (ntwmi.h, evntcons.h, evntrace.h), to their fixed length.  The classic
 # kernel headers carry a HookId (group << 8 | type) where the others carry a provider.
-SYSTEM_HEADER = Layout("system", 32, (
-    ("Version", "H"), ("HeaderType", "B"), ("MarkerFlags", "B"), ("Size", "H"), ("HookId", "H"), ("ThreadId", "I"),
-    ("ProcessId", "I"), ("SystemTime", "q"), ("KernelTime", "I"), ("UserTime", "I")), time="SystemTime",
-    event_id="HookId")
-COMPACT_HEADER = Layout("compact system", 24, (
-    ("Version", "H"), ("HeaderType", "B"), ("MarkerFlags", "B"), ("Size", "H"), ("HookId", "H"), ("ThreadId", "I"),
-    ("ProcessId", "I"), ("SystemTime", "q")), time="SystemTime", event_id="HookId")
+_SYSTEM_FIELDS = (("Version", "H"), ("HeaderType", "B"), ("MarkerFlags", "B"), ("Size", "H"), ("HookId", "H"),
+                  ("ThreadId", "I"), ("ProcessId", "I"), ("SystemTime", "q"), ("KernelTime", "I"), ("UserTime", "I"))
+SYSTEM_HEADER = Layout("system", 32, _SYSTEM_FIELDS, time="SystemTime", event_id="HookId")
+COMPACT_HEADER = Layout("compact system", 24, _SYSTEM_FIELDS[:-2], time="SystemTime", event_id="HookId")  # no times
 PERFINFO_HEADER = Layout("perfinfo", 16, (
     ("Version", "H"), ("HeaderType", "B"), ("MarkerFlags", "B"), ("Size", "H"), ("HookId", "H"),
     ("SystemTime", "q")), time="SystemTime", event_id="HookId")

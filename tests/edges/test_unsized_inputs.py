@@ -2,6 +2,7 @@
 is instant, and an endless pipe with `--count N` ends; `--count all` on one stops at the documented limit."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -22,15 +23,22 @@ def test_a_device_with_a_count_reads_only_those_records():
     assert p.returncode == 0 and p.stdout.count(b"\n") == 3 and p.stderr == b""
 
 
-def test_an_endless_pipe_with_a_count_ends():
-    endless = subprocess.Popen(["cat", "/dev/zero"], stdout=subprocess.PIPE)
+@contextlib.contextmanager
+def endless(argv):
+    """The standard output of a process that writes for ever, ended when the block is done."""
+    writer = subprocess.Popen(argv, stdout=subprocess.PIPE, cwd=REPO)
     try:
-        p = subprocess.run([*CLI, "decode", "DXGK_SEGMENTFLAGS", "--file", "-", "--count", "2", "--offset", "8"],
-                           stdin=endless.stdout, capture_output=True, cwd=REPO, timeout=60)
+        yield writer.stdout
     finally:
-        endless.stdout.close()
-        endless.kill()
-        endless.wait()
+        writer.stdout.close()
+        writer.kill()
+        writer.wait()
+
+
+def test_an_endless_pipe_with_a_count_ends():
+    with endless(["cat", "/dev/zero"]) as pipe:
+        p = subprocess.run([*CLI, "decode", "DXGK_SEGMENTFLAGS", "--file", "-", "--count", "2", "--offset", "8"],
+                           stdin=pipe, capture_output=True, cwd=REPO, timeout=60)
     assert p.returncode == 0 and b"[1] at +0xc" in p.stdout and p.stderr == b""
 
 
@@ -66,14 +74,9 @@ def test_an_endless_etl_on_standard_input_stops_at_the_limit_and_its_spool_is_re
     disk filled); now the 256 MiB of every input without a size, one line, exit 2, nothing left."""
     spool = tmp_path / "tmp"
     spool.mkdir()
-    endless = subprocess.Popen([sys.executable, "-c", ENDLESS_ETL], stdout=subprocess.PIPE, cwd=REPO)
-    try:
-        p = subprocess.run([*CLI, "etw", "-", *mode], stdin=endless.stdout, capture_output=True, cwd=tmp_path,
-                           timeout=120, env=dict(os.environ, TMPDIR=str(spool), PYTHONPATH=str(REPO)))
-    finally:
-        endless.stdout.close()
-        endless.kill()
-        endless.wait()
+    with endless([sys.executable, "-c", ENDLESS_ETL]) as pipe:
+        p = subprocess.run([*CLI, "etw", "-", *mode], stdin=pipe, capture_output=True, cwd=tmp_path, timeout=120,
+                           env=dict(os.environ, TMPDIR=str(spool), PYTHONPATH=str(REPO)))
     err = p.stderr.decode()
     assert p.returncode == 2 and p.stdout == b"" and err.count("\n") == 1 and "Traceback" not in err, err
     assert "standard input has no size and gave more than 256 MiB, the limit for pipes, devices and standard " \

@@ -19,6 +19,7 @@ from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import SMALLEST_EVENT, expanding_bytes
 
 from .etl_hard import hard_trace
+from .etl_readings import answer, tables
 from .helpers import alloc_fields
 
 MB = 1 << 20
@@ -28,26 +29,9 @@ def allocation_event() -> bytes:
     return etl_build.event_bytes(etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", "Start")], alloc_fields()))
 
 
-def tables(data: bytes, tmp_path, columns: bool) -> dict:
-    out = tmp_path / f"out-{columns}"
-    reader = etw.read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables("csv", out, Tracker(("x64", "WDDM3_2")))
-    try:
-        with t:
-            t.read(reader, columns=columns)
-    except EtwInputError as exc:
-        return {"error": str(exc)}
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-
-
 def every_reading(data: bytes) -> list:
-    """What the summary, the events and both table paths say: each a result or the error's text."""
-    def outcome(read):
-        try:
-            return read()
-        except EtwInputError as exc:
-            return str(exc)
-    return [outcome(lambda: etw.summary(data)), outcome(lambda: len(list(etw.read(data))))]
+    """What the summary and the events say: each a result or the error's text."""
+    return [answer(lambda: etw.summary(data)), answer(lambda: len(list(etw.read(data))))]
 
 
 def test_a_buffer_never_decompresses_past_the_buffer_size_the_header_states(tmp_path):

@@ -10,29 +10,13 @@ import random
 
 import pytest
 
-from d3dkmddi_py.errors import EtwInputError, OutputError
-from d3dkmddi_py.etw import etlcolumns, read
-from d3dkmddi_py.etw.model import Tracker
+from d3dkmddi_py.etw import etlcolumns
 from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
-from d3dkmddi_py.etw.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
+from .etl_readings import tables
 from .helpers import alloc_fields, seg_fields
-
-def tables(data: bytes, tmp_path, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
-    """The three tables' bytes (or the error's text) from one path of the reader."""
-    out = tmp_path / f"out-{columns}-{fmt}"
-    reader = read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
-    try:
-        with t:
-            t.read(reader, columns=columns)
-            reader.check_found()
-    except (EtwInputError, OutputError) as exc:
-        return {"error": str(exc)}
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-
 
 @pytest.fixture
 def small_runs(monkeypatch):

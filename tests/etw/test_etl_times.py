@@ -9,30 +9,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw import read
 from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
-from d3dkmddi_py.etw.model import Tracker
 from d3dkmddi_py.etw.schema import KIND_BY_NAME
-from d3dkmddi_py.etw.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
 
+from .etl_readings import tables
 from .helpers import alloc_fields, seg_fields
 
 INT64 = 1 << 63
-
-
-def tables(data: bytes, tmp_path, columns: bool) -> dict:
-    out = tmp_path / f"out-{columns}"
-    reader = read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables("csv", out, Tracker(("x64", "WDDM3_2")))
-    try:
-        with t:
-            t.read(reader, columns=columns)
-    except EtwInputError as exc:
-        return {"error": str(exc)}
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
 def trace(clock: Clock, header_ticks: int, ticks: list) -> bytes:
