@@ -160,7 +160,6 @@ class Counts:
             self._times(rec.timestamp, rec.timestamp)
             self.total += 1
 
-
     @staticmethod
     def _too_many(name: str) -> EtwInputError:
         return EtwInputError(f"{name}: more than {MOST_KEYS:,} distinct (provider, event id) pairs, more than a "
@@ -269,8 +268,8 @@ def _tables(np) -> dict:
     its "size", "time", "event_id" and "provider" GUID are ("provider" -1: none), the "event_id_width",
     and whether it is a "classic" kernel header (a HookId, counted under the kernel logger)."""
     if not _KIND_TABLES:
-        columns = {name: np.zeros(256, dtype=np.int16) for name in ("length", "size", "time", "event_id",
-                                                                   "event_id_width", "provider")}
+        facts = ("length", "size", "time", "event_id", "event_id_width", "provider")
+        columns = {name: np.zeros(256, dtype=np.int16) for name in facts}
         columns["provider"][:] = -1
         for kind, header in etlfile.HEADERS.items():
             if kind >= 256 or header.time is None:  # TraceMessage: read event by event

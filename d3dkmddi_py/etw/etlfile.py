@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import heapq
 import io
-from array import array
 import shutil
 import struct
 import tempfile
 import uuid
+from array import array
 from datetime import datetime, timedelta, timezone
 
 from ..errors import EtwInputError
@@ -130,6 +130,8 @@ TIME_ZONE = 172  # TIME_ZONE_INFORMATION, after the pointers; LOGFILE_TAIL follo
 def logfile_tail_at(fixed_at: int, pointer_size: int) -> int:
     """Where LOGFILE_TAIL starts, for a TRACE_LOGFILE_HEADER at ``fixed_at`` of a buffer (8-aligned)."""
     return (fixed_at + LOGFILE.length + 2 * pointer_size + TIME_ZONE + 7) & ~7
+
+
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
 _UNIX_EPOCH_FILETIME = 116_444_736_000_000_000  # 1970-01-01 in 100 ns since 1601
 _LAST_FILETIME = 2_650_467_743_990_000_000  # 9999-12-31T23:59:59 in 100 ns since 1601

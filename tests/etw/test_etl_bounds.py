@@ -93,8 +93,8 @@ def test_buffers_too_large_for_columns_are_read_event_by_event_with_the_same_tab
     exact = tables(data, tmp_path, False)
     monkeypatch.setattr(etlcolumns, "COLUMN_HELD_BYTES", 3 * 2048)
     restarts = []
-    monkeypatch.setattr(TraceTables, "restart", lambda self, real=TraceTables.restart: (restarts.append(1),
-                                                                                       real(self)))
+    real = TraceTables.restart
+    monkeypatch.setattr(TraceTables, "restart", lambda self: (restarts.append(1), real(self)))
     assert tables(data, tmp_path, True) == exact and "error" not in exact and restarts == [1]
 
 
@@ -130,7 +130,6 @@ def test_hostile_files_under_a_memory_limit_give_one_line_or_a_reading(case, tmp
         assert (tmp_path / "tables" / "allocations.csv").read_bytes().count(b"\n") == 2 * per_buffer + 1
     else:
         assert message in one_line(p)
-
 
 
 class Pipe:

@@ -18,6 +18,7 @@ from .etl_hard import hard_trace
 from .etl_readings import tables
 from .helpers import alloc_fields, seg_fields
 
+
 @pytest.fixture
 def small_runs(monkeypatch):
     """One buffer per run: every merge step has to hold events back."""

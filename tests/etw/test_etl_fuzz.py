@@ -25,9 +25,8 @@ INT64 = 1 << 63
 
 def put(b: bytearray, at: int, layout, field: str, value: int) -> None:
     """Write ``value`` into ``field`` of ``layout`` at ``at``, wrapped to the field's width."""
-    width = layout.width[field]
-    b[at + layout.offset[field]:at + layout.offset[field] + width] = (value % (1 << 8 * width)).to_bytes(width,
-                                                                                                        "little")
+    width, start = layout.width[field], at + layout.offset[field]
+    b[start:start + width] = (value % (1 << 8 * width)).to_bytes(width, "little")
 
 
 def buffers_of(b: bytes) -> list:

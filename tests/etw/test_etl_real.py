@@ -133,7 +133,8 @@ def test_the_header_buffers_events_end_at_its_offset_not_its_saved_offset(real):
             etl = EtlFile(f, name)
             first = next(etl.buffers())
             saved = int.from_bytes(first.data[4:8], "little")
-            return first, saved, [(etlfile.record(first, *at, name).event_id, at[2]) for at in etlfile.walk(first, name)]
+            events = [(etlfile.record(first, *at, name).event_id, at[2]) for at in etlfile.walk(first, name)]
+            return first, saved, events
 
     first, saved, events = header_buffer("SelfDescribingSingleEvent")
     assert (saved, first.end) == (440, 520) and events[1] == (0x0050, 80)

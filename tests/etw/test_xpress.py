@@ -37,9 +37,9 @@ def encode(items) -> bytes:
                     half = None
                 if nibble == 15:
                     out.append(min(length - 25, 255))
-                    if length - 25 >= 255:
-                        out += struct.pack("<H", length - 3) if length - 3 < 1 << 16 else struct.pack("<HI", 0,
-                                                                                                        length - 3)
+                    if length - 25 >= 255:  # then 16 bits, or 0 and 32 bits
+                        wide = length - 3 >= 1 << 16
+                        out += struct.pack("<HI", 0, length - 3) if wide else struct.pack("<H", length - 3)
         struct.pack_into("<I", out, flag_at, flags)
         if count == 32:
             count = 0
