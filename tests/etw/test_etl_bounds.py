@@ -35,8 +35,9 @@ def every_reading(data: bytes) -> list:
 
 
 def test_a_buffer_never_decompresses_past_the_buffer_size_the_header_states(tmp_path):
-    """A 64 KB header and buffers that say they decompress to 16 MB: refused from the buffer's header,
-    before any decompression (this file took 2 GB through --format csv)."""
+    """A 64 KB header and 40 buffers that say they decompress to 16 MB: refused from the buffer's
+    header, before any decompression (40 such buffers on 40 processors took 2 GB through --format csv;
+    on one processor, it read 40 million 16-byte events)."""
     data = expanding_bytes(SMALLEST_EVENT, 40, processors=1, declared_size=64 << 10)
     assert len(data) < 12_000
     message = (r"buffer 1 \(file offset 4096\): it decompresses to 16,777,208 bytes \(SavedOffset\), more than "
