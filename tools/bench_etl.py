@@ -9,6 +9,10 @@
 - ``etw.read`` of a generated .etl of AdapterAllocation events (samples.etl_build, the sample's
   allocations repeated) decoded to columns (``etw --format csv``'s path), in events/s.
   Goal: >= 300,000 events/s.
+- ``--memory``: the peak RSS of the command on the worst files the limits let through (kilobytes
+  that decompress to the most each path holds: one buffer per processor, up to 256 MiB in time order,
+  64 MiB as columns; 16-byte events and DxgKrnl events; thousands of processors), against the bound
+  the README states (600 MB).  About three minutes.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import gzip
 import io
 import os
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +34,7 @@ from d3dkmddi_py.etw import etlreader  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SHUTDOWN = os.path.join(ROOT, "tests", "etw", "real", "ShutdownPerfDiagLogger.etl.gz")
 GOAL_SUMMARY_RATE, GOAL_SUMMARY_VS_FLOOR, GOAL_DECODE_RATE = 1_000_000, 0.5, 300_000
+MEMORY_BOUND_MB = 600  # the README's bound on any input
 
 
 def best_of(runs: int, fn):
@@ -58,9 +64,7 @@ def allocation_trace(path: str, n: int) -> None:
 
     segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
                 for i, f in enumerate(etw_build.segment_events())]
-    breaking = {a.note for a in etw_build.build.ALLOCATIONS if a.breaks}
-    clean = [(o, f) for o, note, f in etw_build.allocation_events() if note not in breaking]
-    made = [etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", o)], f) for o, f in clean]
+    made = [etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", o)], f) for o, f in _clean_allocations()]
     events = list(segments)
     for i in range(n):
         e = made[i % len(made)]
@@ -72,17 +76,19 @@ def allocation_trace(path: str, n: int) -> None:
 
 def floor_walk(path: str) -> int:
     """Events counted by reading each buffer and following each event's size: nothing else."""
+    from d3dkmddi_py.etw.etlfile import BUFFER, BUFFER_HEADER, SIZE_IN_SECOND_WORD
+
     events = 0
-    second = bytes(1 if k in (1, 2, 3, 4, 0x10, 0x11) else 0 for k in range(256))  # size in the second word
+    second = bytes(k in SIZE_IN_SECOND_WORD for k in range(256))  # size in the second word
     with open(path, "rb") as f:
         while True:
-            head = f.read(8)
+            head = f.read(BUFFER_HEADER)
             if not head:
                 return events
-            size, end = struct.unpack("<II", head)
-            body = f.read(size - 8)
+            size, end = struct.unpack_from("<I", head)[0], struct.unpack_from("<I", head, BUFFER.offset["Offset"])[0]
+            body = f.read(size - BUFFER_HEADER)
             words = memoryview(head + body).cast("H")
-            q, stop = 0x48 >> 1, end >> 1
+            q, stop = BUFFER_HEADER >> 1, end >> 1
             while q < stop:
                 w = words[q + 1]
                 if w == 0xFFFF:
@@ -96,7 +102,10 @@ def main(argv=None) -> int:
     parser.add_argument("--copies", type=int, default=60, help="times the real file's data buffers are repeated")
     parser.add_argument("--allocations", type=int, default=300_000, help="AdapterAllocation events to decode")
     parser.add_argument("--runs", type=int, default=3, help="runs per measurement; the best is kept")
+    parser.add_argument("--memory", action="store_true", help="only the peak memory on the worst files")
     args = parser.parse_args(argv)
+    if args.memory:
+        return memory()
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big.etl")
         repeated_trace(big, args.copies)
@@ -136,6 +145,61 @@ def main(argv=None) -> int:
                                                       io.StringIO()))
             print(f"  etw --format {fmt} -o DIR, end to end in this process: {n / t_fmt:,.0f} events/s")
     return 0
+
+
+def peak_rss(args: list, folder: str) -> tuple:
+    """(exit status, peak RSS in MB, seconds) of one command line in a child process."""
+    with open(os.path.join(folder, "stderr.txt"), "wb") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "d3dkmddi_py", *args], stdout=subprocess.DEVNULL,
+                                 stderr=err, cwd=ROOT)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    return child.returncode, usage.ru_maxrss / 1024, time.perf_counter() - start
+
+
+def memory() -> int:
+    """Peak RSS of the command on files that decompress to the most each path may hold."""
+    from d3dkmddi_py.etw import etlcolumns, etlfile
+    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.samples import etl_build
+
+    alloc = etl_build.event_bytes(etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", "Start")],
+                                                          _clean_allocations()[0][1]))
+    mb16 = etlfile.LARGEST_BUFFER
+    in_order = etlfile.HELD_BYTES // (mb16 + etlfile.PROCESSOR_BYTES)  # processors of 16 MB buffers that fit
+    as_columns = etlcolumns.COLUMN_HELD_BYTES // (mb16 + etlfile.PROCESSOR_BYTES)
+    many = etlcolumns.COLUMN_HELD_BYTES // (1024 + etlfile.PROCESSOR_BYTES)
+    files = {
+        f"{as_columns} x 16 MB of 16-byte events (columns)": (etl_build.SMALLEST_EVENT, as_columns, mb16),
+        f"{as_columns} x 16 MB of AdapterAllocation events (columns)": (alloc, as_columns, mb16),
+        f"{in_order} x 16 MB of AdapterAllocation events (event by event)": (alloc, in_order, mb16),
+        f"{in_order} x 16 MB of 16-byte events (event by event)": (etl_build.SMALLEST_EVENT, in_order, mb16),
+        f"{many} processors x 1 KB of AdapterAllocation events (columns)": (alloc, many, 1024),
+    }
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, (unit, processors, held) in files.items():
+            path = os.path.join(tmp, "hostile.etl")
+            data = etl_build.expanding_bytes(unit, processors, processors=processors, held=held)
+            with open(path, "wb") as f:
+                f.write(data)
+            for mode in (["--summary"], [], ["--json"], ["--format", "csv", "-o", os.path.join(tmp, "tables")]):
+                status, peak, seconds = peak_rss(["etw", path, *mode], tmp)
+                worst = max(worst, peak)
+                print(f"{label}, {len(data):,} bytes, etw {' '.join(mode[:2]) or '(text)'}: peak {peak:,.0f} MB "
+                      f"= {peak / MEMORY_BOUND_MB:.2f} x the bound, exit {status}, {seconds:.1f} s", flush=True)
+    print(f"worst peak {worst:,.0f} MB = {worst / MEMORY_BOUND_MB:.2f} x the {MEMORY_BOUND_MB} MB bound "
+          f"({'met' if worst <= MEMORY_BOUND_MB else 'NOT met'})")
+    return 0
+
+
+def _clean_allocations() -> list:
+    """(opcode, event fields) of the sample's allocations that break no rule."""
+    from d3dkmddi_py.samples import etw_build
+
+    breaking = {a.note for a in etw_build.build.ALLOCATIONS if a.breaks}
+    return [(o, f) for o, note, f in etw_build.allocation_events() if note not in breaking]
 
 
 class _Discard:

@@ -194,8 +194,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         pending.clear()
 
     for event in reader:
-        if event.event == ADAPTER_ALLOCATION:
-            pending.append((event, tracker.apply(event)))
+        if event.event == ADAPTER_ALLOCATION:  # its bytes only: the live set is the text form's, not needed here
+            pending.append((event, tracker.packer.allocation(event.fields, event.where)))
             if len(pending) >= CHUNK_EVENTS:
                 flush()
             continue

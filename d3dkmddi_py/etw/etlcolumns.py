@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 
 from .._numpy import numpy_module
+from ..errors import EtwInputError
 from . import etlcount, etlfile, etlreader
 from .etlreader import DXGKRNL, layout, typed_fields
 from .events import Event
@@ -26,8 +27,12 @@ FIELD_NAMES = tuple(dict.fromkeys([n for n, _t in ALLOCATION_FIELDS] + list(EXTR
                                   + [n for n, _t in SEGMENT_FIELDS]))
 COLUMN = {name: i for i, name in enumerate(FIELD_NAMES)}
 _GUID = uuid.UUID(DXGKRNL).bytes_le
+_EVENT = etlfile.EVENT_HEADER.offset
 _RUN_BYTES = 4 << 20  # read per merge step, over all processors
 _LEAST_RUN = 1 << 16  # per processor
+# Columns cost up to 3 times the buffers they come from (keys of 16-byte events); a file whose
+# processors' buffers add up to more is read event by event, which holds the buffers alone.
+COLUMN_HELD_BYTES = 64 << 20
 
 
 class NeedExact(Exception):
@@ -94,24 +99,23 @@ def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) ->
     which = np.searchsorted(start_array, o, side="right") - 1
     at = np.array([b.file_offset for b in buffers], dtype=np.int64)[which]
     p = o - start_array[which]
-    full = (got.kind == etlfile.FULL32) | (got.kind == etlfile.FULL64)
     low, high = np.frombuffer(_GUID, dtype="<i8")
-    has_guid = got.is_event | full
-    ours = has_guid & (u64[(o + 24) >> 3] == low) & (u64[(o + 32) >> 3] == high)
-    if (ours & full).any():
+    guid_at = np.maximum(got.of_kind("provider"), 0)
+    ours = (got.of_kind("provider") >= 0) & (u64[(o + guid_at) >> 3] == low) & (u64[(o + guid_at + 8) >> 3] == high)
+    if (ours & ~got.is_event).any():
         raise NeedExact("a DxgKrnl GUID on a classic header")
-    ids = u16[(o + 40) >> 1]
+    ids = u16[(o + _EVENT["Id"]) >> 1]
     known = ours & np.isin(ids, list(KINDS))
     rows = np.flatnonzero(known)
     out = {"ts": got.times, "at": at, "p": p, "dxg": np.full(len(o), -1, dtype=np.int64),
            "events": len(o), "other_dxgkrnl": int((ours & ~known).sum()), "other_providers": int((~ours).sum())}
     out["dxg"][rows] = np.arange(len(rows))
     e = o[rows]
-    flags = u16[(e + 4) >> 1]
+    flags = u16[(e + _EVENT["Flags"]) >> 1]
     is32 = got.kind[rows] == etlfile.EVENT32
     pointer = np.where((flags & etlfile.HEADER_32_BIT) != 0, 4,
                        np.where((flags & etlfile.HEADER_64_BIT) != 0, 8, np.where(is32, 4, 8)))
-    version = u8[e + 42]
+    version = u8[e + _EVENT["Version"]]
     event_ids = ids[rows]
     payload = got.payload[rows]
     length = e + got.size[rows] - payload
@@ -131,8 +135,8 @@ def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) ->
                     raise NeedExact("a Boolean not 0 or 1")
                 matrix[sel, COLUMN[name]] = column
     u32 = u8.view("<u4")
-    out["batch"] = DxgBatch(None, got.times[rows], u32[(e + 12) >> 2].astype(np.int64),
-                            u32[(e + 8) >> 2].astype(np.int64), event_ids.astype(np.int64),
+    out["batch"] = DxgBatch(None, got.times[rows], u32[(e + _EVENT["ProcessId"]) >> 2].astype(np.int64),
+                            u32[(e + _EVENT["ThreadId"]) >> 2].astype(np.int64), event_ids.astype(np.int64),
                             version.astype(np.int64), matrix)
     return out
 
@@ -155,7 +159,7 @@ class _Stream:
 
     def __init__(self, np, decoder, etl, reader, offsets, limit):
         self.np, self.decoder, self.etl, self.reader, self.limit = np, decoder, etl, reader, limit
-        self.buffers = iter(offsets)
+        self.buffers = etlfile.pairs(offsets)
         self.done = False
         self.carry = None
         self.pending = None  # dict of arrays, or None when empty
@@ -222,6 +226,8 @@ def batches(np, etl, counts: dict):
     gets "events", "decoded", "other_dxgkrnl" and "other_providers"."""
     decoder = _Decoder(np)
     per = etl.processor_buffers()
+    if etl.held > COLUMN_HELD_BYTES:
+        raise NeedExact("buffers too large to hold as columns: the event-by-event reader holds them as they are")
     limit = max(_LEAST_RUN, _RUN_BYTES // max(1, len(per)))
     streams = [_Stream(np, decoder, etl, etl.buffer_reader(), offsets, limit) for offsets in per.values()]
     numbered = 0
@@ -264,16 +270,20 @@ RESTART = "restart"  # column_events: what came before is void; the events follo
 
 def column_events(reader, stream, head: bytes):
     """DxgBatch after DxgBatch of an .etl stream, for a reader of columns; where the
-    column-wise path cannot read the file exactly, RESTART and then every Event from the start."""
-    etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
-    reader.etl_header = etl.header
-    counts = dict.fromkeys(("events", "decoded", "other_dxgkrnl", "other_providers"), 0)
-    try:
-        yield from batches(numpy_module(), etl, counts)
-    except NeedExact:
-        yield RESTART
-        yield from etlreader.events_of(reader, etl)
-        return
+    column-wise path cannot read the file exactly, RESTART and then every Event from the start.
+
+    Damage is always named by the event-by-event reader: this path reads buffers ahead of it (a run
+    per processor), so the first damage it meets may not be the first that reader meets; it starts
+    again instead, and the two give one answer by construction."""
+    with etlfile.EtlFile(stream, reader.name, head, ordered=True) as etl:
+        reader.etl_header = etl.header
+        counts = dict.fromkeys(("events", "decoded", "other_dxgkrnl", "other_providers"), 0)
+        try:
+            yield from batches(numpy_module(), etl, counts)
+        except (NeedExact, EtwInputError):
+            yield RESTART
+            yield from etlreader.events_of(reader, etl)
+            return
     reader.total += counts["events"]
     reader.decoded += counts["decoded"]
     reader.other_dxgkrnl += counts["other_dxgkrnl"]

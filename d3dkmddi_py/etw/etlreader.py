@@ -113,9 +113,9 @@ def _first_cut(lay: _Layout, length: int) -> int:
 
 def events(reader, stream, head: bytes):
     """The DxgKrnl events of an .etl stream for ``reader`` (a TraceReader: its counts are kept)."""
-    etl = etlfile.EtlFile(stream, reader.name, head, ordered=True)
-    reader.etl_header = etl.header
-    return events_of(reader, etl)
+    with etlfile.EtlFile(stream, reader.name, head, ordered=True) as etl:
+        reader.etl_header = etl.header
+        yield from events_of(reader, etl)
 
 
 def events_of(reader, etl):
@@ -153,9 +153,9 @@ def summary(stream, name: str, head: bytes = b"", *, columns: bool = True) -> di
     HookId (group << 8 | type) as the id; classic instance events carry no GUID (``null``).
     ``columns=False`` reads every event one by one (the column-wise count's oracle).
     """
-    etl = etlfile.EtlFile(stream, name, head)
-    counts = etlcount.Counts(numpy_module() if columns else None)
-    counts.count(etl, name)
+    with etlfile.EtlFile(stream, name, head) as etl:
+        counts = etlcount.Counts(numpy_module() if columns else None)
+        counts.count(etl, name)
     return _summary_dict(etl, counts.provider_counts(), counts.provider_names(), counts.kind_counts(), counts.total,
                          counts.first, counts.last)
 

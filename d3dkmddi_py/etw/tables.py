@@ -18,6 +18,7 @@ import sys
 from .. import bulk, render
 from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
+from ..errors import EtwInputError
 from ..outfile import check_output, make_output_folder, open_output, safe_name
 from . import etlcolumns
 from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
@@ -158,6 +159,11 @@ class TraceTables:
             except etlcolumns.NeedExact as exc:
                 item = items.throw(exc)  # the reader answers RESTART, then gives Events
                 continue
+            except EtwInputError as exc:
+                if not isinstance(item, etlcolumns.DxgBatch):
+                    raise
+                item = items.throw(etlcolumns.NeedExact(str(exc)))  # the event-by-event reader names it
+                continue
             item = next(items, None)
 
     def add_batch(self, batch, header, source: str) -> None:
@@ -170,8 +176,10 @@ class TraceTables:
         for row in segments + [len(batch)]:
             if row > start:
                 self.flush()
-                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, start, row, header))
-                self.events += row - start
+            for part in range(start, row, self.chunk):  # a chunk at a time: a batch can hold a buffer's events
+                stop = min(part + self.chunk, row)
+                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, part, stop, header))
+                self.events += stop - part
             if row < len(batch):
                 self.add(batch.event(row, header.utc(int(batch.times[row])), source))
             start = row + 1

@@ -2,19 +2,25 @@
 buffers of an .etl file (ETW_BUFFER_FLAG_COMPRESSED).  The standard library has no codec for it.
 
 Literal runs are copied as slices and matches as slices when they do not overlap, so a buffer
-costs one Python step per match, not per byte.
+costs one Python step per match, not per byte; an overlapping match is copied in slices that double
+(to a megabyte), so a stream that expands (a few bytes making megabytes) holds little more than its output.
 """
 from __future__ import annotations
+
+
+_SLICE = 1 << 20  # the most an overlapping match copies at once: what decompressing holds besides the output
 
 
 class XpressError(ValueError):
     """The compressed bytes are not a valid stream, or do not give the expected size."""
 
 
-def decompress(src, size: int) -> bytes:
-    """The ``size`` bytes that ``src`` decompresses to; XpressError naming the input position otherwise."""
+def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
+    """``out`` (a new bytearray if None) with the ``size`` bytes that ``src`` decompresses to appended;
+    XpressError naming the input position otherwise."""
     src = bytes(src)
-    out = bytearray()
+    out = bytearray() if out is None else out
+    base = len(out)  # where the output starts in ``out``
     n = len(src)
     i = 0
     flags = 0
@@ -82,17 +88,20 @@ def decompress(src, size: int) -> bytes:
                 length += 15
             length += 7
         length += 3
-        start = o - distance
-        if start < 0:
+        if o < distance:
             raise XpressError(f"a match at byte {i} reaches {distance} bytes back, before the start of the output")
+        start = base + o - distance
         o += length
         if o > size:
             raise XpressError(f"a match at byte {i} makes {o} bytes, past the {size} expected")
         if distance >= length:
             out += out[start:start + length]
-        else:  # an overlapping match repeats its last ``distance`` bytes
-            pattern = out[start:]
-            out += (pattern * (length // distance + 1))[:length]
+        else:  # an overlapping match repeats its last ``distance`` bytes: copy what is there, doubling
+            done = 0
+            while done < length:  # each slice a whole number of ``distance`` bytes until the last
+                take = min(length - done, len(out) - start, _SLICE // distance * distance or distance)
+                out += out[start:start + take]
+                done += take
     if o != size:
         raise XpressError(f"the stream makes {o} bytes, not the {size} expected")
-    return bytes(out)
+    return out

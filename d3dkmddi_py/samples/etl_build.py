@@ -4,22 +4,25 @@ XML trace, and a way to make a DxgKrnl trace on a machine without Windows.
 The layout is the one ``etw.etlfile`` reads: a header buffer holding the log-file header (a system
 event), then buffers of EVENT_HEADER events, each processor's events in its own buffers.  Buffers can
 be written out of time order across processors (as a real logger flushes them) and compressed
-(an XPRESS stream of literals only: valid, not small).
+(an XPRESS stream of literals only: valid, not small).  ``expanding_bytes`` writes the other
+extreme: buffers of a few bytes that decompress to megabytes.
 """
 from __future__ import annotations
 
 import struct
 import uuid
 
-from ..etw.etlfile import BUFFER_HEADER, BUFFER_TYPE_HEADER, FLAG_COMPRESSED, FLAG_PROC_INDEX, HEADER_32_BIT, \
-    HEADER_64_BIT
+from ..etw.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
+    FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
+    SYSTEM_HEADER, TIME_ZONE
 from ..etw.etlreader import layout
 from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
 
-START_FILETIME = 134_083_065_021_234_567  # 2025-11-23T10:15:02.1234567Z
+START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000
-_BUFFER = struct.Struct("<IIIiqqQHHIIHH16x")
-_EVENT = struct.Struct("<HBBHHIIq16sHBBBBHQQ16s")
+HEADER_TICKS = 5_000_000_000  # the header event's timestamp; an event's ticks count from it
+# A classic kernel event with a perfinfo header and no payload: 16 bytes, the smallest an event can be
+SMALLEST_EVENT = PERFINFO_HEADER.struct.pack(2, PERFINFO64, 0xC0, PERFINFO_HEADER.length, 0x052E, HEADER_TICKS)
 
 
 class EtlEvent:
@@ -63,12 +66,13 @@ def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_siz
                     pointer_size=pointer_size, **where)
 
 
-def _event_bytes(e: EtlEvent, header_ticks: int) -> bytes:
+def event_bytes(e: EtlEvent, header_ticks: int = HEADER_TICKS) -> bytes:
+    """``e`` as a buffer holds it (its EVENT_HEADER and payload, padded to 8 bytes)."""
     flags = HEADER_64_BIT if e.pointer_size == 8 else HEADER_32_BIT
-    size = 80 + len(e.payload)
-    head = _EVENT.pack(size, 0x13 if e.pointer_size == 8 else 0x12, 0xC0, flags, 0, e.thread_id, e.process_id,
-                       header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id, e.version, 0, e.level,
-                       e.opcode, e.task, e.keyword, 0, bytes(16))
+    size = EVENT_HEADER.length + len(e.payload)
+    head = EVENT_HEADER.struct.pack(size, EVENT64 if e.pointer_size == 8 else EVENT32, 0xC0, flags, 0, e.thread_id,
+                                    e.process_id, header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id,
+                                    e.version, 0, e.level, e.opcode, e.task, e.keyword, 0, 0, bytes(16))
     return _aligned(head + e.payload)
 
 
@@ -84,39 +88,61 @@ def _literals(data: bytes) -> bytes:
     return bytes(out)
 
 
+def _buffer_header(size: int, end: int, processor: int, flags: int, type_: int = 0,
+                   timestamp: int = HEADER_TICKS) -> bytes:
+    """A WMI_BUFFER_HEADER of ``size`` bytes in the file whose events end at ``end`` (its SavedOffset
+    and Offset; for a compressed buffer, the size it decompresses to)."""
+    return BUFFER.struct.pack(size, end, end, 0, timestamp, 0, 0, processor, 0, 0, end, flags, type_) + \
+        bytes(BUFFER_HEADER - BUFFER.struct.size)
+
+
 def _buffer(events: bytes, size: int, processor: int, flags: int, type_: int, timestamp: int, compress: bool) -> bytes:
     saved = BUFFER_HEADER + len(events)
     if compress:
         body = _literals(events)
-        return _BUFFER.pack(BUFFER_HEADER + len(body), saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved,
-                            flags | FLAG_COMPRESSED, type_) + body
-    return _BUFFER.pack(size, saved, saved, 0, timestamp, 0, 0, processor, 0, 0, saved, flags, type_) + events + \
-        b"\xff" * (size - saved)
+        return _buffer_header(BUFFER_HEADER + len(body), saved, processor, flags | FLAG_COMPRESSED, type_,
+                              timestamp) + body
+    return _buffer_header(size, saved, processor, flags, type_, timestamp) + events + b"\xff" * (size - saved)
 
 
-def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int) -> bytes:
+class Clock:
+    """The log-file header's clock: its type (1 QPC, 2 system time, 3 CPU cycles), PerfFreq,
+    CpuSpeedInMHz and StartTime (the FILETIME of the header event)."""
+
+    __slots__ = ("clock_type", "perf_freq", "cpu_mhz", "start_filetime")
+
+    def __init__(self, clock_type: int = 1, perf_freq: int = PERF_FREQ, cpu_mhz: int = 3000,
+                 start_filetime: int = START_FILETIME):
+        self.clock_type, self.perf_freq, self.cpu_mhz, self.start_filetime = clock_type, perf_freq, cpu_mhz, \
+            start_filetime
+
+
+def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int,
+                clock: Clock) -> bytes:
     name, file_name = "d3dkmddi_py", "C:\\traces\\twin.etl"
-    data = struct.pack("<IIIIqIIIIIIII", buffer_size, 0x0501000A, 22631, processors,
-                       START_FILETIME + last_ticks, 156_250, 0, 0, buffers, 1, 8, 0, 3000)
+    data = LOGFILE.struct.pack(buffer_size, 0x0501000A, 22631, processors, START_FILETIME + last_ticks, 156_250, 0, 0,
+                               buffers, 1, 8, 0, clock.cpu_mhz)
     data += bytes(16)  # the two name pointers (8 bytes each): numbers the reader never follows
-    data += struct.pack("<i", -60) + bytes(168)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
+    data += struct.pack("<i", -60) + bytes(TIME_ZONE - 4)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
     data = _aligned(data)
-    data += struct.pack("<qqqII", START_FILETIME - 36_000_000_000, PERF_FREQ, START_FILETIME, 1, 0)
+    data += LOGFILE_TAIL.struct.pack(START_FILETIME - 36_000_000_000, clock.perf_freq, clock.start_filetime,
+                                     clock.clock_type, 0)
     data += (name + "\0" + file_name + "\0").encode("utf-16-le")
-    system = struct.pack("<HBBHBBIIqII", 2, 0x02, 0xC0, 32 + len(data), 0, 0, 8, 4, header_ticks, 0, 0)
+    system = SYSTEM_HEADER.struct.pack(2, SYSTEM64, 0xC0, SYSTEM_HEADER.length + len(data), 0, 8, 4, header_ticks, 0, 0)
     return _aligned(system + data)
 
 
 def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress: bool = False,
-              reverse_processors: bool = True, header_ticks: int = 5_000_000_000) -> bytes:
+              reverse_processors: bool = True, header_ticks: int = HEADER_TICKS, clock: Clock | None = None) -> bytes:
     """An .etl file of ``events`` (EtlEvent), each on its processor (``processor % processors``).
 
     ``reverse_processors`` writes the higher processors' buffers first, so their events come before
-    earlier ones of processor 0 in the file (a reader must merge by time).
+    earlier ones of processor 0 in the file (a reader must merge by time).  ``clock``: the header's
+    (default: QPC at 10 MHz, starting at START_FILETIME).
     """
     per: dict = {p: [] for p in range(processors)}
     for e in events:
-        per[e.processor % processors].append(_event_bytes(e, header_ticks))
+        per[e.processor % processors].append(event_bytes(e, header_ticks))
     room = buffer_size - BUFFER_HEADER
     bodies = []
     for p in (sorted(per, reverse=True) if reverse_processors else sorted(per)):
@@ -131,8 +157,47 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
         if current:
             bodies.append((p, current))
     last = max((e.ticks for e in events), default=0)
-    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last)
+    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last, clock or Clock())
     out = [_buffer(header, buffer_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, header_ticks, False)]
     for p, body in bodies:
         out.append(_buffer(body, buffer_size, p, FLAG_PROC_INDEX, 0, header_ticks, compress))
     return b"".join(out)
+
+
+def repeat_stream(unit: bytes, total: int) -> bytes:
+    """An XPRESS stream (MS-XCA 2.4) that decompresses to ``unit`` repeated to ``total`` bytes: the
+    unit as literals, then one match of the rest (a 32-bit length), so a few bytes more than the unit."""
+    if not 0 < len(unit) <= total - 25:
+        raise ValueError(f"a unit of {len(unit)} bytes cannot be repeated to {total} bytes by one match")
+    out = bytearray()
+    literals = unit
+    while len(literals) >= 32:  # full flag words of literals
+        out += bytes(4) + literals[:32]
+        literals = literals[32:]
+    flags = 1 << (31 - len(literals))  # the remaining literals' 0 bits, then the match's 1
+    token = (len(unit) - 1) << 3 | 7  # the distance, and a length in the extensions: 15, 255, 0, then 32 bits
+    return bytes(out) + struct.pack("<I", flags) + literals + struct.pack("<HBBHI", token, 15, 255, 0,
+                                                                          total - len(unit) - 3)
+
+
+def expanding_bytes(unit: bytes, buffers: int, *, processors: int, held: int = 1 << 24, declared_size: int = 1 << 24,
+                    declared_processors: int | None = None) -> bytes:
+    """An .etl file of a header buffer and ``buffers`` compressed buffers, buffer i filled by
+    processor i % ``processors``, each a few bytes that decompress to ``held`` bytes (whole units) of
+    ``unit`` over and over; its log-file header declares ``declared_size`` bytes a buffer and
+    ``declared_processors`` (default ``processors``).  Kilobytes that read as gigabytes: the memory
+    benchmark's and the tests' hostile files."""
+    end = BUFFER_HEADER + (held - BUFFER_HEADER) // len(unit) * len(unit)
+    stream = repeat_stream(unit, end - BUFFER_HEADER)
+    header_size = min(4096, declared_size)
+    header = _log_header(HEADER_TICKS, declared_processors or processors, declared_size, buffers + 1, 0, Clock())
+    out = bytearray(_buffer(header, header_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, HEADER_TICKS, False))
+    for i in range(buffers):
+        out += compressed_buffer(stream, end, i % processors)
+    return bytes(out)
+
+
+def compressed_buffer(stream: bytes, end: int, processor: int) -> bytes:
+    """A buffer of processor ``processor`` whose XPRESS ``stream`` decompresses to its events, which
+    end at byte ``end`` (header included)."""
+    return _buffer_header(BUFFER_HEADER + len(stream), end, processor, FLAG_PROC_INDEX | FLAG_COMPRESSED) + stream

@@ -43,8 +43,9 @@ def damaged() -> dict:
                                                   r"buffer's 72-byte header \(truncated\)"),
         "cut in a buffer": (d[:8192 + 500], r"buffer 1 \(file offset 8192\): its BufferSize is 8192 bytes but the file "
                                             r"ends 500 bytes into it"),
-        "buffer size past the end": (bytes(big_buffer), r"buffer 1 \(file offset 8192\): its BufferSize is 1048576 "
-                                                        r"bytes but the file ends 8192 bytes into it"),
+        "buffer size past the header's": (bytes(big_buffer), r"buffer 1 \(file offset 8192\): BufferSize is "
+                                                             r"1,048,576, more than the 8,192 bytes the log-file "
+                                                             r"header gives every buffer"),
         "event size past its buffer": (bytes(big_event), r"buffer 1 \(file offset 8192, byte 72 of it \(file offset "
                                                          r"8264\)\): an EVENT_HEADER event of 60000 bytes runs 58120 "
                                                          r"bytes past the end of its buffer's events \(byte 1952\)"),

@@ -10,28 +10,13 @@ import random
 
 import pytest
 
-from d3dkmddi_py.errors import EtwInputError, OutputError
-from d3dkmddi_py.etw import etlcolumns, read
-from d3dkmddi_py.etw.model import Tracker
+from d3dkmddi_py.etw import etlcolumns
 from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
-from d3dkmddi_py.etw.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
+from .etl_readings import tables
 from .helpers import alloc_fields, seg_fields
-
-def tables(data: bytes, tmp_path, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
-    """The three tables' bytes (or the error's text) from one path of the reader."""
-    out = tmp_path / f"out-{columns}-{fmt}"
-    reader = read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
-    try:
-        with t:
-            t.read(reader, columns=columns)
-            reader.check_found()
-    except (EtwInputError, OutputError) as exc:
-        return {"error": str(exc)}
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
 @pytest.fixture
@@ -103,3 +88,23 @@ def test_a_restart_discards_parquet_files_cleanly(tmp_path, small_runs):
     fast, exact = tables(data, tmp_path, True, "parquet", abi="x86"), tables(data, tmp_path, False, "parquet", abi="x86")
     assert fast == exact and "does not fit" in fast["error"]
     assert not any((tmp_path / "out-True-parquet").iterdir())
+
+
+def test_damage_the_columns_read_ahead_is_named_as_the_event_reader_meets_it(tmp_path):
+    """One reading of a damaged file: processor 0's last buffer does not decompress and processor 1's
+    first event is damaged.  The column reader loads a processor's buffers ahead of time (processor 0's
+    first, with the header buffer) and met the first; the event-by-event reader meets processor 1's
+    event first, in time order.  The column reader defers every damage to it, so both name that event."""
+    from d3dkmddi_py.etw import etlfile
+
+    data = bytearray(hard_trace(15, n=200, processors=2, compress=True))
+    with etlfile.EtlFile(io.BytesIO(bytes(data)), "trace.etl") as etl:
+        buffers = [(b.index, b.file_offset, b.processor) for b in etl.buffers()][1:]
+    last_of_0 = [at for _i, at, cpu in buffers if cpu == 0][-1]
+    first_of_1 = next((i, at) for i, at, cpu in buffers if cpu == 1)
+    data[last_of_0 + etlfile.BUFFER_HEADER:last_of_0 + etlfile.BUFFER_HEADER + 4] = b"\xff\xff\xff\xff"  # all matches
+    # the stream is literals after a flag word (etl_build): the first event's byte k is the stream's 4 + k
+    data[first_of_1[1] + etlfile.BUFFER_HEADER + 4 + etlfile.EVENT_HEADER.offset["MarkerFlags"]] = 0x41
+    fast, exact = tables(bytes(data), tmp_path, True), tables(bytes(data), tmp_path, False)
+    assert fast == exact and f"buffer {first_of_1[0]} (file offset {first_of_1[1]}, byte 72 of it decompressed)" \
+        in exact["error"] and "is not an event header's marker" in exact["error"]

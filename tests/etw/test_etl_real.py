@@ -105,9 +105,55 @@ def test_net_4_5_2_counts_and_header_facts(real):
 def test_compressed_buffers_are_read(real):
     """Both files hold ETW_BUFFER_FLAG_COMPRESSED buffers (XPRESS); their events are all there."""
     facts = etw.summary(real["SelfDescribingSingleEvent"])
-    assert facts["windows_build"] == 22000 and facts["events"] == 22
+    assert facts["windows_build"] == 22000 and facts["events"] == 23
     assert {p["name"] for p in facts["providers"]} >= {"MySource"}  # a TraceLogging provider's own name
     assert etw.summary(real["net.4.5.2.x64"])["events"] > 140_000
+
+
+def test_the_header_buffers_events_end_at_its_offset_not_its_saved_offset(real):
+    """SelfDescribingSingleEvent.etl's header buffer says SavedOffset 440 and Offset 520; an 80-byte
+    kernel event (HookId 0x0050) lies between.  Offset bounds a buffer's events, by the evidence:
+
+    - there, bytes 440-519 are one well-formed system event with the log-file header's own time,
+      process and thread, and from 520 to the buffer's end every byte is 0xFF, the unused fill;
+    - every other real file's header buffer holds the same pair (the log-file header, then an 80-byte
+      0x0050 event; ShutdownPerfDiagLogger a 0x0005 event between) with SavedOffset = Offset at the
+      end of the 0x0050 event; only net.4.5.2.x64, relogged, holds the header alone;
+    - in every buffer of the eight files (about 450) the bytes from Offset to the buffer's end are all
+      0xFF (Offset is where the written bytes end), and SavedOffset equals Offset in every buffer but
+      that one (for a compressed buffer both are the decompressed size);
+    - PerfView's readings do not decide it: primitive-types' lists the log-file header as its only
+      kernel event (COUNT Windows Kernel/EventTrace:1) although its header buffer holds the 0x0050
+      event inside both fields.
+    So the reader stops at Offset: 23 events, the kernel logger's 2 in the header buffer as in the others."""
+    from d3dkmddi_py.etw import etlfile
+
+    def header_buffer(name):
+        with open(real[name], "rb") as f:
+            etl = EtlFile(f, name)
+            first = next(etl.buffers())
+            saved = int.from_bytes(first.data[4:8], "little")
+            events = [(etlfile.record(first, *at, name).event_id, at[2]) for at in etlfile.walk(first, name)]
+            return first, saved, events
+
+    first, saved, events = header_buffer("SelfDescribingSingleEvent")
+    assert (saved, first.end) == (440, 520) and events[1] == (0x0050, 80)
+    assert first.data[520:] == b"\xff" * (len(first.data) - 520)
+    header_time = first.data[72 + 16:72 + 24]  # the system header's SystemTime, thread and process the same
+    assert first.data[440 + 8:440 + 24] == first.data[72 + 8:72 + 16] + header_time
+    for name in NAMES:
+        first, saved, events = header_buffer(name)
+        if name == "net.4.5.2.x64":
+            assert events == [(0, 364)] and saved == first.end == 440
+        else:
+            assert events[0][0] == 0 and events[-1] == (0x0050, 80), (name, events)
+            assert saved == first.end or name == "SelfDescribingSingleEvent"
+        with open(real[name], "rb") as f:
+            for buffer in EtlFile(f, name).buffers():
+                assert not buffer.data[buffer.end:].strip(b"\xff"), (name, buffer.index)
+    facts = etw.summary(real["SelfDescribingSingleEvent"])
+    assert facts["events"] == 23 and providers(facts)[KERNEL_LOGGER_GUID] == 4  # the header's 2, and 2 later
+    assert etlfile.BUFFER.offset["Offset"] == 0x30
 
 
 def test_guids_are_windows_guids_not_swapped(real):

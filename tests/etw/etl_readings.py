@@ -1,0 +1,32 @@
+"""Test-only: what a reader of an .etl file says, as one value to compare: the tables by either path
+(the column-wise or the event-by-event one), or the error's text."""
+from __future__ import annotations
+
+import io
+
+from d3dkmddi_py.errors import EtwInputError, OutputError
+from d3dkmddi_py.etw import read
+from d3dkmddi_py.etw.model import Tracker
+from d3dkmddi_py.etw.tables import TraceTables
+
+
+def answer(reading):
+    """``reading()``, or the text of the EtwInputError it raises."""
+    try:
+        return reading()
+    except EtwInputError as exc:
+        return str(exc)
+
+
+def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
+    """The three tables' bytes by name, or {"error": its text}, from one path of the reader."""
+    out = folder / f"out-{columns}-{fmt}"
+    reader = read(io.BytesIO(data), name="trace.etl")
+    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
+    try:
+        with t:
+            t.read(reader, columns=columns)
+            reader.check_found()
+    except (EtwInputError, OutputError) as exc:
+        return {"error": str(exc)}
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}

@@ -1,0 +1,101 @@
+"""One time per event, whichever path reads it: the log-file header's clock (QPC, system time, CPU
+cycles; any frequency, any start) gives the same time in the column-wise tables as in the
+event-by-event reader (whose time --json and text print), or none on both ("" in CSV, null in JSON)."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from d3dkmddi_py.etw import read
+from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
+from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.samples import etl_build
+from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
+
+from .etl_readings import tables
+from .helpers import alloc_fields, seg_fields
+
+INT64 = 1 << 63
+
+
+def trace(clock: Clock, header_ticks: int, ticks: list) -> bytes:
+    start = KIND_BY_NAME[("AdapterAllocation", "Start")]
+    events = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], seg_fields(1, 0x11), ticks=ticks[0])]
+    events += [etl_build.dxgkrnl_event(start, alloc_fields(hDxgGlobalAlloc=i + 1), ticks=t, processor=i)
+               for i, t in enumerate(ticks)]
+    return etl_build.etl_bytes(events, clock=clock, header_ticks=header_ticks)
+
+
+def times_of(csv: bytes) -> list:
+    """The time column of a table."""
+    return [line.split(b",")[1] for line in csv.splitlines()[1:]]
+
+
+STEPS = [0, 1, 1234, 10 ** 7, 3600 * 10 ** 7, 10 ** 12 - 1, 10 ** 15, 2 ** 40]
+CLOCKS = {
+    "QPC at 10 MHz": (Clock(), 5_000_000_000),
+    "a timer frequency of 10**12": (Clock(perf_freq=10 ** 12), 5_000_000_000),
+    "a timer frequency of 2**63 - 1": (Clock(perf_freq=INT64 - 1), 0),
+    "a timer frequency of 1": (Clock(perf_freq=1), 0),
+    "a timer frequency of 0": (Clock(perf_freq=0), 0),
+    "a negative timer frequency": (Clock(perf_freq=-10 ** 7), 0),
+    "system time": (Clock(clock_type=2, perf_freq=0), 5_000_000_000),
+    "a CPU-cycle clock at 3000 MHz": (Clock(clock_type=3, cpu_mhz=3000), 0),
+    "a CPU-cycle clock of 0 MHz": (Clock(clock_type=3, cpu_mhz=0), 0),
+    "a CPU-cycle clock of 2**32 - 1 MHz": (Clock(clock_type=3, cpu_mhz=2 ** 32 - 1), 0),
+    "an unknown clock type": (Clock(clock_type=7), 0),
+    "a header time of -2**63": (Clock(), -INT64),
+    "a header time of 2**63 - 2**51": (Clock(), INT64 - 2 ** 51),
+    "a start time of 0": (Clock(start_filetime=0), 0),
+    "a start time of -1": (Clock(start_filetime=-1), 0),
+    "a start time just before year 10000": (Clock(start_filetime=_LAST_FILETIME - 10 ** 7), 0),
+    "a start time of 2**63 - 1": (Clock(start_filetime=INT64 - 1), 0),
+}
+
+
+@pytest.mark.parametrize("case", list(CLOCKS))
+def test_one_time_per_event_whichever_path_reads_it(case, tmp_path):
+    """The issue's cases (a CPU-cycle clock of 0 MHz or huge, a timer frequency of 10**12, extreme
+    header times) once printed year 6947 in the column-wise CSV and null in --json."""
+    clock, header_ticks = CLOCKS[case]
+    data = trace(clock, header_ticks, STEPS)
+    fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
+    assert fast == exact and "error" not in exact
+    reader = read(io.BytesIO(data), name="trace.etl")
+    events = [e for e in reader if e.event == "AdapterAllocation"]  # what --json and text print
+    assert times_of(exact["allocations.csv"]) == [(e.time or "").encode() for e in events]
+
+
+def test_a_clock_without_a_rate_gives_no_time_not_a_made_up_one(tmp_path):
+    for case in ("a timer frequency of 0", "a negative timer frequency", "a CPU-cycle clock of 0 MHz"):
+        clock, header_ticks = CLOCKS[case]
+        got = tables(trace(clock, header_ticks, STEPS), tmp_path, True)
+        assert set(times_of(got["allocations.csv"])) == {b""}, case
+
+
+def test_the_times_are_the_clocks():
+    """A spot check of the rule itself: 1234 ticks of a 10 MHz QPC are 123.4 us after the start."""
+    header = LogHeader({"clock_type": 1, "perf_freq": 10 ** 7, "cpu_mhz": 0, "start_filetime": START_FILETIME}, 100)
+    assert header.utc(100 + 1234) == "2025-11-22T17:35:02.1235801Z"
+    cycles = LogHeader({"clock_type": 3, "perf_freq": 0, "cpu_mhz": 3000, "start_filetime": START_FILETIME}, 0)
+    assert cycles.utc(3_000_000_000) == "2025-11-22T17:35:03.1234567Z"  # a second of a 3 GHz counter
+
+
+int64 = st.integers(-INT64, INT64 - 1)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(clock_type=st.sampled_from([0, 1, 2, 3, 7]), perf_freq=st.one_of(int64, st.integers(1, 10 ** 13)),
+       cpu_mhz=st.integers(0, 2 ** 32 - 1), start=st.one_of(int64, st.integers(0, _LAST_FILETIME)),
+       header_time=int64, timestamps=st.lists(st.one_of(int64, st.integers(-10 ** 12, 10 ** 12)), min_size=1,
+                                              max_size=8))
+def test_the_column_wise_time_rule_is_the_rule(clock_type, perf_freq, cpu_mhz, start, header_time, timestamps):
+    """``utc_texts`` (NumPy, column-wise) equals ``utc`` (exact integers) on any header and timestamps."""
+    header = LogHeader({"clock_type": clock_type, "perf_freq": perf_freq, "cpu_mhz": cpu_mhz,
+                        "start_filetime": start}, header_time)
+    near = [header_time + t if -INT64 <= header_time + t < INT64 else t for t in timestamps]  # times near the start
+    for values in (timestamps, near):
+        assert header.utc_texts(np, np.array(values, dtype=np.int64)) == [header.utc(t) for t in values]
