@@ -115,7 +115,7 @@ def run_guarded(fn) -> int:
     """Run ``fn()`` (a command's main, returning its exit status) and return the status for sys.exit.
 
     Ctrl-C prints ``d3dkmddi: interrupted`` and gives 130; SIGTERM ``d3dkmddi: terminated``
-    and 143; a closed pipe on standard output (``| head``) ends quietly with fn's status (0
+    and 143; running out of memory prints one line and gives 2; a closed pipe on standard output (``| head``) ends quietly with fn's status (0
     when fn did not finish); a closed standard stream (``>&-``) prints one line if standard
     error works and gives 2.  None of them prints a traceback; any other exception propagates.
     """
@@ -133,6 +133,11 @@ def run_guarded(fn) -> int:
             except Terminated:
                 _say("terminated")
                 return EXIT_TERMINATED
+            except MemoryError:
+                _quiet_if_failing(sys.stdout)
+                _say("error: out of memory: the run needed more memory than this process may use; "
+                     "raise its limit (ulimit -v) or read less at once (--count, fewer records per file)")
+                return EXIT_USAGE
             except (OSError, ValueError) as exc:
                 if isinstance(exc, BrokenPipeError) or getattr(exc, "errno", None) == errno.EPIPE:
                     for stream in (sys.stdout, sys.stderr):

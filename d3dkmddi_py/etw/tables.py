@@ -145,7 +145,7 @@ class TraceTables:
         """Every event of a TraceReader; an .etl file column-wise, and where the batches cannot go on
         exactly, the reader starts again with Events (after RESTART) and so do the tables.
         ``columns=False``: Events only (the column-wise path's oracle in the tests)."""
-        reader.columns = columns
+        reader.columns = columns and numpy_module() is not None  # NumPy that cannot be imported: event by event
         items = iter(reader)
         item = next(items, None)
         while item is not None:

@@ -193,3 +193,30 @@ def test_a_summary_counts_at_most_65536_provider_and_id_pairs():
     for columns in (True, False):
         with pytest.raises(EtwInputError, match="more than 65,536 distinct \\(provider, event id\\) pairs"):
             etlreader.summary(io.BytesIO(more), "trace.etl", columns=columns)
+
+
+def test_out_of_memory_below_the_stated_bound_is_one_line(tmp_path, monkeypatch):
+    """Under a limit below what the run needs (150 MB of address space for 8 MB of DxgKrnl buffers as CSV), the
+    command says so in one line and exits 2, and no table is left behind: it was a MemoryError traceback.
+    OpenBLAS's threads each reserve memory at NumPy's import; one thread keeps that out of the way."""
+    from tests.edges.commandline import cli, one_line
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    make, args, _message = HOSTILE["4 MB buffers of DxgKrnl events on 2 processors, through --format csv"]
+    path = tmp_path / "big.etl"
+    path.write_bytes(make())
+    p = cli("etw", path, *args, "-o", tmp_path / "tables", address_space=150 * MB, timeout=300)
+    assert "error: out of memory" in one_line(p)
+    assert list((tmp_path / "tables").iterdir()) == []
+
+
+def test_tables_read_event_by_event_when_numpy_cannot_be_imported(tmp_path, monkeypatch):
+    """NumPy that fails to import (as under a memory limit) sends the tables to the event-by-event reader; they
+    were given None for NumPy and failed with an AttributeError."""
+    from d3dkmddi_py.etw import tables as trace_tables
+
+    data = expanding_bytes(allocation_event(), 1, processors=1, held=64 << 10)
+    with_numpy = tables(data, tmp_path / "numpy", columns=True)
+    monkeypatch.setattr(trace_tables, "numpy_module", lambda: None)
+    without = tables(data, tmp_path / "none", columns=True)
+    assert "error" not in without and without == with_numpy
