@@ -6,7 +6,8 @@ import json
 
 from ..csvtext import csv_cell as _csv_cell
 from .decode import Decoded
-from .texts import _distinct, _emit, _hit_messages, _message, _Texts
+from ..outfile import write_lines
+from .texts import _distinct, _hit_messages, _message, _Texts
 
 
 class FindingRows:
@@ -56,7 +57,7 @@ class FindingRows:
                     lead = f"{start + row},{offset + row * size},"
                     lines.append(lead + ("\n" + lead).join(found))
             if lines:
-                _emit(self.out, lines)
+                write_lines(self.out, lines)
             return
         for row, hits in enumerate(decoded.hits):
             if not hits:
@@ -71,7 +72,7 @@ class FindingRows:
                         tails[check] = tail
                 lines.append(lead + tail)
         if lines:
-            _emit(self.out, lines)
+            write_lines(self.out, lines)
 
     def _rows(self, decoded: Decoded):
         chunk, layout = decoded.chunk, decoded.chunk.layout
