@@ -9,19 +9,60 @@ how a value is written, the same in every chunk and the same rule as ``decode --
   its bit pattern, as ``decode --format jsonl`` writes it.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
+
+A column is a sequence, or ``Coded``: codes into a list of values, for cells that repeat (a finding's
+record, its rule, severity and field).  Each value is written once and the codes pick them; adjacent
+Coded columns on one codes array are written as one group of cells.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+from itertools import islice
 
 from ..csvtext import csv_cell
-from ..outfile import binary_stream
-from .._numpy import optional_module as _need, pyarrow_installed
+from ..outfile import binary_stream, write_lines
+from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
 KINDS = ("int", "hex", "text", "opt")
 FORMATS = ("csv", "jsonl", "parquet")
+LINES_AT_ONCE = 1024  # rows of plain columns made into text before it is written
+
+
+class Coded:
+    """A column given as ``values[codes[i]]`` for each row ``i``: ``codes`` a NumPy integer array or a list;
+    ``values`` a list, or Coded in turn."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes, values):
+        self.codes, self.values = codes, values
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _take(values: list, codes) -> list:
+    """``[values[c] for c in codes]``, by NumPy where the codes are an array."""
+    if hasattr(codes, "dtype"):
+        np = numpy_module()
+        held = np.empty(len(values), dtype=object)
+        held[:] = values  # element by element: a list of tuples would become a 2-D array
+        return held[codes].tolist()
+    return [values[c] for c in codes]
+
+
+def _runs(leads: list, codes, tails: list) -> list:
+    """Each row's lead (by its code) and then its tail.  Where the codes are sorted, the rows of one code
+    (a record's findings) share one copy of their lead: a string per run, not per row."""
+    if hasattr(codes, "dtype") and len(codes) > 1 and bool((codes[1:] >= codes[:-1]).all()):
+        ends = (numpy_module().flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()
+        starts = [0, *ends]
+        ends.append(len(codes))
+        return [lead + tails[a] if b - a == 1 else lead + ("\n" + lead).join(tails[a:b])
+                for lead, a, b in zip(_take(leads, codes[starts]), starts, ends)]
+    return list(map(str.__add__, _take(leads, codes), tails))
 
 
 class Table:
@@ -44,15 +85,19 @@ class Table:
         return len(self.columns[0]) if self.columns else 0
 
 
-def _lists(table: Table) -> list:
-    return [c.tolist() if hasattr(c, "tolist") else list(c) for c in table.columns]
+def _plain(column) -> list:
+    return column.tolist() if hasattr(column, "tolist") else list(column)
 
 
 class _TextWriter:
+    """A line per row: ``HEAD``, the cells joined by commas, ``TAIL`` and a line end.  A cell is its column's piece (a
+    printf form) filled with the value ``_prepare`` made of it; a Coded column's values are filled once."""
+
+    HEAD, TAIL = "", ""
+
     def __init__(self, out):
         self.out = out
         self.header = None
-        self.template = None
 
     def _check(self, table: Table) -> None:
         if self.header is None:
@@ -62,7 +107,63 @@ class _TextWriter:
             raise ValueError("every chunk of a table needs the same columns")
 
     def _start(self, table: Table) -> None:
+        pass
+
+    def _piece(self, name: str, kind: str) -> str:
         raise NotImplementedError
+
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        raise NotImplementedError
+
+    def write(self, table: Table) -> None:
+        self._check(table)
+        columns, names, kinds = table.columns, table.names, table.kinds
+        groups, i = [], 0  # (first column, past the last): a plain column, or Coded ones on the same codes
+        while i < len(columns):
+            end = i + 1
+            if isinstance(columns[i], Coded):
+                while end < len(columns) and isinstance(columns[end], Coded) and columns[end].codes is columns[i].codes:
+                    end += 1
+            groups.append((i, end))
+            i = end
+        pieces = [",".join(self._piece(names[j], kinds[j]) for j in range(a, b)) for a, b in groups]
+        if all(isinstance(columns[a], Coded) for a, _b in groups):  # a line is its groups' cells, joined
+            pieces[0] = self.HEAD + pieces[0] + ("," if len(groups) > 1 else "")
+            pieces[-1] += self.TAIL
+            cells = [self._cells(table, a, b, piece) for (a, b), piece in zip(groups, pieces)]
+            codes = [columns[a].codes for a, _b in groups]
+            if len(groups) == 1:
+                lines = _take(cells[0], codes[0])
+            else:
+                tails = [_take(c, k) for c, k in zip(cells[1:], codes[1:])]
+                lines = _runs(cells[0], codes[0], tails[0] if len(tails) == 1 else list(map(",".join, zip(*tails))))
+        else:  # a line is the template filled with the row's values (a Coded group's cells as one)
+            slots = [("%s", _take(self._cells(table, a, b, piece), columns[a].codes)) if isinstance(columns[a], Coded)
+                     else (piece, self._prepare(kinds[a], _plain(columns[a]), table.masks[a]))
+                     for (a, b), piece in zip(groups, pieces)]
+            template = self.HEAD + ",".join(piece for piece, _cells in slots) + self.TAIL
+            rows = zip(*(cells for _piece, cells in slots))
+            while True:  # a batch of lines at a time: a chunk of wide records is hundreds of MB of text
+                lines = [template % row for row in islice(rows, LINES_AT_ONCE)]
+                if not lines:
+                    return
+                write_lines(self.out, lines)
+        if lines:
+            write_lines(self.out, lines)
+
+    def _cells(self, table: Table, a: int, b: int, piece: str) -> list:
+        """Per value of Coded columns a..b-1 (one codes array), its cells filled into ``piece``."""
+        values = []
+        for j in range(a, b):
+            inner = table.columns[j].values
+            if isinstance(inner, Coded):  # values that repeat in turn: each prepared once
+                values.append(_take(self._prepare(table.kinds[j], _plain(inner.values), table.masks[j]), inner.codes))
+            else:
+                values.append(self._prepare(table.kinds[j], _plain(inner), table.masks[j]))
+        if piece == ",".join(["%s"] * (b - a)) and all(table.kinds[j] == "text" for j in range(a, b)):
+            # CSV text cells are strings already: joined, not formatted
+            return values[0] if b - a == 1 else list(map(",".join, zip(*values)))
+        return list(map(piece.__mod__, zip(*values)))
 
     def close(self) -> None:
         pass
@@ -71,6 +172,8 @@ class _TextWriter:
 class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
+
+    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
@@ -93,21 +196,23 @@ class CsvWriter(_TextWriter):
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(table.names)
             self.out.write(buffer.getvalue())
-        self.template = ",".join("%s" if k in ("text", "opt") else "%d" for k in table.kinds) + "\n"
+
+    def _piece(self, name: str, kind: str) -> str:
+        return self._PIECE[kind]
+
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        if kind == "text":
+            return [csv_cell(v) for v in values]
+        if kind == "opt":
+            return ["" if v is None else int(v) for v in values]
+        return values
 
     def write(self, table: Table) -> None:
-        self._check(table)
         if self.arrow and table.rows >= ARROW_ROWS and _numbers_only(table):
+            self._check(table)
             self._arrow(table)
             return
-        lists = _lists(table)
-        for i, kind in enumerate(table.kinds):
-            if kind == "text":
-                lists[i] = [csv_cell(v) for v in lists[i]]
-            elif kind == "opt":
-                lists[i] = ["" if v is None else int(v) for v in lists[i]]
-        template = self.template
-        self.out.writelines(template % row for row in zip(*lists))
+        super().write(table)
 
 
 ARROW_ROWS = 4096  # below this a chunk is written by the template (pyarrow's start-up would dominate)
@@ -120,25 +225,20 @@ def _numbers_only(table: Table) -> bool:
 
 
 class JsonlWriter(_TextWriter):
+    HEAD, TAIL = "{", "}"
     _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s"}
 
-    def _start(self, table: Table) -> None:
-        self.template = "{" + ",".join(json.dumps(n).replace("%", "%%") + ":" + self._CELL[k]
-                                       for n, k in zip(table.names, table.kinds)) + "}\n"
+    def _piece(self, name: str, kind: str) -> str:
+        return json.dumps(name).replace("%", "%%") + ":" + self._CELL[kind]
 
-    def write(self, table: Table) -> None:
-        self._check(table)
-        lists = _lists(table)
-        for i, kind in enumerate(table.kinds):
-            if kind == "text":
-                lists[i] = [json.dumps(v) for v in lists[i]]
-            elif kind == "opt":
-                lists[i] = ["null" if v is None else int(v) for v in lists[i]]
-            elif table.masks[i] is not None:
-                mask = table.masks[i]
-                lists[i] = [v & mask for v in lists[i]]
-        template = self.template
-        self.out.writelines(template % row for row in zip(*lists))
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        if kind == "text":
+            return [json.dumps(v) for v in values]
+        if kind == "opt":
+            return ["null" if v is None else int(v) for v in values]
+        if mask is not None:
+            return [v & mask for v in values]
+        return values
 
 
 class _Bytes:
@@ -171,10 +271,7 @@ class ParquetWriter:
         types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64()}
         arrays = []
         for column, kind in zip(table.columns, table.kinds):
-            if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
-                arrays.append(pa.array(column))
-            else:
-                arrays.append(pa.array(list(column), type=types[kind]))
+            arrays.append(_arrow(pa, column, types[kind]))
         chunk = pa.Table.from_arrays(arrays, names=table.names)
         if table.metadata:
             chunk = chunk.replace_schema_metadata(table.metadata)
@@ -189,6 +286,15 @@ class ParquetWriter:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+def _arrow(pa, column, kind_type):
+    """A column as a pyarrow array; a Coded one taken from its values' array."""
+    if isinstance(column, Coded):
+        return _arrow(pa, column.values, kind_type).take(pa.array(column.codes, type=pa.int64()))
+    if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
+        return pa.array(column)
+    return pa.array(list(column), type=kind_type)
 
 
 def writer(fmt: str, out):
