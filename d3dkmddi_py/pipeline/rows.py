@@ -7,16 +7,17 @@ import json
 from ..csvtext import csv_cell as _csv_cell
 from .decode import Decoded
 from ..outfile import write_lines
+from ..render import FINDING_CELLS
 from .texts import _distinct, _hit_messages, _message, _Texts
 
 
 class FindingRows:
-    """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule, severity,
+    """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule_id, severity,
     field, message."""
 
     chunk_records = 4096  # records whose output is built at once
 
-    FIELDS = ("record", "offset", "rule", "severity", "field", "message")
+    FIELDS = ("record", "offset", *FINDING_CELLS)
 
     def __init__(self, out, fmt: str):
         self.out, self.fmt, self.texts = out, fmt, _Texts()
