@@ -65,6 +65,23 @@ def _runs(leads: list, codes, tails: list) -> list:
     return list(map(str.__add__, _take(leads, codes), tails))
 
 
+def _groups(columns: list, *, plain_runs: bool = False) -> list:
+    """(first, past the last) of each run of Coded columns on one codes array, and of each other column (or,
+    ``plain_runs``, each run of them)."""
+    groups, i = [], 0
+    while i < len(columns):
+        end = i + 1
+        if isinstance(columns[i], Coded):
+            while end < len(columns) and isinstance(columns[end], Coded) and columns[end].codes is columns[i].codes:
+                end += 1
+        elif plain_runs:
+            while end < len(columns) and not isinstance(columns[end], Coded):
+                end += 1
+        groups.append((i, end))
+        i = end
+    return groups
+
+
 class Table:
     __slots__ = ("names", "kinds", "columns", "masks", "metadata")
 
@@ -117,30 +134,26 @@ class _TextWriter:
 
     def write(self, table: Table) -> None:
         self._check(table)
-        columns, names, kinds = table.columns, table.names, table.kinds
-        groups, i = [], 0  # (first column, past the last): a plain column, or Coded ones on the same codes
-        while i < len(columns):
-            end = i + 1
-            if isinstance(columns[i], Coded):
-                while end < len(columns) and isinstance(columns[end], Coded) and columns[end].codes is columns[i].codes:
-                    end += 1
-            groups.append((i, end))
-            i = end
-        pieces = [",".join(self._piece(names[j], kinds[j]) for j in range(a, b)) for a, b in groups]
+        columns, kinds, masks = table.columns, table.kinds, table.masks
+        pieces = [self._piece(name, kind) for name, kind in zip(table.names, kinds)]
+        groups = _groups(columns)
+
+        def cells(a: int, b: int) -> list:  # a Coded group's cells, one per value its codes pick
+            return self._cells([c.values for c in columns[a:b]], kinds[a:b], masks[a:b], pieces[a:b])
+
         if all(isinstance(columns[a], Coded) for a, _b in groups):  # a line is its groups' cells, joined
-            pieces[0] = self.HEAD + pieces[0] + ("," if len(groups) > 1 else "")
+            pieces[0] = self.HEAD + pieces[0]
+            pieces[groups[0][1] - 1] += "," if len(groups) > 1 else ""
             pieces[-1] += self.TAIL
-            cells = [self._cells(table, a, b, piece) for (a, b), piece in zip(groups, pieces)]
-            codes = [columns[a].codes for a, _b in groups]
-            if len(groups) == 1:
-                lines = _take(cells[0], codes[0])
+            lead = cells(*groups[0])  # per value of the first codes: a run of rows shares it (_runs)
+            tails = [_take(cells(a, b), columns[a].codes) for a, b in groups[1:]]
+            if not tails:
+                lines = _take(lead, columns[0].codes)
             else:
-                tails = [_take(c, k) for c, k in zip(cells[1:], codes[1:])]
-                lines = _runs(cells[0], codes[0], tails[0] if len(tails) == 1 else list(map(",".join, zip(*tails))))
+                lines = _runs(lead, columns[0].codes, tails[0] if len(tails) == 1 else list(map(",".join, zip(*tails))))
         else:  # a line is the template filled with the row's values (a Coded group's cells as one)
-            slots = [("%s", _take(self._cells(table, a, b, piece), columns[a].codes)) if isinstance(columns[a], Coded)
-                     else (piece, self._prepare(kinds[a], _plain(columns[a]), table.masks[a]))
-                     for (a, b), piece in zip(groups, pieces)]
+            slots = [("%s", _take(cells(a, b), columns[a].codes)) if isinstance(columns[a], Coded) else
+                     (pieces[a], self._prepare(kinds[a], _plain(columns[a]), masks[a])) for a, b in groups]
             template = self.HEAD + ",".join(piece for piece, _cells in slots) + self.TAIL
             rows = zip(*(cells for _piece, cells in slots))
             while True:  # a batch of lines at a time: a chunk of wide records is hundreds of MB of text
@@ -151,19 +164,21 @@ class _TextWriter:
         if lines:
             write_lines(self.out, lines)
 
-    def _cells(self, table: Table, a: int, b: int, piece: str) -> list:
-        """Per value of Coded columns a..b-1 (one codes array), its cells filled into ``piece``."""
-        values = []
-        for j in range(a, b):
-            inner = table.columns[j].values
-            if isinstance(inner, Coded):  # values that repeat in turn: each prepared once
-                values.append(_take(self._prepare(table.kinds[j], _plain(inner.values), table.masks[j]), inner.codes))
+    def _cells(self, values: list, kinds: list, masks: list, pieces: list) -> list:
+        """The cells of columns given by their ``values`` (lists, or Coded on one codes array per run), one
+        string per row of the values, each column's value filled into its piece, joined by commas."""
+        parts = []
+        for a, b in _groups(values, plain_runs=True):
+            if isinstance(values[a], Coded):  # values that repeat in turn: their cells made once, then taken
+                inner = self._cells([v.values for v in values[a:b]], kinds[a:b], masks[a:b], pieces[a:b])
+                parts.append(_take(inner, values[a].codes))
+                continue
+            prepared = [self._prepare(kinds[j], _plain(values[j]), masks[j]) for j in range(a, b)]
+            if all(pieces[j] == "%s" and kinds[j] == "text" for j in range(a, b)):  # CSV text: strings already
+                parts.append(prepared[0] if b - a == 1 else list(map(",".join, zip(*prepared))))
             else:
-                values.append(self._prepare(table.kinds[j], _plain(inner), table.masks[j]))
-        if piece == ",".join(["%s"] * (b - a)) and all(table.kinds[j] == "text" for j in range(a, b)):
-            # CSV text cells are strings already: joined, not formatted
-            return values[0] if b - a == 1 else list(map(",".join, zip(*values)))
-        return list(map(piece.__mod__, zip(*values)))
+                parts.append(list(map(",".join(pieces[a:b]).__mod__, zip(*prepared))))
+        return parts[0] if len(parts) == 1 else list(map(",".join, zip(*parts)))
 
     def close(self) -> None:
         pass

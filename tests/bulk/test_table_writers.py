@@ -143,25 +143,27 @@ def test_coded_columns_write_what_their_values_spelt_out_write(sorted_codes, as_
     if not as_array:
         lead, note = lead.tolist(), note.tolist()
     texts = ['say "hi", twice', "plain", None, "line\nend", "100%", "a,b"]
-    table = Table(["n", "h", "t", "o", "u", "signed", "w", "x"],
-                  ["int", "hex", "text", "opt", "text", "hex", "int", "text"],
+    inner = [i % 6 for i in range(25)] if not as_array else np.arange(25) % 6
+    table = Table(["n", "h", "t", "t2", "o", "u", "signed", "w", "x"],
+                  ["int", "hex", "text", "text", "opt", "text", "hex", "int", "text"],
                   [Coded(lead, list(range(distinct))), Coded(lead, [(1 << 64) - 1 - i for i in range(distinct)]),
-                   Coded(note, Coded([i % 6 for i in range(25)] if not as_array else np.arange(25) % 6, texts)),
+                   Coded(note, Coded(inner, texts)), Coded(note, Coded(inner, texts[::-1])),
                    Coded(note, [None if i % 3 else i for i in range(25)]),
                    Coded(note, [f"m{i}%s" for i in range(25)]), Coded(note, -np.arange(25, dtype=np.int64)),
                    rng.integers(0, 9, n), [texts[i % 6] for i in range(n)]],
-                  masks=[None, None, None, None, None, (1 << 64) - 1, None, None])
+                  masks=[None, None, None, None, None, None, (1 << 64) - 1, None, None])
     spelt = Table(table.names, table.kinds, [_plain(c) for c in table.columns], table.masks)
     for make in (CsvWriter, JsonlWriter):
         got, want = io.StringIO(), io.StringIO()
         make(got).write(table)
         make(want).write(spelt)
         assert got.getvalue() == want.getvalue() and got.getvalue().count("\n") >= n
-    alone = Table(table.names[:2] + table.names[5:6], ["int", "hex", "hex"], [table.columns[0], table.columns[1],
-                                                                             Coded(note, list(range(25)))])
-    texts_only = Table(["t", "o"], ["text", "opt"], table.columns[2:4])  # CSV pieces %s,%s: a number among them
+    alone = Table(["n", "h", "signed"], ["int", "hex", "hex"], [table.columns[0], table.columns[1],
+                                                                 Coded(note, list(range(25)))])
+    with_opt = Table(["t", "o"], ["text", "opt"], [table.columns[2], table.columns[4]])  # CSV %s,%s: a number too
+    texts_only = Table(["t", "t2", "u"], ["text"] * 3, [table.columns[2], table.columns[3], table.columns[5]])
     for make in (CsvWriter, JsonlWriter):  # Coded columns only: lines joined from cells, not formatted
-        for coded in (alone, texts_only):
+        for coded in (alone, with_opt, texts_only):
             got, want = io.StringIO(), io.StringIO()
             make(got).write(coded)
             make(want).write(Table(coded.names, coded.kinds, [_plain(c) for c in coded.columns], coded.masks))
