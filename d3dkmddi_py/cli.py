@@ -513,7 +513,7 @@ def _run(args, records, fmt: str, out_path: str, stdout, stderr, *, adapter, val
         progress = Progress(f"{records.layout.c_name} [{records.layout.label}]", records.count, stderr)
     binary = fmt == "parquet"
     with open_output(out_path, binary=binary, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
-        sink = _sink(fmt, out, validate=validate, adapter=adapter, nonzero=getattr(args, "nonzero", False))
+        sink = pipeline.sink_for(fmt, out, validate=validate, adapter=adapter, nonzero=getattr(args, "nonzero", False))
         return pipeline.run(records, sink, adapter=adapter, values=not validate and fmt in ("text", "json"),
                             findings=validate or fmt in ("text", "json"), progress=progress)
 
@@ -527,15 +527,6 @@ class _nullcontext:
 
     def __exit__(self, *exc):
         return False
-
-
-def _sink(fmt: str, out, *, validate: bool, adapter, nonzero: bool):
-    if fmt in BULK_FORMATS:
-        return pipeline.FindingRows(out, fmt) if validate else pipeline.ColumnRows(out, fmt)
-    if validate:
-        return pipeline.JsonValidate(out) if fmt == "json" else pipeline.TextValidate(out)
-    return pipeline.JsonDecode(out, adapter=adapter) if fmt == "json" else \
-        pipeline.TextDecode(out, adapter=adapter, nonzero=nonzero)
 
 
 def _say(notes: list, stderr) -> None:
@@ -572,9 +563,8 @@ def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapt
     _say(notes, stderr)
     with open_output(out_path, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
         if validate:
-            summary = pipeline.run(pipeline.Followed(nodes), _sink(fmt, out, validate=True, adapter=adapter,
-                                                                    nonzero=False),
-                                   adapter=adapter, values=False, findings=True)
+            sink = pipeline.sink_for(fmt, out, validate=True, adapter=adapter)
+            summary = pipeline.run(pipeline.Followed(nodes), sink, adapter=adapter, values=False, findings=True)
         else:
             summary = None
             if fmt == "json":

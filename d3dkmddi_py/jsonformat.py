@@ -15,7 +15,8 @@ from .errors import NotAType, integer_argument
 from .jsonvalue import hex_text, json_hex, json_mask
 from .layout import TypeLayout, type_layout
 from .names import ENUM_CLASSES, parse_target
-from .render import enum_name, finding_json, findings_and_meanings, layout_and_bytes, names_of, summary_column
+from .render import RULE_KEY, enum_name, finding_json, findings_and_meanings, layout_and_bytes, names_of, \
+    summary_column
 
 
 def target_json(tgt) -> dict:
@@ -129,7 +130,7 @@ def record_tail(layout: TypeLayout, raw: bytes, values: dict, meanings: dict, fi
 
 def finding_parts(rule_id: str, severity: str, field, page, sentence) -> tuple[str, str]:
     """(head, reference) of a finding's object, encoded once; ``finding_text`` completes it."""
-    head = json.dumps({"rule_id": rule_id, "severity": severity, "field": field})[:-1]
+    head = json.dumps({RULE_KEY: rule_id, "severity": severity, "field": field})[:-1]
     return head, json.dumps({"page": page, "sentence": sentence})
 
 

@@ -169,10 +169,14 @@ def finding_value(layout, field, value):
     return value if -(1 << 53) <= value <= 1 << 53 else f"0x{value & ((1 << 64) - 1):x}"
 
 
+RULE_KEY = "rule_id"  # a finding's rule id in every JSON object and table (validate's tables said "rule")
+FINDING_CELLS = (RULE_KEY, "severity", "field", "message")  # a finding's row in a table, after where it is
+
+
 def finding_json(finding, layout: TypeLayout | None = None) -> dict:
     ref = _attr(finding, "reference")
     return {
-        "rule_id": str(_attr(finding, "rule_id", "")),
+        RULE_KEY: str(_attr(finding, "rule_id", "")),
         "severity": severity_text(finding),
         "field": _attr(finding, "field"),
         "value": finding_value(layout, _attr(finding, "field"), _plain(_attr(finding, "value"))),
@@ -182,5 +186,5 @@ def finding_json(finding, layout: TypeLayout | None = None) -> dict:
     }
 
 
-__all__ = ["finding_json",
+__all__ = ["finding_json", "RULE_KEY", "FINDING_CELLS",
            "field_values", "value_names", "format_number", "leaf_value", "severity_text"]

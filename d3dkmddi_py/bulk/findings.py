@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._numpy import loaded_numpy
 from .._records import dataclass
 from ..layout import write_leaf
+from ..render import RULE_KEY
 from ..semantics._rules import RULES
 from ..semantics.adapter import as_adapter
 from ..semantics.checks import CHECKS, check_record, checks_for, column_hits
@@ -17,7 +18,7 @@ from .._numpy import optional_module as _need
 from .columns import Columns
 
 VECTORIZED = tuple(CHECKS)  # every type with rules: one definition, run on columns
-FIELDS = ("record", "rule_id", "severity", "field", "value")
+FIELDS = ("record", RULE_KEY, "severity", "field", "value")
 
 
 @dataclass(frozen=True)

@@ -9,19 +9,77 @@ how a value is written, the same in every chunk and the same rule as ``decode --
   its bit pattern, as ``decode --format jsonl`` writes it.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
+
+A column is a sequence, or ``Coded``: codes into a list of values, for cells that repeat (a finding's
+record, its rule, severity and field).  Each value is written once and the codes pick them; adjacent
+Coded columns on one codes array are written as one group of cells.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+from itertools import islice
 
 from ..csvtext import csv_cell
-from ..outfile import binary_stream
-from .._numpy import optional_module as _need, pyarrow_installed
+from ..outfile import binary_stream, write_lines
+from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
 KINDS = ("int", "hex", "text", "opt")
 FORMATS = ("csv", "jsonl", "parquet")
+LINES_AT_ONCE = 1024  # rows of plain columns made into text before it is written
+
+
+class Coded:
+    """A column given as ``values[codes[i]]`` for each row ``i``: ``codes`` a NumPy integer array or a list;
+    ``values`` a list, or Coded in turn."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes, values):
+        self.codes, self.values = codes, values
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _take(values: list, codes) -> list:
+    """``[values[c] for c in codes]``, by NumPy where the codes are an array."""
+    if hasattr(codes, "dtype"):
+        np = numpy_module()
+        held = np.empty(len(values), dtype=object)
+        held[:] = values  # element by element: a list of tuples would become a 2-D array
+        return held[codes].tolist()
+    return [values[c] for c in codes]
+
+
+def _runs(leads: list, codes, tails: list) -> list:
+    """Each row's lead (by its code) and then its tail.  Where the codes are sorted, the rows of one code
+    (a record's findings) share one copy of their lead: a string per run, not per row."""
+    if hasattr(codes, "dtype") and len(codes) > 1 and bool((codes[1:] >= codes[:-1]).all()):
+        ends = (numpy_module().flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()
+        starts = [0, *ends]
+        ends.append(len(codes))
+        return [lead + tails[a] if b - a == 1 else lead + ("\n" + lead).join(tails[a:b])
+                for lead, a, b in zip(_take(leads, codes[starts]), starts, ends)]
+    return list(map(str.__add__, _take(leads, codes), tails))
+
+
+def _groups(columns: list, *, plain_runs: bool = False) -> list:
+    """(first, past the last) of each run of Coded columns on one codes array, and of each other column (or,
+    ``plain_runs``, each run of them)."""
+    groups, i = [], 0
+    while i < len(columns):
+        end = i + 1
+        if isinstance(columns[i], Coded):
+            while end < len(columns) and isinstance(columns[end], Coded) and columns[end].codes is columns[i].codes:
+                end += 1
+        elif plain_runs:
+            while end < len(columns) and not isinstance(columns[end], Coded):
+                end += 1
+        groups.append((i, end))
+        i = end
+    return groups
 
 
 class Table:
@@ -44,15 +102,19 @@ class Table:
         return len(self.columns[0]) if self.columns else 0
 
 
-def _lists(table: Table) -> list:
-    return [c.tolist() if hasattr(c, "tolist") else list(c) for c in table.columns]
+def _plain(column) -> list:
+    return column.tolist() if hasattr(column, "tolist") else list(column)
 
 
 class _TextWriter:
+    """A line per row: ``HEAD``, the cells joined by commas, ``TAIL`` and a line end.  A cell is its column's piece (a
+    printf form) filled with the value ``_prepare`` made of it; a Coded column's values are filled once."""
+
+    HEAD, TAIL = "", ""
+
     def __init__(self, out):
         self.out = out
         self.header = None
-        self.template = None
 
     def _check(self, table: Table) -> None:
         if self.header is None:
@@ -62,7 +124,61 @@ class _TextWriter:
             raise ValueError("every chunk of a table needs the same columns")
 
     def _start(self, table: Table) -> None:
+        pass
+
+    def _piece(self, name: str, kind: str) -> str:
         raise NotImplementedError
+
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        raise NotImplementedError
+
+    def write(self, table: Table) -> None:
+        self._check(table)
+        columns, kinds, masks = table.columns, table.kinds, table.masks
+        pieces = [self._piece(name, kind) for name, kind in zip(table.names, kinds)]
+        groups = _groups(columns)
+
+        def cells(a: int, b: int) -> list:  # a Coded group's cells, one per value its codes pick
+            return self._cells([c.values for c in columns[a:b]], kinds[a:b], masks[a:b], pieces[a:b])
+
+        if all(isinstance(columns[a], Coded) for a, _b in groups):  # a line is its groups' cells, joined
+            pieces[0] = self.HEAD + pieces[0]
+            pieces[groups[0][1] - 1] += "," if len(groups) > 1 else ""
+            pieces[-1] += self.TAIL
+            lead = cells(*groups[0])  # per value of the first codes: a run of rows shares it (_runs)
+            tails = [_take(cells(a, b), columns[a].codes) for a, b in groups[1:]]
+            if not tails:
+                lines = _take(lead, columns[0].codes)
+            else:
+                lines = _runs(lead, columns[0].codes, tails[0] if len(tails) == 1 else list(map(",".join, zip(*tails))))
+        else:  # a line is the template filled with the row's values (a Coded group's cells as one)
+            slots = [("%s", _take(cells(a, b), columns[a].codes)) if isinstance(columns[a], Coded) else
+                     (pieces[a], self._prepare(kinds[a], _plain(columns[a]), masks[a])) for a, b in groups]
+            template = self.HEAD + ",".join(piece for piece, _cells in slots) + self.TAIL
+            rows = zip(*(cells for _piece, cells in slots))
+            while True:  # a batch of lines at a time: a chunk of wide records is hundreds of MB of text
+                lines = [template % row for row in islice(rows, LINES_AT_ONCE)]
+                if not lines:
+                    return
+                write_lines(self.out, lines)
+        if lines:
+            write_lines(self.out, lines)
+
+    def _cells(self, values: list, kinds: list, masks: list, pieces: list) -> list:
+        """The cells of columns given by their ``values`` (lists, or Coded on one codes array per run), one
+        string per row of the values, each column's value filled into its piece, joined by commas."""
+        parts = []
+        for a, b in _groups(values, plain_runs=True):
+            if isinstance(values[a], Coded):  # values that repeat in turn: their cells made once, then taken
+                inner = self._cells([v.values for v in values[a:b]], kinds[a:b], masks[a:b], pieces[a:b])
+                parts.append(_take(inner, values[a].codes))
+                continue
+            prepared = [self._prepare(kinds[j], _plain(values[j]), masks[j]) for j in range(a, b)]
+            if all(pieces[j] == "%s" and kinds[j] == "text" for j in range(a, b)):  # CSV text: strings already
+                parts.append(prepared[0] if b - a == 1 else list(map(",".join, zip(*prepared))))
+            else:
+                parts.append(list(map(",".join(pieces[a:b]).__mod__, zip(*prepared))))
+        return parts[0] if len(parts) == 1 else list(map(",".join, zip(*parts)))
 
     def close(self) -> None:
         pass
@@ -71,6 +187,8 @@ class _TextWriter:
 class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
+
+    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
@@ -93,21 +211,23 @@ class CsvWriter(_TextWriter):
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(table.names)
             self.out.write(buffer.getvalue())
-        self.template = ",".join("%s" if k in ("text", "opt") else "%d" for k in table.kinds) + "\n"
+
+    def _piece(self, name: str, kind: str) -> str:
+        return self._PIECE[kind]
+
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        if kind == "text":
+            return [csv_cell(v) for v in values]
+        if kind == "opt":
+            return ["" if v is None else int(v) for v in values]
+        return values
 
     def write(self, table: Table) -> None:
-        self._check(table)
         if self.arrow and table.rows >= ARROW_ROWS and _numbers_only(table):
+            self._check(table)
             self._arrow(table)
             return
-        lists = _lists(table)
-        for i, kind in enumerate(table.kinds):
-            if kind == "text":
-                lists[i] = [csv_cell(v) for v in lists[i]]
-            elif kind == "opt":
-                lists[i] = ["" if v is None else int(v) for v in lists[i]]
-        template = self.template
-        self.out.writelines(template % row for row in zip(*lists))
+        super().write(table)
 
 
 ARROW_ROWS = 4096  # below this a chunk is written by the template (pyarrow's start-up would dominate)
@@ -120,25 +240,20 @@ def _numbers_only(table: Table) -> bool:
 
 
 class JsonlWriter(_TextWriter):
+    HEAD, TAIL = "{", "}"
     _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s"}
 
-    def _start(self, table: Table) -> None:
-        self.template = "{" + ",".join(json.dumps(n).replace("%", "%%") + ":" + self._CELL[k]
-                                       for n, k in zip(table.names, table.kinds)) + "}\n"
+    def _piece(self, name: str, kind: str) -> str:
+        return json.dumps(name).replace("%", "%%") + ":" + self._CELL[kind]
 
-    def write(self, table: Table) -> None:
-        self._check(table)
-        lists = _lists(table)
-        for i, kind in enumerate(table.kinds):
-            if kind == "text":
-                lists[i] = [json.dumps(v) for v in lists[i]]
-            elif kind == "opt":
-                lists[i] = ["null" if v is None else int(v) for v in lists[i]]
-            elif table.masks[i] is not None:
-                mask = table.masks[i]
-                lists[i] = [v & mask for v in lists[i]]
-        template = self.template
-        self.out.writelines(template % row for row in zip(*lists))
+    def _prepare(self, kind: str, values: list, mask) -> list:
+        if kind == "text":
+            return [json.dumps(v) for v in values]
+        if kind == "opt":
+            return ["null" if v is None else int(v) for v in values]
+        if mask is not None:
+            return [v & mask for v in values]
+        return values
 
 
 class _Bytes:
@@ -171,10 +286,7 @@ class ParquetWriter:
         types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64()}
         arrays = []
         for column, kind in zip(table.columns, table.kinds):
-            if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
-                arrays.append(pa.array(column))
-            else:
-                arrays.append(pa.array(list(column), type=types[kind]))
+            arrays.append(_arrow(pa, column, types[kind]))
         chunk = pa.Table.from_arrays(arrays, names=table.names)
         if table.metadata:
             chunk = chunk.replace_schema_metadata(table.metadata)
@@ -189,6 +301,15 @@ class ParquetWriter:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+def _arrow(pa, column, kind_type):
+    """A column as a pyarrow array; a Coded one taken from its values' array."""
+    if isinstance(column, Coded):
+        return _arrow(pa, column.values, kind_type).take(pa.array(column.codes, type=pa.int64()))
+    if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
+        return pa.array(column)
+    return pa.array(list(column), type=kind_type)
 
 
 def writer(fmt: str, out):

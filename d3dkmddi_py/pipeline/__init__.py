@@ -14,7 +14,8 @@ The modules follow the flow:
 - one module per output format, each with its per-record and its per-column form: ``text``
   (``dt -r`` style, and validate's lines), ``jsonl`` (JSON lines), ``rows`` (tables: a row per
   finding, or a row per record with every leaf a column, through ``bulk.table``'s writers);
-- ``run``: the loop from source to sink, and ``report`` (the commands' output from Python).
+- ``run``: the loop from source to sink, ``sink_for`` (the one choice of a format's sink) and ``report``
+  (the commands' output from Python).
 """
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ from ..span import check_range
 from .decode import Decoded, decode_chunk, findings_of
 from .jsonl import JsonDecode, JsonValidate
 from .rows import ColumnRows, FindingRows
-from .run import Summary, keep_heap, report, run
+from .run import Summary, keep_heap, report, run, sink_for
 from .source import (CHUNK_BYTES, MAX_UNSIZED_BYTES, Chunk, Followed, Records, flag_hint, input_kind,
                      looks_like_text_dump, open_input, read_unsized, wanted_bytes)
 from .text import TextDecode, TextValidate
 
 __all__ = ["Chunk", "Records", "Decoded", "Summary", "check_range", "decode_chunk", "findings_of", "run",
            "TextDecode", "JsonDecode", "TextValidate", "JsonValidate", "FindingRows", "ColumnRows",
-           "CHUNK_BYTES", "MAX_UNSIZED_BYTES", "report", "keep_heap", "open_input", "read_unsized", "wanted_bytes",
+           "CHUNK_BYTES", "MAX_UNSIZED_BYTES", "report", "sink_for",
+           "keep_heap", "open_input", "read_unsized", "wanted_bytes",
            "looks_like_text_dump", "Followed", "flag_hint", "input_kind"]

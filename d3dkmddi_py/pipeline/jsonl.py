@@ -6,12 +6,13 @@ import json
 from json.encoder import encode_basestring_ascii as _json_str
 
 from ..coltext import by_value
+from ..outfile import write_lines
 from ..jsonformat import (column_lines, finding_parts, finding_text, line_head, record_json, record_tail,
                           where_text)
 from ..render import finding_value
 from ..semantics._rules import RULES
 from .decode import Decoded
-from .texts import BODY_CACHE, _distinct, _emit, _enum_value, _hit_messages, _meanings, _message
+from .texts import BODY_CACHE, _distinct, _enum_value, _hit_messages, _meanings, _message
 
 
 class JsonDecode:
@@ -31,7 +32,7 @@ class JsonDecode:
         lines = self._column_lines(decoded) if layout.kind != "enum" else None
         if lines is not None:
             if lines:
-                _emit(self.out, lines)
+                write_lines(self.out, lines)
             return
         lines, groups = [], {}
         if self.head is None:
@@ -54,7 +55,7 @@ class JsonDecode:
                 self.tails[raw] = tail
             lines.append(self.head + where_text(chunk.start + row, offset, address) + tail)
         if lines:
-            _emit(self.out, lines)
+            write_lines(self.out, lines)
 
     def _column_lines(self, decoded: Decoded) -> list | None:
         """Every record's line, built a key at a time from the chunk's columns (None when the chunk
@@ -157,7 +158,7 @@ class JsonValidate:
                                    None if chunk.address is None else chunk.address + row * size)
                  + f'"findings": [{items}]}}' for row, items in enumerate(found)]
         if lines:
-            _emit(self.out, lines)
+            write_lines(self.out, lines)
 
     def close(self, totals) -> None:
         pass

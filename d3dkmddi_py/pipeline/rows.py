@@ -2,109 +2,95 @@
 record, every leaf a column), written by the one writer per format (``bulk.table``)."""
 from __future__ import annotations
 
-import json
-
-from ..csvtext import csv_cell as _csv_cell
+from ..render import FINDING_CELLS
 from .decode import Decoded
-from .texts import _distinct, _emit, _hit_messages, _message, _Texts
+from .texts import _hit_messages, _message, _Texts
+
+_KINDS = ("int", "int", "text", "text", "text", "text")
 
 
 class FindingRows:
-    """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule, severity,
+    """``validate --format csv|jsonl|parquet``: one row per finding: record, offset, rule_id, severity,
     field, message."""
 
     chunk_records = 4096  # records whose output is built at once
 
-    FIELDS = ("record", "offset", "rule", "severity", "field", "message")
+    FIELDS = ("record", "offset", *FINDING_CELLS)
 
     def __init__(self, out, fmt: str):
-        self.out, self.fmt, self.texts = out, fmt, _Texts()
-        self.writer, self.tails = None, {}
-        if fmt == "csv":
-            import csv
+        from ..bulk.table import writer
 
-            self.csv = csv.writer(out, lineterminator="\n")
-            self.csv.writerow(self.FIELDS)
-        elif fmt == "parquet":  # here, so an output that cannot take it is refused before any record is read
-            from ..bulk.table import ParquetWriter
+        # made here, so an output that cannot take the format is refused before any record is read
+        self.writer, self.texts, self.written = writer(fmt, out), _Texts(), False
 
-            self.writer = ParquetWriter(out)
+    def _table(self, decoded: Decoded):
+        """The chunk's findings, by record and within one in rule order.  Coded columns: a record's number
+        and offset are written once for all its findings, a fixed finding (rule, severity, field, message)
+        once per chunk, a templated one once per hit, and a check's rule, severity and field once."""
+        from ..bulk.table import Coded, Table
 
-    def _csv(self, decoded: Decoded) -> None:
-        """One row per finding, as csv.writer writes it: the part after the record and offset of a
-        finding whose message is fixed is escaped once."""
-        chunk, layout, texts = decoded.chunk, decoded.chunk.layout, self.texts
-        tails, lines = self.tails, []
-        if decoded.found is not None and _distinct(decoded) is None:  # column-wise: check by check
-            items = [[] for _ in range(chunk.count)]
-            for k, (check, rows, _vals) in enumerate(decoded.found):
-                rows = rows.tolist()
-                tail = tails.get(check)
-                if tail is None and check.static:
-                    tail = tails[check] = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
-                                           f"{_csv_cell(check.message)}")
-                if tail is not None:
-                    for row in rows:
-                        items[row].append(tail)
-                    continue
-                head = f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
-                for row, message in zip(rows, _hit_messages(decoded, k, rows)):
-                    items[row].append(head + _csv_cell(message))
-            size, start, offset = layout.size, chunk.start, chunk.offset
-            for row, found in enumerate(items):
-                if found:
-                    lead = f"{start + row},{offset + row * size},"
-                    lines.append(lead + ("\n" + lead).join(found))
-            if lines:
-                _emit(self.out, lines)
-            return
-        for row, hits in enumerate(decoded.hits):
-            if not hits:
-                continue
-            views, lead = {}, f"{chunk.start + row},{chunk.offset + row * layout.size},"
-            for check, _key in hits:
-                tail = tails.get(check)
-                if tail is None:
-                    tail = (f"{_csv_cell(check.rule_id)},{texts.rule(check)[0]},{_csv_cell(check.path)},"
-                            f"{_csv_cell(_message(check, decoded, row, views))}")
-                    if check.static:
-                        tails[check] = tail
-                lines.append(lead + tail)
-        if lines:
-            _emit(self.out, lines)
-
-    def _rows(self, decoded: Decoded):
-        chunk, layout = decoded.chunk, decoded.chunk.layout
-        texts = self.texts
-        for row, hits in enumerate(decoded.hits):
-            if not hits:
-                continue
-            views, record, offset = {}, chunk.start + row, chunk.offset + row * layout.size
-            for check, _key in hits:
-                yield (record, offset, check.rule_id, texts.rule(check)[0], check.path,
-                       _message(check, decoded, row, views))
+        chunk, checks, messages = decoded.chunk, [], []  # per note (a finding's cells after its place): its text
+        owners, rows, notes = [], [], []  # per note its check; per finding its record's row in the chunk, its note
+        if decoded.found is not None:  # column-wise: check by check, then ordered by record
+            np = decoded.np
+            for k, (check, where, _vals) in enumerate(decoded.found):
+                checks.append(check)
+                made = [check.message] if check.static else _hit_messages(decoded, k, where.tolist())
+                notes.append(np.full(where.size, len(messages), dtype=np.int64) if check.static else
+                             np.arange(len(messages), len(messages) + where.size, dtype=np.int64))
+                owners.append(np.full(len(made), k, dtype=np.int64))
+                messages.extend(made)
+                rows.append(where)
+            if rows:
+                rows = np.concatenate(rows)
+                order = np.argsort(rows, kind="stable")  # a record's findings stay in rule order
+                rows = rows[order]
+                first = np.empty(rows.size, dtype=bool)  # a record's first finding
+                first[0], first[1:] = True, rows[1:] != rows[:-1]
+                hit, rows = rows[first], np.cumsum(first) - 1
+                notes, owners = np.concatenate(notes)[order], np.concatenate(owners)
+            else:
+                hit = []
+        else:
+            hit, fixed, indices = [], {}, {}
+            for row, hits in enumerate(decoded.hits):
+                if hits:
+                    views = {}
+                    hit.append(row)
+                    for check, _key in hits:
+                        at = fixed.get(check)
+                        if at is None:
+                            at = len(messages)
+                            messages.append(_message(check, decoded, row, views))
+                            k = indices.setdefault(check, len(checks))
+                            if k == len(checks):
+                                checks.append(check)
+                            owners.append(k)
+                            if check.static:
+                                fixed[check] = at
+                        rows.append(len(hit) - 1)
+                        notes.append(at)
+        size, texts = chunk.layout.size, self.texts
+        if hasattr(hit, "dtype"):
+            records, offsets = (hit + chunk.start).tolist(), (hit * size + chunk.offset).tolist()
+        else:
+            records, offsets = [chunk.start + row for row in hit], [chunk.offset + row * size for row in hit]
+        return Table(self.FIELDS, _KINDS, [
+            Coded(rows, records), Coded(rows, offsets),
+            Coded(notes, Coded(owners, [c.rule_id for c in checks])),
+            Coded(notes, Coded(owners, [texts.rule(c)[0] for c in checks])),
+            Coded(notes, Coded(owners, [c.path for c in checks])), Coded(notes, messages)])
 
     def write(self, decoded: Decoded) -> None:
-        if self.fmt == "csv":
-            self._csv(decoded)
-        elif self.fmt == "jsonl":
-            keys = [json.dumps(k) for k in self.FIELDS]
-            self.out.writelines("{" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in zip(keys, r)) + "}\n"
-                                for r in self._rows(decoded))
-        else:
-            self._parquet(list(zip(*self._rows(decoded))) or [()] * len(self.FIELDS))
-
-    def _parquet(self, columns) -> None:
-        from ..bulk.table import Table
-
-        self.writer.write(Table(self.FIELDS, ("int", "int", "text", "text", "text", "text"),
-                                [list(c) for c in columns]))
+        self.writer.write(self._table(decoded))
+        self.written = True
 
     def close(self, totals) -> None:
-        if self.fmt == "parquet":
-            if self.writer.writer is None:  # no findings: the table has its columns and no rows
-                self._parquet([()] * len(self.FIELDS))
-            self.writer.close()
+        if not self.written:  # no chunk (nothing to read): the table still has its columns
+            from ..bulk.table import Table
+
+            self.writer.write(Table(self.FIELDS, _KINDS, [[]] * len(self.FIELDS)))
+        self.writer.close()
 
 
 class ColumnRows:

@@ -11,6 +11,7 @@ from ..semantics.adapter import as_adapter
 from ..semantics.checks import checks_for
 from .decode import decode_chunk
 from .jsonl import JsonDecode, JsonValidate
+from .rows import ColumnRows, FindingRows
 from .source import Records, _text_dump_file
 from .text import TextDecode, TextValidate
 
@@ -21,6 +22,17 @@ class Summary:
     errors: int = 0
     warnings: int = 0
     more: int = 0  # whole records past the range that were not read
+
+
+def sink_for(fmt: str, out, *, validate: bool, adapter=None, nonzero: bool = False):
+    """The sink that writes ``fmt`` to ``out``: the one choice ``decode``, ``validate`` and ``report`` make.
+    "text" and "json" (JSON lines) print records or findings; any other format is a table, a row per
+    record (``decode``) or per finding (``validate``), whose writer refuses a format it does not know."""
+    if fmt == "text":
+        return TextValidate(out) if validate else TextDecode(out, adapter=adapter, nonzero=nonzero)
+    if fmt == "json":
+        return JsonValidate(out) if validate else JsonDecode(out, adapter=adapter)
+    return FindingRows(out, fmt) if validate else ColumnRows(out, fmt)
 
 
 def run(records: Records, sink, *, adapter=None, values: bool = True, findings: bool = True,
@@ -111,10 +123,6 @@ def report(type, data=None, *, path=None, target=None, offset=0, count=1, adapte
                            count=count)
         records = Records.from_memory(layout, memory, start_offset(memory, offset, address), count)
     buffer = io.StringIO() if out is None else out
-    if validate:
-        sink = JsonValidate(buffer) if fmt == "json" else TextValidate(buffer)
-    else:
-        sink = JsonDecode(buffer, adapter=adapter) if fmt == "json" else TextDecode(buffer, adapter=adapter,
-                                                                                     nonzero=nonzero)
+    sink = sink_for(fmt, buffer, validate=validate, adapter=adapter, nonzero=nonzero)
     summary = run(records, sink, adapter=adapter, values=not validate)
     return buffer.getvalue() if out is None else summary

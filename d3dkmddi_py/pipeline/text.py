@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ..coltext import by_value
 from ..dttext import column_bodies, render_record, render_row, row_plan
+from ..outfile import write_lines
 from ..render import tally_counts as _tally
 from .decode import Decoded, findings_of
-from .texts import (BODY_CACHE, _distinct, _emit, _hit_messages, _meanings, _message, _render_enum_record, _Texts,
+from .texts import (BODY_CACHE, _distinct, _hit_messages, _meanings, _message, _render_enum_record, _Texts,
                     _titles)
 
 
@@ -26,7 +27,7 @@ class TextDecode:
         if bodies is not None:
             blocks = [f"{title}\n{body}" for title, body in zip(_titles(chunk), bodies)]
             if blocks:
-                _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
+                write_lines(self.out, blocks, "\n\n", "" if self.first else "\n")
                 self.first = False
             return
         blocks = []
@@ -55,7 +56,7 @@ class TextDecode:
             self.bodies[raw] = body
             blocks.append(title + "\n" + body)
         if blocks:
-            _emit(self.out, blocks, "\n\n", "" if self.first else "\n")
+            write_lines(self.out, blocks, "\n\n", "" if self.first else "\n")
             self.first = False
 
     def _column_bodies(self, decoded: Decoded, plan) -> list | None:
@@ -97,7 +98,7 @@ class TextValidate:
         found = self._column_lines(decoded) if decoded.found is not None else None
         if found is not None:
             if found:
-                _emit(self.out, found)
+                write_lines(self.out, found)
             return
         groups = {}  # a hit tuple (shared by records that break the same rules) -> its tally and lines
         made = {check: (index.tolist(), messages) for check, (index, messages) in (decoded.messages or {}).items()}
@@ -122,7 +123,7 @@ class TextValidate:
                                   for part in parts)
             lines.append(where + tally + body)
         if lines:
-            _emit(self.out, lines)
+            write_lines(self.out, lines)
 
     def _column_lines(self, decoded: Decoded) -> list | None:
         """Every record's lines, built check by check from a column-decoded chunk (None when its

@@ -1,5 +1,5 @@
 """What every sink shares, made in one place: finding texts and messages, record titles, tallies,
-meanings, and the writing of a chunk's text in pieces."""
+meanings (a chunk's text is written in pieces by ``outfile.write_lines``)."""
 from __future__ import annotations
 
 from ..dttext import finding_frame, reference_text, render_enum, titles, validate_frame
@@ -75,25 +75,6 @@ def _message(check, decoded: Decoded, row: int, views: dict) -> str:
     if view is None:
         view = views[row] = decoded.view(row)
     return check.text(view)
-
-
-EMIT_CHARS = 1 << 20  # text handed to the output at once: larger strings cost the kernel a page fault per page
-
-
-def _emit(out, items: list, sep: str = "\n", first: str = "") -> None:
-    """``out.write(first + sep.join(items) + "\n")``, in pieces of about EMIT_CHARS (a fresh 20 MB string
-    per chunk made writing a GB cost more in page faults than in copying), each text copied once."""
-    if first:
-        out.write(first)
-    step = max(1, EMIT_CHARS // (len(items[0]) + len(sep)))
-    for start in range(0, len(items), step):
-        piece = items[start:start + step]
-        last = start + step >= len(items)
-        if not last or sep == "\n":
-            piece.append("")  # the separator (or the final line end) after the last item
-        out.write(sep.join(piece))
-    if sep != "\n":
-        out.write("\n")
 
 
 def _hit_messages(decoded: Decoded, k: int, rows: list) -> list:

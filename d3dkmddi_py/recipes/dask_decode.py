@@ -23,11 +23,12 @@ import os
 from .._numpy import optional_module as _need
 from ..bulk import decode_array
 from ..bulk._source import Source, check_span, struct_layout
-from ..bulk.findings import findings
+from ..bulk.findings import FIELDS, findings
 from ..errors import InvalidArgument, flag_argument
+from ..render import RULE_KEY
 from ._files import folder_files
 
-FINDING_COLUMNS = ("file", "record", "rule_id", "severity", "field", "value")
+FINDING_COLUMNS = ("file", *FIELDS)  # the findings table's columns (bulk.findings), after the file
 
 
 def blob_files(folder, pattern: str = "*.bin") -> list:
@@ -67,8 +68,7 @@ def file_findings(path: str, type, *, target=None, offset: int = 0, adapter=None
     pd = _need("pandas", "dask", "file_findings")
     table = findings(decode_array(type, path, target=target, offset=offset), adapter=adapter)
     frame = table.to_pandas() if len(table) else pd.DataFrame({c: [] for c in FINDING_COLUMNS[1:]})
-    frame = frame.astype({"record": "int64", "value": "uint64", "rule_id": object, "severity": object,
-                          "field": object})
+    frame = frame.astype({"record": "int64", "value": "uint64", RULE_KEY: object, "severity": object, "field": object})
     frame.insert(0, "file", pd.Series([os.path.basename(path)] * len(frame), dtype=object))
     return frame
 

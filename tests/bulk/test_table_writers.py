@@ -10,7 +10,7 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py.bulk import decode_array, write_columns
-from d3dkmddi_py.bulk.table import ARROW_ROWS, CsvWriter, JsonlWriter, Table, columns_table, writer
+from d3dkmddi_py.bulk.table import ARROW_ROWS, Coded, CsvWriter, JsonlWriter, Table, columns_table, writer
 from d3dkmddi_py.errors import OutputError
 
 from ..conftest import require
@@ -118,3 +118,62 @@ def test_parquet_to_a_text_stream_is_the_packages_error_not_pyarrows():
     binary = io.BytesIO()
     columns.to_parquet(binary)
     assert binary.getvalue()[:4] == b"PAR1"
+
+
+def _plain(column) -> list:
+    """A Coded column spelt out (its values Coded in turn too)."""
+    if isinstance(column, Coded):
+        values = _plain(column.values)
+        return values[np.asarray(column.codes)] if hasattr(values, "dtype") else [values[c] for c in column.codes]
+    return column if hasattr(column, "dtype") else list(column)
+
+
+@pytest.mark.parametrize("sorted_codes", [True, False])
+@pytest.mark.parametrize("as_array", [True, False])
+def test_coded_columns_write_what_their_values_spelt_out_write(sorted_codes, as_array, tmp_path):
+    """Issue 23 (one writer per table format): a findings table comes as Coded columns (a record's number
+    once for all its findings, a check's texts once); every format writes exactly the bytes of the same
+    table spelt out, whether the codes are sorted (one lead per run) or not, NumPy arrays or lists."""
+    rng = np.random.default_rng(5)
+    n, distinct = 3000, 40
+    lead = rng.integers(0, distinct, n)
+    note = rng.integers(0, 25, n)
+    if sorted_codes:
+        lead.sort()
+    if not as_array:
+        lead, note = lead.tolist(), note.tolist()
+    texts = ['say "hi", twice', "plain", None, "line\nend", "100%", "a,b"]
+    inner = [i % 6 for i in range(25)] if not as_array else np.arange(25) % 6
+    table = Table(["n", "h", "t", "t2", "o", "u", "signed", "w", "x"],
+                  ["int", "hex", "text", "text", "opt", "text", "hex", "int", "text"],
+                  [Coded(lead, list(range(distinct))), Coded(lead, [(1 << 64) - 1 - i for i in range(distinct)]),
+                   Coded(note, Coded(inner, texts)), Coded(note, Coded(inner, texts[::-1])),
+                   Coded(note, [None if i % 3 else i for i in range(25)]),
+                   Coded(note, [f"m{i}%s" for i in range(25)]), Coded(note, -np.arange(25, dtype=np.int64)),
+                   rng.integers(0, 9, n), [texts[i % 6] for i in range(n)]],
+                  masks=[None, None, None, None, None, None, (1 << 64) - 1, None, None])
+    spelt = Table(table.names, table.kinds, [_plain(c) for c in table.columns], table.masks)
+    for make in (CsvWriter, JsonlWriter):
+        got, want = io.StringIO(), io.StringIO()
+        make(got).write(table)
+        make(want).write(spelt)
+        assert got.getvalue() == want.getvalue() and got.getvalue().count("\n") >= n
+    alone = Table(["n", "h", "signed"], ["int", "hex", "hex"], [table.columns[0], table.columns[1],
+                                                                 Coded(note, list(range(25)))])
+    with_opt = Table(["t", "o"], ["text", "opt"], [table.columns[2], table.columns[4]])  # CSV %s,%s: a number too
+    texts_only = Table(["t", "t2", "u"], ["text"] * 3, [table.columns[2], table.columns[3], table.columns[5]])
+    for make in (CsvWriter, JsonlWriter):  # Coded columns only: lines joined from cells, not formatted
+        for coded in (alone, with_opt, texts_only):
+            got, want = io.StringIO(), io.StringIO()
+            make(got).write(coded)
+            make(want).write(Table(coded.names, coded.kinds, [_plain(c) for c in coded.columns], coded.masks))
+            assert got.getvalue() == want.getvalue()
+    require(pyarrow is not None, "pyarrow (the test extra)")
+    import pyarrow.parquet as pq
+
+    for name, t in (("coded", table), ("spelt", spelt)):
+        with open(tmp_path / f"{name}.parquet", "wb") as f:
+            w = writer("parquet", f)
+            w.write(t)
+            w.close()
+    assert pq.read_table(tmp_path / "coded.parquet").equals(pq.read_table(tmp_path / "spelt.parquet"))

@@ -94,7 +94,7 @@ def test_the_note_is_in_the_tables(fmt):
     assert p.returncode == 1, p.stderr.decode()
     out = p.stdout.decode()
     rows = list(csv.DictReader(io.StringIO(out))) if fmt == "csv" else [json.loads(x) for x in out.splitlines()]
-    (row,) = [r for r in rows if r["rule"] == "SEGFLAGS.PARTIAL_ON_APERTURE"]
+    (row,) = [r for r in rows if r["rule_id"] == "SEGFLAGS.PARTIAL_ON_APERTURE"]
     assert row["message"].endswith("(earlier version of the page)")
 
 
