@@ -203,25 +203,27 @@ def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
                         if match is not None:
                             out += out[match]
                             continue
-                        length = token & 7
-                        if length == 7:
-                            if half == 0:
-                                length = src[i] & 15
-                                half = i
-                                i += 1
-                            else:
-                                length = src[half] >> 4
-                                half = 0
-                            if length == 15:
-                                length = src[i] + 15
-                                i += 1
-                                if length == 270:  # 16 or 32 bits: as long as the output may be
-                                    length, i = _wide_length(src, n, i - 1)
-                                    if len(out) + length + 10 > end:
-                                        raise _Irregular
-                            length += 7
-                        length += 3
                         back = ~(token >> 3)  # -distance
+                        if token & 7 != 7:  # a short match that overlaps itself
+                            _repeat(out, -back, (token & 7) + 3)
+                            continue
+                        if half:
+                            length = src[half] >> 4
+                            half = 0
+                        else:
+                            length = src[i] & 15
+                            half = i
+                            i += 1
+                        if length == 15:
+                            length = src[i] + 25
+                            i += 1
+                            if length == 280:  # 16 or 32 bits: as long as the output may be
+                                length, i = _wide_length(src, n, i - 1)
+                                length += 10
+                                if len(out) + length > end:
+                                    raise _Irregular
+                        else:
+                            length += 10
                         stop = back + length
                         if stop < 0:
                             out += out[back:stop]
