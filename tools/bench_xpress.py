@@ -90,7 +90,8 @@ long xpress_decompress(const uint8_t *in, size_t n, uint8_t *out, size_t size, l
                     i += 2;
                     if (length == 0) {
                         if (i + 4 > n) return -1;
-                        length = (size_t)in[i] | (size_t)in[i + 1] << 8 | (size_t)in[i + 2] << 16 | (size_t)in[i + 3] << 24;
+                        length = (size_t)in[i] | (size_t)in[i + 1] << 8 | (size_t)in[i + 2] << 16
+                                 | (size_t)in[i + 3] << 24;
                         i += 4;
                     }
                     if (length < 22) return -1;
@@ -207,6 +208,7 @@ def main(argv=None) -> int:
         path = os.path.join(tmp, f"{TRACE}.etl")
         with open(path, "wb") as f:
             f.write(raw)
+
         def summary():
             with open(path, "rb") as f:
                 return etlreader.summary(f, path)
@@ -220,8 +222,8 @@ def main(argv=None) -> int:
             finally:
                 etlfile.decompress = xpress.decompress
             events = result["events"]
-            print(f"  {label:>6}: --summary {events / t_sum:9,.0f} events/s, the tables {events / t_tab:9,.0f} events/s "
-                  f"({events:,} events)")
+            print(f"  {label:>6}: --summary {events / t_sum:9,.0f} events/s, the tables {events / t_tab:9,.0f} "
+                  f"events/s ({events:,} events)")
     return 0
 
 

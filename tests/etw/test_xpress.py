@@ -166,7 +166,8 @@ def streams(draw):
             continue
         distance = draw(st.one_of(st.integers(1, min(made, 8192)), st.just(min(made, 8192))))
         length = {"short": lambda: draw(st.integers(3, 9)), "nibble": lambda: draw(st.integers(10, 24)),
-                  "byte": lambda: draw(st.integers(25, 279)), "wide": lambda: draw(st.sampled_from([280, 281, 1000, 65538, 65539])),
+                  "byte": lambda: draw(st.integers(25, 279)),
+                  "wide": lambda: draw(st.sampled_from([280, 281, 1000, 65538, 65539])),  # 16 and 32 bits
                   "overlap": lambda: draw(st.integers(max(3, distance + 1), 3 * distance + 10))}[kind]()
         items.append((distance, length))
         made += length
