@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from array import array
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
@@ -161,6 +162,28 @@ def load_c(folder: str):
     return decompress, items
 
 
+def python_floor(steps: int, piece: int, runs: int) -> tuple:
+    """(ns to step, ns to copy) an item: the least any decoder that takes items one at a time in Python
+    does per item: a loop turn with a table look-up and the position moved, and one slice copy of
+    ``piece`` bytes from the output's end (the average item's), the output growing as a decoder's does."""
+    words, moves = array("H", range(1 << 16)), (1, 2) * (steps // 2)
+
+    def step():
+        i = 0
+        for move in moves:
+            i = (i + move) & 0xFFFF
+            words[i]
+
+    def copy():
+        out, back = bytearray(1 << 16), slice(-1000, -1000 + piece)
+        for _ in moves:
+            out += out[back]
+
+    t_step, _ = best_of(runs, step)
+    t_copy, _ = best_of(runs, copy)
+    return t_step / len(moves) * 1e9, t_copy / len(moves) * 1e9
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="passes over the buffers per decoder; the best is kept")
@@ -204,6 +227,12 @@ def main(argv=None) -> int:
         ratio, gap = best["before"] / best["now"], best["now"] / best["C"]
         print(f"now / before = {ratio:.2f} x (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'}); "
               f"C / now = {gap:.1f} x (the gap left)")
+        stepping, copying = python_floor(steps, round(total / steps), args.runs)
+        floor = stepping + copying
+        print(f"a Python loop's floor an item: {stepping:.0f} ns to step (a turn, a look-up, the position moved) + "
+              f"{copying:.0f} ns to copy a {round(total / steps)}-byte slice = {floor:.0f} ns = before / "
+              f"{best['before'] / steps * 1e9 / floor:.2f}; now is {best['now'] / steps * 1e9 / floor:.2f} x "
+              f"that floor")
 
         path = os.path.join(tmp, f"{TRACE}.etl")
         with open(path, "wb") as f:
