@@ -107,6 +107,7 @@ def test_an_expanding_stream_holds_no_more_than_its_output():
     total = 1 << 24
     stream = repeat_stream(SMALLEST_EVENT, total)
     assert len(stream) < 48
+    xpress._short_matches()  # the process's table, made once: not what a call holds
     tracemalloc.start()
     try:
         out = decompress(stream, total)
@@ -232,3 +233,23 @@ def test_a_wide_match_past_the_expected_size_is_refused_before_it_is_copied():
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20, peak
+
+
+def test_an_expanding_match_in_a_fast_group_holds_no_more_than_its_output():
+    """A 16 MB match of distance 1 in the fourth flag word's group, which the fast path takes: copied
+    in doubling slices as the exact path copies it, so the peak is the output (as it grows) and one slice."""
+    total = 1 << 24
+    items = [k & 255 for k in range(100)] + [(1, total)] + [k & 255 for k in range(100)]
+    stream = encode(items)
+    exact = mock.Mock(side_effect=xpress._exact)
+    xpress._short_matches()  # the process's table, made once: not what a call holds
+    tracemalloc.start()
+    try:
+        with mock.patch.object(xpress, "_exact", exact):
+            out = decompress(stream, total + 200)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out[99:total + 100] == bytes([99]) * (total + 1) and out[-100:] == bytes(range(100))
+    assert 3 * 36 not in [c.args[2] for c in exact.call_args_list]  # that group's flag word: not the exact path's
+    assert peak < 1.2 * total, peak  # as the exact path's bound above: the output as it grows, and one slice
