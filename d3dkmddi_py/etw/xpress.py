@@ -1,49 +1,131 @@
 """Plain LZ77 ("XPRESS", MS-XCA section 2.4) decompression: what Windows uses for the compressed
 buffers of an .etl file (ETW_BUFFER_FLAG_COMPRESSED).  The standard library has no codec for it.
 
-Literal runs are copied as slices and matches as slices when they do not overlap, so a buffer
-costs one Python step per match, not per byte; an overlapping match is copied in slices that double
-(to a megabyte), so a stream that expands (a few bytes making megabytes) holds little more than its output.
+A stream is a run of groups: a 32-bit flag word, then 32 items, a 0 bit a literal byte, a 1 bit a
+match: a 16-bit token (13 bits of distance - 1, 3 of length - 3); a length field of 7 goes on in a
+nibble shared by two matches, then a byte, then 16 or 32 bits.  There is no Huffman stage (MS-XCA's
+"LZ77+Huffman" is another format, which ETW does not use), so decoding is a loop over items, and in
+CPython its cost is the Python steps per item.
+
+Each group goes first through the fast path: a flag byte's literal runs come from a table, a short
+match (3 to 9 bytes, not overlapping itself) is its token's slice from the output's end, also from a
+table, so an item is a few steps and one slice.  The fast path checks only what cannot be checked
+after the group: a match reaching back past the output's start (in its first 8 KB) and a length
+that would make more than the output.  A group it cannot take whole (near either end of the
+stream or of the output, or anything wrong) has its output dropped and goes through the exact
+path, the format read item by item with every check, which names where the stream is wrong.  An
+overlapping match is copied in slices that double (to a megabyte), so a stream that expands (a few
+bytes making megabytes) holds little more than its output.
 """
 from __future__ import annotations
 
+import sys
+from array import array
 
 _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompressing holds besides the output
+_GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches
+_GROUP_OUT = 32 * 9  # what 32 literals and short matches make at most
 
 
 class XpressError(ValueError):
     """The compressed bytes are not a valid stream, or do not give the expected size."""
 
 
-def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
-    """``out`` (a new bytearray if None) with the ``size`` bytes that ``src`` decompresses to appended;
-    XpressError naming the input position otherwise."""
-    src = bytes(src)
-    out = bytearray() if out is None else out
-    base = len(out)  # where the output starts in ``out``
+class _Irregular(Exception):
+    """The fast path met what it does not decode; the exact path decodes the group again."""
+
+
+def _flag_runs(bits: int) -> tuple:
+    """The literal count before each 1 bit of the 8 flag bits ``bits`` (most significant first), and
+    the literals after the last."""
+    before, literals = [], 0
+    for bit in range(7, -1, -1):
+        if bits >> bit & 1:
+            before.append(literals)
+            literals = 0
+        else:
+            literals += 1
+    return tuple(before), literals
+
+
+_RUNS, _TAIL = zip(*map(_flag_runs, range(256)))
+_short = None
+
+
+def _short_matches() -> list:
+    """``[token]``: the slice, from the output's end, that a short match (length 3 to 9, not
+    overlapping itself) copies; None for a long or overlapping one.  Made on first use (15 ms, 4 MB)."""
+    global _short
+    if _short is None:
+        bound = list(range(-8192, 0))  # one int object for each bound: half the table's memory
+        _short = [None if t & 7 == 7 or (t >> 3) + 1 < (t & 7) + 3 else
+                  slice(bound[8191 - (t >> 3)], bound[(t & 7) + 8194 - (t >> 3)] if (t >> 3) > (t & 7) + 2 else None)
+                  for t in range(1 << 16)]
+    return _short
+
+
+def _tokens(src: bytes) -> array:
+    """The little-endian 16-bit word at every byte of ``src`` (the last one's high byte 0)."""
     n = len(src)
-    i = 0
-    flags = 0
-    count = 0  # flag bits left in ``flags``, used from the top
-    half = 0  # position of the byte whose high nibble holds the next 4-bit length, or 0
-    o = 0  # len(out)
-    while o < size:
-        if count == 0:
+    padded = src + b"\0"
+    words = array("H", bytes(2 * n))
+    words[0::2] = array("H", padded[:(n + 1) & ~1])  # the words at even bytes
+    words[1::2] = array("H", padded[1:1 + (n & ~1)])  # and at odd ones
+    if sys.byteorder == "big":
+        words.byteswap()
+    return words
+
+
+def _wide_length(src: bytes, n: int, i: int) -> tuple:
+    """(length - 10, position after it) of a match whose length goes on past its nibble's 15, from
+    byte ``i``: a byte, then if 255 16 bits, then if 0 32 bits."""
+    if i >= n:
+        raise XpressError(f"a match length runs past the end of the stream at byte {i}")
+    length = src[i]
+    i += 1
+    if length == 255:
+        if i + 2 > n:
+            raise XpressError(f"a match length runs past the end of the stream at byte {i}")
+        length = src[i] | src[i + 1] << 8
+        i += 2
+        if length == 0:
             if i + 4 > n:
-                raise XpressError(f"the stream ends at byte {i} before its next flag word "
-                                  f"({o} of {size} bytes made)")
-            flags = int.from_bytes(src[i:i + 4], "little")
+                raise XpressError(f"a match length runs past the end of the stream at byte {i}")
+            length = int.from_bytes(src[i:i + 4], "little")
             i += 4
-            count = 32
+        if length < 22:
+            raise XpressError(f"a match length of {length} at byte {i} is below the format's minimum")
+        length -= 22
+    return length + 15, i
+
+
+def _repeat(out: bytearray, distance: int, length: int) -> None:
+    """Append a match that overlaps itself: it repeats its last ``distance`` bytes, copied in slices
+    that double, each a whole number of ``distance`` bytes but the last."""
+    start = len(out) - distance
+    done = 0
+    while done < length:
+        take = min(length - done, len(out) - start, _SLICE // distance * distance or distance)
+        out += out[start:start + take]
+        done += take
+
+
+def _exact(src: bytes, n: int, i: int, out: bytearray, base: int, size: int, half: int) -> tuple:
+    """Decode one group from its flag word at ``i``, or less where the output reaches ``size``,
+    checking every item: (position after it, ``half``, whether the stream's end marker was met)."""
+    o = len(out) - base
+    if i + 4 > n:
+        raise XpressError(f"the stream ends at byte {i} before its next flag word ({o} of {size} bytes made)")
+    flags = int.from_bytes(src[i:i + 4], "little")
+    i += 4
+    count = 32  # flag bits left in ``flags``, used from the top
+    while count and o < size:
         if not flags >> (count - 1) & 1:
             literals = count - (flags & ((1 << count) - 1)).bit_length()  # zero bits before the next match bit
             take = min(literals, size - o)
             if i + take > n:
                 raise XpressError(f"literals run past the end of the stream at byte {i}")
-            if take == 1:
-                out.append(src[i])
-            else:
-                out += src[i:i + take]
+            out += src[i:i + take]
             i += take
             o += take
             count -= take
@@ -51,7 +133,7 @@ def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
         count -= 1
         if i + 2 > n:
             if i == n:  # a final match bit with no match: the stream's end marker
-                break
+                return i, half, True
             raise XpressError(f"a match runs past the end of the stream at byte {i}")
         token = src[i] | src[i + 1] << 8
         i += 2
@@ -68,40 +150,98 @@ def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
                 length = src[half] >> 4
                 half = 0
             if length == 15:
-                if i >= n:
-                    raise XpressError(f"a match length runs past the end of the stream at byte {i}")
-                length = src[i]
-                i += 1
-                if length == 255:
-                    if i + 2 > n:
-                        raise XpressError(f"a match length runs past the end of the stream at byte {i}")
-                    length = src[i] | src[i + 1] << 8
-                    i += 2
-                    if length == 0:
-                        if i + 4 > n:
-                            raise XpressError(f"a match length runs past the end of the stream at byte {i}")
-                        length = int.from_bytes(src[i:i + 4], "little")
-                        i += 4
-                    if length < 22:
-                        raise XpressError(f"a match length of {length} at byte {i} is below the format's minimum")
-                    length -= 22
-                length += 15
+                length, i = _wide_length(src, n, i)
             length += 7
         length += 3
         if o < distance:
             raise XpressError(f"a match at byte {i} reaches {distance} bytes back, before the start of the output")
-        start = base + o - distance
         o += length
         if o > size:
             raise XpressError(f"a match at byte {i} makes {o} bytes, past the {size} expected")
         if distance >= length:
+            start = len(out) - distance
             out += out[start:start + length]
-        else:  # an overlapping match repeats its last ``distance`` bytes: copy what is there, doubling
-            done = 0
-            while done < length:  # each slice a whole number of ``distance`` bytes until the last
-                take = min(length - done, len(out) - start, _SLICE // distance * distance or distance)
-                out += out[start:start + take]
-                done += take
-    if o != size:
-        raise XpressError(f"the stream makes {o} bytes, not the {size} expected")
+        else:
+            _repeat(out, distance, length)
+    return i, half, False
+
+
+def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
+    """``out`` (a new bytearray if None) with the ``size`` bytes that ``src`` decompresses to appended;
+    XpressError naming the input position otherwise."""
+    src = bytes(src)
+    out = bytearray() if out is None else out
+    base = len(out)  # where the output starts in ``out``
+    end = base + size
+    n = len(src)
+    short, runs, tail = _short_matches(), _RUNS, _TAIL
+    words = _tokens(src)
+    i = 0
+    half = 0  # position of the byte whose high nibble holds the next 4-bit length, or 0
+    while len(out) < end:
+        made = len(out)
+        if i + _GROUP_IN <= n and made + _GROUP_OUT <= end:
+            at, was = i, half
+            near = (made - base) << 3  # a token from here on may reach back past the start (none past 8 KB)
+            try:
+                flags = words[i] | words[i + 2] << 16
+                i += 4
+                for f in (flags >> 24, flags >> 16 & 255, flags >> 8 & 255, flags & 255):
+                    for literals in runs[f]:
+                        if literals:
+                            if literals == 1:
+                                out.append(src[i])
+                                i += 1
+                            else:
+                                out += src[i:i + literals]
+                                i += literals
+                        token = words[i]
+                        i += 2
+                        if token >= near and token >> 3 >= len(out) - base:
+                            raise _Irregular
+                        match = short[token]
+                        if match is not None:
+                            out += out[match]
+                            continue
+                        back = ~(token >> 3)  # -distance
+                        if token & 7 != 7:  # a short match that overlaps itself
+                            _repeat(out, -back, (token & 7) + 3)
+                            continue
+                        if half:
+                            length = src[half] >> 4
+                            half = 0
+                        else:
+                            length = src[i] & 15
+                            half = i
+                            i += 1
+                        if length == 15:
+                            length = src[i] + 25
+                            i += 1
+                            if length == 280:  # 16 or 32 bits: as long as the output may be
+                                length, i = _wide_length(src, n, i - 1)
+                                length += 10
+                                if len(out) + length > end:
+                                    raise _Irregular
+                        else:
+                            length += 10
+                        stop = back + length
+                        if stop < 0:
+                            out += out[back:stop]
+                        else:
+                            _repeat(out, -back, length)
+                    literals = tail[f]
+                    if literals:
+                        out += src[i:i + literals]
+                        i += literals
+                if i <= n and len(out) <= end:
+                    continue
+            except (_Irregular, XpressError, IndexError):
+                pass
+            del out[made:]
+            i, half = at, was
+        i, half, ended = _exact(src, n, i, out, base, size, half)
+        if ended:
+            break
+    if len(out) != end:
+        raise XpressError(f"the stream makes {len(out) - base} bytes, not the {size} expected")
     return out

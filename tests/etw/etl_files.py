@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import struct
 import zipfile
 from pathlib import Path
 
@@ -20,12 +21,32 @@ def unpack(directory: Path) -> dict:
     out = {}
     for name in NAMES:
         target = directory / f"{name}.etl"
-        if name == "net.4.5.2.x64":
-            with zipfile.ZipFile(REAL / f"{name}.etl.zip") as z:
-                target.write_bytes(z.read(f"{name}.etl"))
-        else:
-            target.write_bytes(gzip.decompress((REAL / f"{name}.etl.gz").read_bytes()))
+        target.write_bytes(read(name))
         out[name] = target
+    return out
+
+
+def read(name: str) -> bytes:
+    """The bytes of one real file, unpacked in memory."""
+    if name == "net.4.5.2.x64":
+        with zipfile.ZipFile(REAL / f"{name}.etl.zip") as z:
+            return z.read(f"{name}.etl")
+    return gzip.decompress((REAL / f"{name}.etl.gz").read_bytes())
+
+
+def compressed_streams(data: bytes) -> list:
+    """(XPRESS stream, size it decompresses to) of each compressed buffer of an .etl file's bytes:
+    its body after the 72-byte header, and SavedOffset less the header."""
+    from d3dkmddi_py.etw.etlfile import BUFFER, BUFFER_HEADER, FLAG_COMPRESSED
+
+    out, at = [], 0
+    while at + BUFFER_HEADER <= len(data):
+        size, saved = struct.unpack_from("<II", data, at)
+        if size < BUFFER_HEADER:
+            raise ValueError(f"a buffer of {size} bytes at {at}: not a real file's")
+        if struct.unpack_from("<H", data, at + BUFFER.offset["BufferFlag"])[0] & FLAG_COMPRESSED:
+            out.append((data[at + BUFFER_HEADER:at + size], saved - BUFFER_HEADER))
+        at += size
     return out
 
 
