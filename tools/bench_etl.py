@@ -59,7 +59,7 @@ def repeated_trace(path: str, copies: int) -> None:
 def allocation_trace(path: str, n: int) -> None:
     """The bundled sample's segments, then ``n`` AdapterAllocation events (its clean allocations
     repeated, Start and DCStart), on 4 processors, in 64 KB buffers."""
-    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build, etw_build
 
     segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
@@ -161,7 +161,7 @@ def peak_rss(args: list, folder: str) -> tuple:
 def memory() -> int:
     """Peak RSS of the command on files that decompress to the most each path may hold."""
     from d3dkmddi_py.etw import etlcolumns, etlfile
-    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build
 
     alloc = etl_build.event_bytes(etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", "Start")],

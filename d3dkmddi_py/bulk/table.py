@@ -9,6 +9,8 @@ how a value is written, the same in every chunk and the same rule as ``decode --
   its bit pattern, as ``decode --format jsonl`` writes it.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
+- ``ohex``: a pointer or handle, or None (an adapter only a later lookup names): empty, ``"0x..."`` or null,
+  Parquet uint64.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from ..csvtext import csv_cell
 from ..outfile import binary_stream
 from .._numpy import optional_module as _need, pyarrow_installed
 
-KINDS = ("int", "hex", "text", "opt")
+KINDS = ("int", "hex", "text", "opt", "ohex")
 FORMATS = ("csv", "jsonl", "parquet")
 
 
@@ -93,7 +95,7 @@ class CsvWriter(_TextWriter):
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(table.names)
             self.out.write(buffer.getvalue())
-        self.template = ",".join("%s" if k in ("text", "opt") else "%d" for k in table.kinds) + "\n"
+        self.template = ",".join("%s" if k in ("text", "opt", "ohex") else "%d" for k in table.kinds) + "\n"
 
     def write(self, table: Table) -> None:
         self._check(table)
@@ -104,7 +106,7 @@ class CsvWriter(_TextWriter):
         for i, kind in enumerate(table.kinds):
             if kind == "text":
                 lists[i] = [csv_cell(v) for v in lists[i]]
-            elif kind == "opt":
+            elif kind in ("opt", "ohex"):
                 lists[i] = ["" if v is None else int(v) for v in lists[i]]
         template = self.template
         self.out.writelines(template % row for row in zip(*lists))
@@ -120,7 +122,7 @@ def _numbers_only(table: Table) -> bool:
 
 
 class JsonlWriter(_TextWriter):
-    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s"}
+    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s"}
 
     def _start(self, table: Table) -> None:
         self.template = "{" + ",".join(json.dumps(n).replace("%", "%%") + ":" + self._CELL[k]
@@ -134,6 +136,8 @@ class JsonlWriter(_TextWriter):
                 lists[i] = [json.dumps(v) for v in lists[i]]
             elif kind == "opt":
                 lists[i] = ["null" if v is None else int(v) for v in lists[i]]
+            elif kind == "ohex":
+                lists[i] = ["null" if v is None else f'"0x{int(v):x}"' for v in lists[i]]
             elif table.masks[i] is not None:
                 mask = table.masks[i]
                 lists[i] = [v & mask for v in lists[i]]
@@ -168,7 +172,7 @@ class ParquetWriter:
 
     def write(self, table: Table) -> None:
         pa = self.pa
-        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64()}
+        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64()}
         arrays = []
         for column, kind in zip(table.columns, table.kinds):
             if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them

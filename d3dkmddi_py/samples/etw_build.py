@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..etw.command import SAMPLE_FILE as FILE
+from ..etw.catalog import FIELDS, KIND_BY_NAME
 from ..etw.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
-from ..etw.schema import FIELDS, KIND_BY_NAME, OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
+from ..etw.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
 from ..semantics import flags_member
 from . import build, sample_target
 

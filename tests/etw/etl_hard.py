@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 
 from .helpers import alloc_fields, seg_fields

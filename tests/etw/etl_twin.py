@@ -5,7 +5,8 @@ from __future__ import annotations
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw.command import SAMPLE_PATH
 from d3dkmddi_py.etw.etlfile import filetime_text
-from d3dkmddi_py.etw.schema import FIELDS, OPCODES, POINTER, PROVIDER, PROVIDER_GUID, TEMPLATES
+from d3dkmddi_py.etw.catalog import FIELDS, TEMPLATES
+from d3dkmddi_py.etw.schema import OPCODES, POINTER, PROVIDER, PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build, etw_build
 
 KERNEL_PROCESS = etw_build.KERNEL_PROCESS

@@ -50,7 +50,7 @@ def test_tables_go_to_the_directory_and_nothing_to_stdout(tmp_path):
     target = tmp_path / "new" / "tables"  # created, parents too
     out, err, status = etw("sample", "--format", "csv", "--output", target)
     assert status == 1 and out == ""
-    assert err == f"d3dkmddi: wrote 4 segments, 41 allocations, 17 findings to {target}\n"
+    assert err == f"d3dkmddi: wrote 4 rows of segments, 41 rows of allocations, 17 rows of findings to {target}\n"
     assert sorted(p.name for p in target.iterdir()) == ["allocations.csv", "findings.csv", "segments.csv"]
     rows = (target / "allocations.csv").read_text().splitlines()
     assert len(rows) == 42 and "," in rows[0]

@@ -11,7 +11,8 @@ import random
 import pytest
 
 from d3dkmddi_py.etw import etlcolumns
-from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+from d3dkmddi_py.etw.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace

@@ -1,0 +1,29 @@
+"""An event's section of the etw text (``etw.text`` writes the text): the defaults say what any event
+says (how many were read); an entry's own section says more, through the ``TextOut`` it is given
+(``line``, ``record``: a mirror record as ``dt -r`` prints it, ``findings``: finding lines)."""
+from __future__ import annotations
+
+
+class Section:
+    """An event's part of the etw text.  ``unknown``: mirror members its events cannot fill (the header
+    says them); ``heading``: its words in an adapter's heading; ``adapter``: its lines in an adapter's
+    part; ``summary``: its lines in the summary."""
+
+    def unknown(self, tracker) -> list:
+        return []
+
+    def heading(self, a) -> str | None:
+        return None
+
+    def adapter(self, out, tracker, a) -> None:
+        pass
+
+    def summary(self, out, tracker, entry) -> None:
+        n = tracker.counts.get(entry.event, 0)
+        ids = "/".join(map(str, entry.ids))
+        out.line(f"{entry.event} ({ids}): {n} event{'s' if n != 1 else ''}"
+                 + ("" if entry.apply is not None else ", read and tabled; this package keeps no state of them"))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' if n != 1 else ''}"
