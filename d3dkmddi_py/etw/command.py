@@ -21,7 +21,7 @@ from ..names import ABIS, NEWEST, parse_abi, parse_version
 from ..target import target as make_target
 from ..bulk.table import FORMATS
 from ..bulk.write import Progress
-from .catalog import BIT_MAPS, ENTRIES, TEMPLATES
+from .catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
 from .etlfile import WIDE_FACTS
 from .events import json_value
 from .mapping import SEGMENT
@@ -140,6 +140,9 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
     types = _types(event.event)
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
     names = {f: flag_names(t, event.fields[f]) for (e, f), t in BIT_MAPS.items() if e == event.event}
+    for (e, f), values in VALUE_MAPS.items():  # a value map's name of the value, if it has one
+        if e == event.event:
+            names[f] = next((n for n, v in values.items() if v == event.fields[f]), None)
     for name, leaf in ENTRIES[event.event].json_names.items():  # named as the record at this target names it
         names[name] = record["names"].get(leaf, "0") if record is not None else ""
     pointer = event.adapter if event.adapter is not None else adapter
@@ -188,11 +191,11 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     pk = tracker.packer
     tracker.entries = False  # the lines hold each event: no live allocation is kept whole
 
-    def write(event, findings, record, adapter=None):
+    def write(event, findings, record, adapter=None, checked=True):
         nonlocal errors
         errors += render.count_severity(findings, "error")
         if record is None:
-            stdout.write(json.dumps(event_json(event, None, findings, True, None, adapter)) + "\n")
+            stdout.write(json.dumps(event_json(event, None, findings, checked, None, adapter)) + "\n")
             return
         kind, data, view, checked = record
         made = records.of(kind, data, view, findings, checked)
@@ -216,7 +219,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         applied = tracker.apply(event)
         findings = tracker.findings(event, applied)
         record = entry.record(tracker, event, applied) if entry.record is not None else None
-        write(event, findings, record, getattr(applied, "adapter", None))
+        checked = entry.findings is not None and getattr(applied, "checked", True)  # whether anything was checked
+        write(event, findings, record, getattr(applied, "adapter", None), checked)
     flush()
     reader.check_found()
     return 1 if errors else 0

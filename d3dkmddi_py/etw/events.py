@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from ..errors import EtwInputError
 from ..jsonvalue import wide_text
-from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS
+from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
 from .registry import names as event_names, on_change
 from .schema import BOOLEAN, FORMAT_NAME_PREFIX, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind, flag_names
 
@@ -86,7 +86,7 @@ def _bad(where: str, name: str, text, what: str) -> EtwInputError:
     return EtwInputError(f"{where}: field {name} = {shown!r} {what}", field=name)
 
 
-def parse_value(text, in_type: str, name: str, where: str, bit_map=None):
+def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None):
     """One field's value from its text (or from a Python int/bool given by another reader)."""
     if isinstance(text, list):  # the field's <Data> element repeated
         raise _bad(where, name, " | ".join(map(str, text)), f"is given {len(text)} times; a field that is not a "
@@ -114,10 +114,15 @@ def parse_value(text, in_type: str, name: str, where: str, bit_map=None):
             value = int(s[2:], 16)
         elif bit_map is not None and s:
             return bit_map(_names(s, bit_map, name, where))
+        elif value_map is not None and s in value_map:
+            return value_map[s]  # the manifest's valueMap, by name
         elif name == "Format" and s.startswith(FORMAT_NAME_PREFIX) and s.isidentifier():
             return s  # the Stop template's D3DFormat value map, rendered by name
         elif not s:
             raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number")
+        elif value_map is not None:
+            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex) or a name of its value map "
+                                          f"({', '.join(value_map)})")
         else:
             raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex)")
     else:
@@ -196,7 +201,8 @@ def _plan(event: str) -> tuple:
         if (event, name) in ARRAYS:
             continue
         bit_map = BIT_MAPS.get((event, name))
-        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map)))
+        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map),
+                     VALUE_MAPS.get((event, name))))
     return tuple(rows)
 
 
@@ -258,7 +264,7 @@ def _each(raw: dict, kind: EventKind, where: str, whole: _Whole) -> dict:
     """Field by field: the field's cache for the common spellings, ``parse_value`` for any other text
     (a flag's names, a Format by name, "0X") and for every error."""
     out = {}
-    for name, in_type, bit_map, converted in whole.plan:
+    for name, in_type, bit_map, converted, value_map in whole.plan:
         text = raw.get(name)
         if text is None:
             present = sum(1 for n, _t in FIELDS[kind.event] if raw.get(n) is not None)
@@ -270,7 +276,7 @@ def _each(raw: dict, kind: EventKind, where: str, whole: _Whole) -> dict:
         try:
             out[name] = converted[text]
         except (KeyError, TypeError):
-            out[name] = parse_value(text, in_type, name, where, bit_map)
+            out[name] = parse_value(text, in_type, name, where, bit_map, value_map)
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
     return out

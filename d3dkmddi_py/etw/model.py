@@ -10,7 +10,7 @@ from ..target import as_target
 from .catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event
-from .state import AdapterTrace, AllocationEntry, SegmentEntry, Series  # noqa: F401 (the state's types, here too)
+from .state import AdapterTrace, AllocationEntry, Later, SegmentEntry, Series  # noqa: F401 (the state's types, here too)
 
 CHUNK = 65536  # allocations checked column-wise at once
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
@@ -92,6 +92,24 @@ class Tracker:
         if found is None:
             return None
         return found + (self.live_entries.get(global_handle),)
+
+    def device_allocation(self, handle: int):
+        """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
+        return self.devices.get(handle)
+
+    def tell(self, global_handle: int, event, line: str, findings) -> None:
+        """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
+        (``line`` and its findings); the findings of one it replaces, or of an allocation not kept whole,
+        go with the findings of events about no live record."""
+        entry = self.live_entries.get(global_handle)
+        if entry is None:
+            self.keep_loose(event, list(findings))
+            return
+        name = event.kind.event
+        old = entry.later.get(name)
+        if old is not None:
+            self.keep_loose(old.event, old.findings)
+        entry.later[name] = Later(line, list(findings), event, 1 if old is None else old.count + 1)
 
     def track_run(self, np, globals_, stops, adapters, reads, writes) -> None:
         """A run of AdapterAllocation rows, in order, into ``live`` (columns: hVidMmGlobalAlloc, Stop or

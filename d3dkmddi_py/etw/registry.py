@@ -92,6 +92,7 @@ class EventEntry:
     table: TableSpec
     adapter: str | None = None  # the field holding pDxgAdapter, if any
     bit_maps: dict = field(default_factory=dict)  # field -> flag type (schema.AllocationFlag, ...)
+    value_maps: dict = field(default_factory=dict)  # field -> {name: value}: the manifest's valueMap
     arrays: dict = field(default_factory=dict)  # counted array field -> the field holding its count
     apply: object = None  # apply(tracker, event) -> what the tables and JSON read, or None: no state change
     findings: object = None  # findings(tracker, event, applied) -> [Finding]
@@ -126,6 +127,7 @@ TEMPLATES: dict = {}  # event -> {version: fields}
 FIELDS: dict = {}  # event -> the manifest version's fields (required in XML)
 OPTIONAL: dict = {}  # event -> {field: in-type} other versions add
 BIT_MAPS: dict = {}  # (event, field) -> flag type
+VALUE_MAPS: dict = {}  # (event, field) -> {name: value}
 ARRAYS: dict = {}  # (event, field) -> its count field
 SYMBOLS: dict = {}  # a symbol other readers use -> EventKind
 _LISTENERS: list = []
@@ -173,8 +175,10 @@ def _problem(entry: EventEntry) -> str | None:
         return f"{entry.event}: MAPPING must name every field of every version once, each with its reason"
     if entry.adapter is not None and entry.adapter not in dict(entry.fields):
         return f"{entry.event}: the adapter field {entry.adapter} is not a field of the manifest's version"
-    if any(f not in types for f in list(entry.bit_maps) + list(entry.arrays)):
-        return f"{entry.event}: a bit map or counted array names a field the templates lack"
+    if any(f not in types for f in list(entry.bit_maps) + list(entry.arrays) + list(entry.value_maps)):
+        return f"{entry.event}: a bit map, value map or counted array names a field the templates lack"
+    if any(not 0 <= v <= IN_TYPE_MAX.get(types[f], 1) for f, m in entry.value_maps.items() for v in m.values()):
+        return f"{entry.event}: a value map holds a value its field's in-type cannot"
     spec = entry.table
     if not isinstance(spec, TableSpec) or any(c.kind not in COLUMN_KINDS or (c.field is None) == (c.value is None)
                                               or (c.field is not None and c.field not in types)
@@ -210,6 +214,7 @@ def register(entry: EventEntry) -> EventEntry:
     FIELDS[entry.event] = entry.fields
     OPTIONAL[entry.event] = entry.optional()
     BIT_MAPS.update({(entry.event, f): t for f, t in entry.bit_maps.items()})
+    VALUE_MAPS.update({(entry.event, f): dict(m) for f, m in entry.value_maps.items()})
     ARRAYS.update({(entry.event, f): c for f, c in entry.arrays.items()})
     _changed()
     return entry
@@ -224,7 +229,7 @@ def unregister(event: str) -> None:
         del SYMBOLS[symbol]
     for table in (TEMPLATES, FIELDS, OPTIONAL):
         del table[event]
-    for table in (BIT_MAPS, ARRAYS):
+    for table in (BIT_MAPS, VALUE_MAPS, ARRAYS):
         for key in [k for k in table if k[0] == event]:
             del table[key]
     _changed()

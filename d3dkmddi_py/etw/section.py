@@ -3,6 +3,8 @@ says (how many were read); an entry's own section says more, through the ``TextO
 (``line``, ``record``: a mirror record as ``dt -r`` prints it, ``findings``: finding lines)."""
 from __future__ import annotations
 
+from ..semantics.explain import _size_text
+
 
 class Section:
     """An event's part of the etw text.  ``unknown``: mirror members its events cannot fill (the header
@@ -27,3 +29,8 @@ class Section:
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' if n != 1 else ''}"
+
+
+def bytes_text(n: int) -> str:
+    """``0x6000000 (96 MB)``: the exact value in hex, then its size as the meanings write one."""
+    return f"{n:#x} ({_size_text(n)})"

@@ -28,7 +28,29 @@ class AllocationEntry:
     findings: list = field(default_factory=list)
     placement: tuple | None = None  # (segment id, offset, event number) of its last committed placement
     priority: tuple | None = None  # (priority, event number) of its last SetAllocationPriority
-    later: dict = field(default_factory=dict)  # event name -> (its line, its findings): the last of each kind
+    later: dict = field(default_factory=dict)  # event name -> Later: what the last event of each kind said of it
+
+
+@dataclass
+class Later:
+    """What a later event said of a live allocation (the last of its kind): a line of the text, its
+    findings, the event, and how many events of the kind there were."""
+
+    line: str
+    findings: list
+    event: object
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What an event that names an allocation by a handle found: the adapter and the allocation's
+    hVidMmGlobalAlloc (None where the trace did not show them), and the event's findings."""
+
+    adapter: int | None
+    allocation: int | None
+    findings: tuple = ()
+    checked: bool = True  # False: what the findings would read was not there (the allocation was not found)
 
 
 class Series:

@@ -234,10 +234,10 @@ class TraceTables:
         names, kinds = [n for n, _k in head], [k for _n, k in head]
         columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events],
                    [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
-        for column in entry.table.columns:
+        for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
             names.append(column.name)
             kinds.append(column.kind)
-            columns.append([column.of(e, a) for _n, e, a, _f in items])
+            columns.append([n.table.columns[j].of(e, a) for n, e, a, _f in items])
         decoded = {}
         for kind in entry.table.mirror:
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a

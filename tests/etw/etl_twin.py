@@ -51,8 +51,7 @@ def twin(items, *, pointer_size: int = 8, processors: int = 2, compress: bool = 
             kind = item.kind
             etl_events.append(etl_build.dxgkrnl_event(kind, item.fields, version=item.version,
                                                       pointer_size=pointer_size, **where))
-            fields = TEMPLATES[kind.event][item.version]
-            data = [(n, _number(t, item.fields[n])) for n, t in fields]
+            data = etw_build.data_items(kind.event, item.version, item.fields)
             xml.append(etw_build._event(lambda: when, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id,
                                         version=item.version, task=kind.task, opcode=OPCODES[kind.opcode],
                                         keywords="0x8000000000000040", data=data,

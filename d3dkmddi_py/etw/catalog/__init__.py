@@ -12,10 +12,10 @@ import importlib
 import pkgutil
 
 from ..registry import (ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, TEMPLATES,
-                        entry_of)
+                        VALUE_MAPS, entry_of)
 
-__all__ = ["ENTRIES", "KINDS", "KIND_BY_NAME", "TEMPLATES", "FIELDS", "OPTIONAL", "BIT_MAPS", "ARRAYS", "SYMBOLS",
-           "entry_of"]
+__all__ = ["ENTRIES", "KINDS", "KIND_BY_NAME", "TEMPLATES", "FIELDS", "OPTIONAL", "BIT_MAPS", "VALUE_MAPS", "ARRAYS",
+           "SYMBOLS", "entry_of"]
 
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
     importlib.import_module(f"{__name__}.{_module}")

@@ -85,8 +85,11 @@ def apply(tracker, event) -> bytes:
         a.stopped += 1
         tracker.live.pop(handle, None)
         tracker.live_entries.pop(handle, None)
-        if tracker.entries and a.allocations.pop(identity(event), None) is None:
+        gone = a.allocations.pop(identity(event), None) if tracker.entries else None
+        if tracker.entries and gone is None:
             a.stops_unmatched += 1
+        for later in (gone.later.values() if gone is not None else ()):  # its text goes: keep its findings
+            tracker.keep_loose(later.event, later.findings)
         return data
     a.started += 1
     if handle:
@@ -138,21 +141,22 @@ class _Text(Section):
             out.line(f"   event Flags = 0x{int(flags):x} {flag_names(AllocationFlag, flags) if flags else '(none)'}{note}")
             if ev.fields["hDxgSharedResource"]:
                 out.line(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}")
-            for line, found in e.later.values():  # what later events said of it (its placement, its priority)
-                out.line(line)
-                out.findings(found)
+            for later in e.later.values():  # what later events said of it (its placement, its priority)
+                out.line(later.line + (f" (the last of {later.count})" if later.count > 1 else ""))
+                out.findings(later.findings)
             out.record(ALLOCATION_TYPE, e.data, findings=e.findings, adapter=a.adapter)
             if any(e.usage):
                 out.record(USAGE_TYPE, e.usage, explain=False, note="UsageVersion, UsageFlags, Format...")
 
     def summary(self, out, tracker, entry) -> None:
         adapters = tracker.adapters.values()
-        live = [e for a in adapters for e in a.allocations.values()]
+        live = [e.findings + [f for later in e.later.values() for f in later.findings]  # its own and later events'
+                for a in adapters for e in a.allocations.values()]
         started, stopped = sum(a.started for a in adapters), sum(a.stopped for a in adapters)
         unmatched = sum(a.stops_unmatched for a in adapters)
-        clean = sum(not e.findings for e in live)
-        errors = sum(render.count_severity(e.findings, "error") for e in live)
-        warnings = sum(render.count_severity(e.findings, "warning") for e in live)
+        clean = sum(not found for found in live)
+        errors = sum(render.count_severity(found, "error") for found in live)
+        warnings = sum(render.count_severity(found, "warning") for found in live)
         out.line(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
                  f"starting), {len(live)} live: {clean} without findings, {len(live) - clean} with "
                  f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from {len(out.rules)} distinct rules")

@@ -1,0 +1,70 @@
+"""VidMmProcessUsageChange (event 367, task 219, template VidMmProcessUsageChangeArgs): a process's video
+memory usage on an adapter and memory segment group changed; a series per (process, physical adapter,
+segment group)."""
+from __future__ import annotations
+
+from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..section import Section, bytes_text, plural
+
+EVENT = "VidMmProcessUsageChange"
+FIELDS = (("NewUsage", UINT64), ("OldUsage", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
+          ("PhysicalAdapterIndex", UINT16), ("MemorySegmentGroup", UINT8))
+# the manifest's D3DKMT_MEMORY_SEGMENT_GROUP value map (VidMmProcessBudgetChange's MemorySegmentGroup has it)
+SEGMENT_GROUPS = {"Local": 0, "NonLocal": 1, "NonBudget": 2}
+GROUP_NAMES = {v: k for k, v in SEGMENT_GROUPS.items()}
+
+MAPPING = (
+    Mapping(EVENT, "NewUsage", None, None, "the process's usage now, in bytes: the kernel's count, no mirror member"),
+    Mapping(EVENT, "OldUsage", None, None, "the usage before this change (the series keeps the new values)"),
+    Mapping(EVENT, "pDxgAdapter", None, None, "the kernel's adapter object: it groups the series by adapter"),
+    Mapping(EVENT, "ProcessId", None, None, "the process's id (a number, not the hProcessId pointer of the "
+                                            "allocation events)"),
+    Mapping(EVENT, "PhysicalAdapterIndex", None, None, "the linked adapter's index: a series per index"),
+    Mapping(EVENT, "MemorySegmentGroup", None, None, "the D3DKMT_MEMORY_SEGMENT_GROUP (0 Local, 1 NonLocal, 2 "
+                                                     "NonBudget): the kernel's grouping, no descriptor member"),
+)
+
+
+def key(event) -> tuple:
+    f = event.fields
+    return f["ProcessId"], f["PhysicalAdapterIndex"], f["MemorySegmentGroup"]
+
+
+def key_text(k: tuple) -> str:
+    process, index, group = k
+    return f"process {process}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
+
+
+def apply(tracker, event):
+    """One more sample of the process's usage."""
+    a = tracker.state(event.adapter)
+    tracker.series_of(a.usage, key(event)).add(event.number, event.fields["NewUsage"])
+
+
+class _Text(Section):
+    def heading(self, a) -> str | None:
+        return f"usage of {plural(len(a.usage), 'process group')}" if a.usage else None
+
+    def adapter(self, out, tracker, a) -> None:
+        if not a.usage:
+            return
+        out.line(f"\n-- video memory usage per process and segment group ({EVENT})")
+        for k in sorted(a.usage):
+            s = a.usage[k]
+            budget = a.budget.get(k)
+            against = f", budget now {bytes_text(budget.last)}" if budget is not None else ""
+            out.line(f"   {key_text(k)}: {plural(s.count, 'sample')}, now {bytes_text(s.last)}, highest "
+                     f"{bytes_text(s.high)} (event #{s.high_at}){against}")
+
+    def summary(self, out, tracker, entry) -> None:
+        n = tracker.counts.get(EVENT, 0)
+        keys = sum(len(a.usage) for a in tracker.adapters.values())
+        out.line(f"process usage ({EVENT}, 367): {plural(n, 'event')}, {plural(keys, 'process group')}")
+
+
+register(EventEntry(
+    event=EVENT, ids={367: "Info"}, task=219, symbols={367: EVENT}, versions={0: FIELDS}, manifest_version=0,
+    templates={367: "VidMmProcessUsageChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
+    table=TableSpec("process_usage", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
+    order=40))
