@@ -184,6 +184,8 @@ def _problem(entry: EventEntry) -> str | None:
                                               or (c.field is not None and c.field not in types)
                                               for c in spec.columns):
         return f"{entry.event}: a table column needs a kind ({', '.join(COLUMN_KINDS)}) and a field or a value"
+    if any(c.field in entry.arrays and c.kind != "text" for c in spec.columns):
+        return f"{entry.event}: a counted array's column is text (its values, space-separated)"
     for other in ENTRIES.values():
         if other.table.name == spec.name and [(c.name, c.kind) for c in other.table.columns] != \
                 [(c.name, c.kind) for c in spec.columns]:
@@ -259,10 +261,12 @@ def field_kind(in_type: str) -> str:
     return "hex" if in_type in (POINTER, UINT64) else "int"
 
 
-def field_columns(fields, *, skip=(), optional=()) -> tuple:
+def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
     """A Column per template field (but ``skip``), named as the field, of its in-type's kind; a field only
-    some versions have (``optional``) is "opt" (empty where the event's version lacks it)."""
-    return tuple(Column(n, "opt" if n in optional else field_kind(t), field=n) for n, t in fields if n not in skip)
+    some versions have (``optional``) is "opt" (empty where the event's version lacks it), a counted array
+    (``arrays``) "text" (its values, space-separated)."""
+    return tuple(Column(n, "text" if n in arrays else "opt" if n in optional else field_kind(t), field=n)
+                 for n, t in fields if n not in skip)
 
 
 def payload_bytes(in_type: str, pointer_size: int) -> int:

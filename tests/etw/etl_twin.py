@@ -7,7 +7,9 @@ from d3dkmddi_py.etw.command import SAMPLE_PATH
 from d3dkmddi_py.etw.etlfile import filetime_text
 from d3dkmddi_py.etw.catalog import FIELDS, TEMPLATES
 from d3dkmddi_py.etw.schema import OPCODES, POINTER, PROVIDER, PROVIDER_GUID
+from d3dkmddi_py.etw.tables import table_names
 from d3dkmddi_py.samples import etl_build, etw_build
+from tests.etw.helpers import run
 
 KERNEL_PROCESS = etw_build.KERNEL_PROCESS
 EVENT_TRACE_GUID = etw_build.EVENT_TRACE_GUID
@@ -90,3 +92,16 @@ def sample_items(pointer_size: int = 8) -> list:
         e = events.get(number)
         items.append(noise[number] if e is None else Dxg(e.kind, e.fields, e.version, e.process_id, e.thread_id))
     return items
+
+
+def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
+    """What the command writes for a trace on standard input: text, --json, and every table as CSV and JSON lines."""
+    out = {}
+    for label, argv in (("text", []), ("json", ["--json"])):
+        out[label] = run(["-", *argv], stdin=data, monkeypatch=monkeypatch)
+    for fmt in ("csv", "jsonl"):
+        path = tmp_path / f"tables.{fmt}"
+        status = run(["-", "--format", fmt, "-o", str(path)], stdin=data, monkeypatch=monkeypatch)[1]
+        out[fmt] = ({p.name: p.read_bytes() for p in sorted(path.iterdir())}, status)
+        assert len(out[fmt][0]) == len(table_names())
+    return out
