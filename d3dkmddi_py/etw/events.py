@@ -72,7 +72,7 @@ class Event:
     @property
     def adapter(self) -> int | None:
         """The pDxgAdapter the event names, or None for an event that names none (its entry says which field)."""
-        name = ENTRIES[self.kind.event].adapter
+        name = self.kind.adapter
         return None if name is None else self.fields[name]
 
     def where(self) -> str:

@@ -56,14 +56,22 @@ class Column:
     def of(self, event, applied):
         if self.value is not None:
             return self.value(event, applied)
-        v = event.fields.get(self.field)
-        return v if v is None or isinstance(v, str) else _cell(v, self.kind)
+        return _cell(event.fields.get(self.field))
+
+    def cells(self, events, applied) -> list:
+        """``of`` for each event (and what its ``apply`` returned), in one pass."""
+        if self.value is not None:
+            return [self.value(e, a) for e, a in zip(events, applied)]
+        name = self.field
+        if self.kind == "text":
+            return [_cell(e.fields.get(name)) for e in events]
+        return [int(f[name]) if name in f else None for f in [e.fields for e in events]]  # a number, a flag, a bool
 
 
-def _cell(value, kind: str):
+def _cell(value):
     if isinstance(value, tuple):  # a counted array: its values, space-separated
         return " ".join(f"0x{v:x}" for v in value)
-    return int(value)
+    return value if value is None or isinstance(value, str) else int(value)
 
 
 @dataclass(frozen=True)
@@ -203,7 +211,8 @@ def register(entry: EventEntry) -> EventEntry:
     ENTRIES.clear()
     ENTRIES.update((e.event, e) for e in ordered)
     for event_id, opcode in entry.ids.items():
-        kind = EventKind(event_id, entry.event, opcode, entry.task, entry.manifest_version, entry.templates[event_id])
+        kind = EventKind(event_id, entry.event, opcode, entry.task, entry.manifest_version, entry.templates[event_id],
+                         entry.adapter)
         KINDS[event_id] = KIND_BY_NAME[(entry.event, opcode)] = kind
         symbol = entry.symbols[event_id]
         SYMBOLS[symbol] = kind

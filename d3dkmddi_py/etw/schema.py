@@ -37,6 +37,7 @@ class EventKind:
     task: int
     version: int  # the manifest copy's version; other builds log others (fields are matched by name)
     template: str
+    adapter: str | None = None  # the field that names the adapter (its entry's), if any
 
     @property
     def label(self) -> str:

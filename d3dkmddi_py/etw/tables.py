@@ -234,10 +234,12 @@ class TraceTables:
         names, kinds = [n for n, _k in head], [k for _n, k in head]
         columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events],
                    [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
+        own = all(n is entry for n, _e, _a, _f in items)
         for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
             names.append(column.name)
             kinds.append(column.kind)
-            columns.append([n.table.columns[j].of(e, a) for n, e, a, _f in items])
+            columns.append(column.cells(events, [a for _n, _e, a, _f in items]) if own else
+                           [n.table.columns[j].of(e, a) for n, e, a, _f in items])
         decoded = {}
         for kind in entry.table.mirror:
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
@@ -319,7 +321,7 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode not in entry.unchecked for e in events]
-    rows.fields = {c.name: [c.of(e, None) for e in events] for c in entry.table.columns}  # None: not in
+    rows.fields = {c.name: c.cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
     rows.data = {kind: b"".join(d for _e, d in items) if kind == first else
