@@ -182,11 +182,11 @@ def type_of(pk, kind: str) -> str:
 
 
 def _json(reader, tracker: Tracker, stdout) -> int:
-    """Events whose entry is batched (allocations) are checked in batches (column-wise, like the --format
-    path); a batch is written before any other event, so each is checked against the segments reported
-    before it and the lines stay in trace order."""
+    """Lines in trace order, written a chunk of events at a time: events whose entry is batched
+    (allocations) are checked column-wise when their chunk is written (like the --format path), and a
+    chunk is written before any event that changes what they are checked against (a ReportSegment)."""
     errors = 0
-    pending = []
+    pending = []  # (event, what apply returned, its findings: None for a batched event, its entry)
     records = _Records(tracker)
     pk = tracker.packer
     tracker.entries = False  # the lines hold each event: no live allocation is kept whole
@@ -204,23 +204,24 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         stdout.write(json.dumps(obj)[:-1] + ', "record": ' + made[1] + "}\n")
 
     def flush():
-        for (event, data), findings in zip(pending, tracker.batch_findings(pending)):
-            write(event, findings, ENTRIES[event.event].record(tracker, event, data))
+        checked = iter(tracker.batch_findings([(e, a) for e, a, _f, entry in pending if entry.batched]))
+        for event, applied, findings, entry in pending:
+            if entry.batched:
+                write(event, next(checked), entry.record(tracker, event, applied))
+                continue
+            record = entry.record(tracker, event, applied) if entry.record is not None else None
+            write(event, findings, record, getattr(applied, "adapter", None),
+                  entry.findings is not None and getattr(applied, "checked", True))  # whether anything was checked
         pending.clear()
 
     for event in reader:
         entry = ENTRIES[event.event]
-        if entry.batched:  # applied now (later events read it), checked with its batch
-            pending.append((event, tracker.apply(event)))
-            if len(pending) >= CHUNK_EVENTS:
-                flush()
-            continue
-        flush()
+        if entry.barrier:
+            flush()
         applied = tracker.apply(event)
-        findings = tracker.findings(event, applied)
-        record = entry.record(tracker, event, applied) if entry.record is not None else None
-        checked = entry.findings is not None and getattr(applied, "checked", True)  # whether anything was checked
-        write(event, findings, record, getattr(applied, "adapter", None), checked)
+        pending.append((event, applied, None if entry.batched else tracker.findings(event, applied), entry))
+        if len(pending) >= CHUNK_EVENTS:
+            flush()
     flush()
     reader.check_found()
     return 1 if errors else 0

@@ -195,9 +195,10 @@ class Tracker:
 
     def findings_of_rows(self, adapters, checked, data: bytes) -> list:
         """``batch_findings`` of allocation records given as columns: each row's adapter pointer,
-        whether it is checked (not a Stop), and the records' bytes."""
+        whether it is checked (not a Stop), and the records' bytes.  A row's findings are a list, or
+        an empty tuple when it has none."""
         size = len(data) // len(adapters) if len(adapters) else 0
-        out = [[] for _ in adapters]
+        out = [()] * len(adapters)  # most rows have none: one shared empty tuple, not a list a row
         for i in self._found(adapters, checked, data):
             out[i] = self.check_allocation(adapters[i], data[i * size:(i + 1) * size])
         return out

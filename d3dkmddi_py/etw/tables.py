@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from itertools import chain
 
 from .. import bulk, render
 from .._numpy import numpy_module
@@ -27,6 +28,7 @@ from .model import Tracker
 from .registry import HEAD, MIRROR_PREFIX
 
 CHUNK_EVENTS = 65536
+SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
 FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
 
 
@@ -67,8 +69,10 @@ class TraceTables:
         self.counts = dict.fromkeys(self.names, 0)
         self.errors = 0
         self.events = 0
-        self._pending: list = []  # (event, its record's bytes) of batched events
+        self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
+        self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
         self._rows: dict = {}  # table -> [(entry, event, applied, findings)] of the other events
+        self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
         self._started: set = set()  # tables that have had a chunk
@@ -135,18 +139,21 @@ class TraceTables:
 
     # ---- events
     def add(self, event) -> None:
+        """One event: applied now (later events read the state it leaves), its row buffered; the buffers are
+        written before an event that changes what batched events are checked against (a barrier: a
+        ReportSegment), and every ``chunk`` events."""
         self.events += 1
         entry = ENTRIES[event.kind.event]
-        if entry.batched:
-            self._pending.append((event, self.tracker.apply(event)))
-            if len(self._pending) >= self.chunk:
-                self.flush()
-            return
-        self.flush()  # later batched events are checked against what this one changes
+        if entry.barrier:
+            self.flush()
         applied = self.tracker.apply(event)
-        rows = self._rows.setdefault(entry.table.name, [])
-        rows.append((entry, event, applied, self.tracker.findings(event, applied)))
-        if len(rows) >= self.chunk:
+        if entry.batched:  # checked column-wise when written
+            self._pending.setdefault(entry.event, []).append((event, applied))
+        else:
+            self._rows.setdefault(entry.table.name, []).append(
+                (entry, event, applied, self.tracker.findings(event, applied)))
+        self._buffered += 1
+        if self._buffered >= self.chunk:
             self.flush()
 
     def read(self, reader, *, columns: bool = True) -> None:
@@ -176,29 +183,43 @@ class TraceTables:
 
     def add_batch(self, batch, header, source: str) -> None:
         """An ``etlcolumns.DxgBatch``: the runs of batched events (allocations) column-wise, every other
-        row as an Event.  Raises etlcolumns.NeedExact where only the Event path says it exactly (a value
-        that does not fit its mirror member): the caller starts again from the Events."""
+        row as an Event, written where ``add`` would write them (so both paths write the same chunks).
+        Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
+        its mirror member): the caller starts again from the Events."""
         np = numpy_module()
         batched = [i for i, k in KINDS.items() if ENTRIES[k.event].batched]
         ids = batch.ids
-        runs = np.isin(ids, batched)
-        singles = np.flatnonzero(~runs).tolist()
+        singles = np.flatnonzero(~np.isin(ids, batched)).tolist()
         start = 0
         for row in singles + [len(batch)]:
-            if row > start:
-                self.flush()
-            for part in range(start, row, self.chunk):  # a chunk at a time: a batch can hold a buffer's events
-                stop = min(part + self.chunk, row)
+            if row - start < SHORT_RUN:  # a few rows between other events: as Events (columns cost more)
+                for i in range(start, row):
+                    self.add(batch.event(i, header.utc(int(batch.times[i])), source))
+                start = row
+            part = start
+            while part < row:  # a run, cut where ``add`` would write the buffers
+                stop = min(row, part + self.chunk - self._buffered)
                 for event_name, rows in _by_event(np, ids[part:stop]):
                     entry = ENTRIES[event_name]
-                    self._batched_rows(entry, _rows_of_batch(np, entry, self.tracker, batch, part, stop, rows,
-                                                             header))
+                    self._run(entry, _rows_of_batch(np, entry, self.tracker, batch, part, stop, rows, header))
                 self.events += stop - part
+                self._buffered += stop - part
+                if self._buffered >= self.chunk:
+                    self.flush()
+                part = stop
             if row < len(batch):
                 self.add(batch.event(row, header.utc(int(batch.times[row])), source))
             start = row + 1
         if self.progress is not None:
             self.progress.update(self.events)
+
+    def _run(self, entry, rows) -> None:
+        """A run of a batched event's rows, after any of its Events buffered before it."""
+        runs = self._runs.setdefault(entry.event, [])
+        pending = self._pending.pop(entry.event, None)
+        if pending:
+            runs.append(_rows_of_events(entry, self.tracker, pending))
+        runs.append(rows)
 
     def restart(self) -> None:
         """Discard everything written so far (the files too), to start again from the first event."""
@@ -213,20 +234,27 @@ class TraceTables:
         self.__enter__()
 
     def flush(self) -> None:
-        if self._rows:
-            rows, self._rows = self._rows, {}
-            for table, items in rows.items():
-                self._write_rows(table, items)
-        if self._pending:
-            pending, self._pending = self._pending, []
-            entry = ENTRIES[pending[0][0].kind.event]
-            self._batched_rows(entry, _rows_of_events(entry, self.tracker, pending))
+        """Write what is buffered: each table's rows as one chunk, then their findings in event order."""
+        found = []
+        rows, self._rows = self._rows, {}
+        for table, items in rows.items():
+            found += self._write_rows(table, items)
+        pending, self._pending = self._pending, {}
+        runs, self._runs = self._runs, {}
+        for name in dict.fromkeys(list(runs) + list(pending)):
+            entry = ENTRIES[name]
+            parts = runs.get(name, []) + ([_rows_of_events(entry, self.tracker, pending[name])] if name in pending else [])
+            found += self._batched_rows(entry, _merged(parts))
+        if found:
+            found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order
+            self._write_findings([n for n, _f in found], [f for _n, f in found])
+        self._buffered = 0
         if self.progress is not None:
             self.progress.update(self.events)
 
-    def _write_rows(self, table: str, items) -> None:
+    def _write_rows(self, table: str, items) -> list:
         """Rows of events one at a time: ``items`` are (entry, event, applied, findings); an event of None
-        gives the table's columns with no row."""
+        gives the table's columns with no row.  Returns their (number, finding) pairs."""
         entry = items[0][0]
         items = [item for item in items if item[1] is not None]
         events = [e for _n, e, _a, _f in items]
@@ -245,9 +273,10 @@ class TraceTables:
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
                             for _n, e, a, _f in items)
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
-        self._write(table, names, kinds, columns, decoded, [f for _n, _e, _a, f in items], [e.number for e in events])
+        return self._write(table, names, kinds, columns, decoded, [f for _n, _e, _a, f in items],
+                           [e.number for e in events])
 
-    def _batched_rows(self, entry, rows) -> None:
+    def _batched_rows(self, entry, rows) -> list:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
         head = _head(entry)
         names = [n for n, _k in head] + [c.name for c in entry.table.columns]
@@ -257,9 +286,10 @@ class TraceTables:
         target = self.tracker.target
         decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
                    for kind in entry.table.mirror}
-        self._write(entry.table.name, names, kinds, columns, decoded, found, rows.numbers)
+        return self._write(entry.table.name, names, kinds, columns, decoded, found, rows.numbers)
 
-    def _write(self, table, names, kinds, columns, decoded: dict, found, numbers) -> None:
+    def _write(self, table, names, kinds, columns, decoded: dict, found, numbers) -> list:
+        """Write one chunk of a table; returns its rows' (number, finding) pairs for the findings table."""
         masks = [None] * len(names)
         for kind, cols in decoded.items():
             leaves = columns_table(cols, MIRROR_PREFIX.get(kind, ""), self._paths[kind])
@@ -274,9 +304,10 @@ class TraceTables:
         self.counts[table] += len(found)
         self.errors += sum(errors)
         self._started.add(table)
-        if any(found):
-            numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
-            self._write_findings([n for n, fs in zip(numbers, found) for _f in fs], [f for fs in found for f in fs])
+        if not any(found):
+            return []
+        numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
+        return [(n, f) for n, fs in zip(numbers, found) for f in fs]
 
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
@@ -311,6 +342,18 @@ class _Rows:
     """A batched event's rows as columns: what its table is written from."""
 
     __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data")
+
+
+def _merged(parts: list) -> _Rows:
+    """Runs of rows as one (a chunk of the table, whichever path made them)."""
+    if len(parts) == 1:
+        return parts[0]
+    out = _Rows()
+    for name in ("numbers", "times", "opcodes", "pids", "adapters", "checked"):
+        setattr(out, name, list(chain.from_iterable(_list(getattr(part, name)) for part in parts)))
+    out.fields = {c: list(chain.from_iterable(_list(part.fields[c]) for part in parts)) for c in parts[0].fields}
+    out.data = {kind: b"".join(part.data[kind] for part in parts) for kind in parts[0].data}
+    return out
 
 
 def _rows_of_events(entry, tracker, items) -> _Rows:

@@ -150,7 +150,7 @@ class _Text(Section):
 
     def summary(self, out, tracker, entry) -> None:
         adapters = tracker.adapters.values()
-        live = [e.findings + [f for later in e.later.values() for f in later.findings]  # its own and later events'
+        live = [[*e.findings, *(f for later in e.later.values() for f in later.findings)]  # its own, later events'
                 for a in adapters for e in a.allocations.values()]
         started, stopped = sum(a.started for a in adapters), sum(a.stopped for a in adapters)
         unmatched = sum(a.stops_unmatched for a in adapters)
