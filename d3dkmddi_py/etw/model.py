@@ -214,7 +214,7 @@ class Tracker:
             for start in range(0, len(entries), CHUNK):
                 part = entries[start:start + CHUNK]
                 for entry, found in zip(part, self.batch_findings([(e.event, e.data) for e in part])):
-                    entry.findings = found
+                    entry.findings = list(found)
         return self.adapters
 
 
