@@ -21,10 +21,16 @@ class Section:
         pass
 
     def summary(self, out, tracker, entry) -> None:
+        """What was read of the event, if the trace has it: how many, and what the entry keeps of them."""
         n = tracker.counts.get(entry.event, 0)
-        ids = "/".join(map(str, entry.ids))
-        out.line(f"{entry.event} ({ids}): {n} event{'s' if n != 1 else ''}"
-                 + ("" if entry.apply is not None else ", read and tabled; this package keeps no state of them"))
+        if n:
+            out.line(f"{entry.event} ({'/'.join(map(str, entry.ids))}): {plural(n, 'event')}"
+                     + ("" if entry.apply is not None else ", read and tabled; this package keeps no state of them")
+                     + "".join(f"; {part}" for part in self.counts(tracker)))
+
+    def counts(self, tracker) -> list:
+        """What the summary line adds after the count of events."""
+        return []
 
 
 def plural(n: int, word: str) -> str:

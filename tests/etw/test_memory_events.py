@@ -27,7 +27,10 @@ DEVICE_START, DEVICE_STOP = K[("DeviceAllocation", "Start")], K[("DeviceAllocati
 COMMITTED, RUNDOWN = K[("ReportCommittedAllocation", "Info")], K[("ReportCommittedGlobalAllocation", "DCStart")]
 PRIORITY, RESIDENT = K[("SetAllocationPriority", "Info")], K[("TotalBytesResidentInSegment", "Info")]
 USAGE, BUDGET = K[("VidMmProcessUsageChange", "Info")], K[("VidMmProcessBudgetChange", "Info")]
-NEW_KINDS = [k for k in K.values() if k.event not in ("ReportSegment", "AdapterAllocation")]
+NEW_KINDS = [k for k in K.values() if k.event in ("DeviceAllocation", "ReportCommittedAllocation",
+                                                  "ReportCommittedGlobalAllocation", "SetAllocationPriority",
+                                                  "TotalBytesResidentInSegment", "VidMmProcessUsageChange",
+                                                  "VidMmProcessBudgetChange")]
 GLOBAL, DEVICE = 0xEEEE0001, 0xDDDD0001  # the allocation's hVidMmGlobalAlloc, a device's hVidMmAlloc of it
 
 

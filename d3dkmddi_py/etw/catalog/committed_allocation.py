@@ -8,7 +8,6 @@ from __future__ import annotations
 from ...semantics import Placement, check
 from ..registry import Column, EventEntry, Mapping, TableSpec, register
 from ..schema import BOOLEAN, POINTER, UINT32, UINT64
-from ..section import Section, plural
 from ..state import Resolved
 from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
 
@@ -93,14 +92,8 @@ def columns(handle: str) -> tuple:
                    " ".join(f"0x{v:x}" for v in e.fields["Timestamps"])))
 
 
-class _Text(Section):
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(entry.event, 0)
-        out.line(f"placements ({entry.event}, {'/'.join(map(str, entry.ids))}): {plural(n, 'event')}")
-
-
 register(EventEntry(
     event=EVENT, ids={80: "Info"}, task=55, symbols={80: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={80: "ReportCommittedAllocationArgs"}, mapping=MAPPING, arrays={"Timestamps": "NumberOfTimestamps"},
-    table=TableSpec("placements", columns("hAllocationHandle")), apply=apply, findings=findings, text=_Text(),
+    table=TableSpec("placements", columns("hAllocationHandle")), apply=apply, findings=findings,
     rules=(RULE,), order=50))

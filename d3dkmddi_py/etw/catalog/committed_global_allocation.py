@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..registry import EventEntry, Mapping, TableSpec, register
 from ..schema import POINTER, UINT32, UINT64
-from .committed_allocation import RULE, _Text, columns, findings, place
+from .committed_allocation import RULE, columns, findings, place
 
 EVENT = "ReportCommittedGlobalAllocation"
 FIELDS = (("hGlobalAllocationHandle", POINTER), ("ulSegmentId", UINT32), ("SegmentOffset", UINT64))
@@ -29,4 +29,4 @@ register(EventEntry(
     event=EVENT, ids={227: "DCStart"}, task=131, symbols={227: "ReportCommittedGlobalAllocationDCStart"},
     versions={0: FIELDS}, manifest_version=0, templates={227: "ReportCommittedGlobalAllocationDCStartArgs"},
     mapping=MAPPING, table=TableSpec("placements", columns("hGlobalAllocationHandle")), apply=apply,
-    findings=findings, text=_Text(), rules=(RULE,), order=51))
+    findings=findings, rules=(RULE,), order=51))

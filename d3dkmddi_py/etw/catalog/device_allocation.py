@@ -44,9 +44,8 @@ def apply(tracker, event):
 
 
 class _Text(Section):
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(EVENT, 0)
-        out.line(f"device allocations ({EVENT}, 36/37/38): {plural(n, 'event')}, {len(tracker.devices)} live at the end")
+    def counts(self, tracker) -> list:
+        return [f"{plural(len(tracker.devices), 'device allocation')} live at the end"]
 
 
 register(EventEntry(

@@ -46,10 +46,8 @@ class _Text(Section):
             out.line(f"   {key_text(k)}: {plural(s.count, 'sample')}, now {bytes_text(s.last)}, lowest "
                      f"{bytes_text(s.low)}, highest {bytes_text(s.high)}")
 
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(EVENT, 0)
-        keys = sum(len(a.budget) for a in tracker.adapters.values())
-        out.line(f"process budgets ({EVENT}, 366): {plural(n, 'event')}, {plural(keys, 'process group')}")
+    def counts(self, tracker) -> list:
+        return [plural(sum(len(a.budget) for a in tracker.adapters.values()), "process group")]
 
 
 register(EventEntry(

@@ -57,10 +57,8 @@ class _Text(Section):
             out.line(f"   {key_text(k)}: {plural(s.count, 'sample')}, now {bytes_text(s.last)}, highest "
                      f"{bytes_text(s.high)} (event #{s.high_at}){against}")
 
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(EVENT, 0)
-        keys = sum(len(a.usage) for a in tracker.adapters.values())
-        out.line(f"process usage ({EVENT}, 367): {plural(n, 'event')}, {plural(keys, 'process group')}")
+    def counts(self, tracker) -> list:
+        return [plural(sum(len(a.usage) for a in tracker.adapters.values()), "process group")]
 
 
 register(EventEntry(

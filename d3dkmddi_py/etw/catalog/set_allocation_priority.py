@@ -7,7 +7,6 @@ from __future__ import annotations
 from ...semantics import check_priority, decode_priority
 from ..registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, register
 from ..schema import POINTER, UINT32
-from ..section import Section, plural
 from ..state import Resolved
 
 EVENT = "SetAllocationPriority"
@@ -44,16 +43,10 @@ def findings(tracker, event, resolved: Resolved) -> list:
     return list(resolved.findings)
 
 
-class _Text(Section):
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(EVENT, 0)
-        out.line(f"priority changes ({EVENT}, 46): {plural(n, 'event')}")
-
-
 register(EventEntry(
     event=EVENT, ids={46: "Info"}, task=29, symbols={46: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={46: "SetAllocationPriorityArgs"}, mapping=MAPPING,
     table=TableSpec("priorities", (Column("allocation", "ohex", value=lambda e, r: r.allocation),
                                    Column("hAllocationHandle", "hex", field="hAllocationHandle"),
                                    Column("Priority", "int", field="Priority"))),
-    apply=apply, findings=findings, text=_Text(), order=52))
+    apply=apply, findings=findings, order=52))

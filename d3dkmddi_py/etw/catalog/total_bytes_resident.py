@@ -43,10 +43,8 @@ class _Text(Section):
             out.line(f"   segment {sid}: {plural(s.count, 'sample')}, last {bytes_text(s.last)}{size}, highest "
                      f"{bytes_text(s.high)} (event #{s.high_at}), lowest {bytes_text(s.low)}")
 
-    def summary(self, out, tracker, entry) -> None:
-        n = tracker.counts.get(EVENT, 0)
-        keys = sum(len(a.resident) for a in tracker.adapters.values())
-        out.line(f"resident bytes ({EVENT}, 274): {plural(n, 'event')}, {plural(keys, 'segment')}")
+    def counts(self, tracker) -> list:
+        return [plural(sum(len(a.resident) for a in tracker.adapters.values()), "segment")]
 
 
 register(EventEntry(
