@@ -69,11 +69,14 @@ class Tracker:
         notes = self.notes.setdefault(event.kind.event, {})
         notes[what] = notes.get(what, 0) + 1
 
-    def series_of(self, table: dict, key) -> Series:
-        s = table.get(key)
+    def sample(self, event, table: str, key, value: int) -> None:
+        """One more sample of a value over time: ``table`` names the adapter's dict of Series
+        (``resident``, ``usage``, ``budget``), ``key`` the series in it."""
+        series = getattr(self.state(event.adapter), table)
+        s = series.get(key)
         if s is None:
-            s = table[key] = Series(self.series)
-        return s
+            s = series[key] = Series(self.series)
+        s.add(event.number, value)
 
     def keep_loose(self, event, findings: list) -> None:
         """Findings of an event that sit under no live record: the text lists them after the adapters."""

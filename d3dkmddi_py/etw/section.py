@@ -33,6 +33,33 @@ class Section:
         return []
 
 
+class SeriesSection(Section):
+    """A value over time per key (an AdapterTrace dict of Series), in an adapter's part: per key its
+    samples, last, highest (and when) and lowest value; ``about(a, key)`` adds to a key's line."""
+
+    def __init__(self, table: str, title: str, noun: str, key_text, heading: str | None = None, about=None):
+        self.table, self.title, self.noun, self.key_text = table, title, noun, key_text
+        self.words, self.about = heading, about
+
+    def heading(self, a) -> str | None:
+        series = getattr(a, self.table)
+        return f"{self.words} {plural(len(series), self.noun)}" if self.words and series else None
+
+    def adapter(self, out, tracker, a) -> None:
+        series = getattr(a, self.table)
+        if not series:
+            return
+        out.line(f"\n-- {self.title}")
+        for k in sorted(series):
+            s = series[k]
+            more = self.about(a, k) if self.about is not None else ""
+            out.line(f"   {self.key_text(k)}: {plural(s.count, 'sample')}, last {bytes_text(s.last)}{more}, highest "
+                     f"{bytes_text(s.high)} (event #{s.high_at}), lowest {bytes_text(s.low)}")
+
+    def counts(self, tracker) -> list:
+        return [plural(sum(len(getattr(a, self.table)) for a in tracker.adapters.values()), self.noun)]
+
+
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' if n != 1 else ''}"
 

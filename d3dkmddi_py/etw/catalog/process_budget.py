@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
 from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
-from ..section import Section, bytes_text, plural
-from .process_usage import SEGMENT_GROUPS, key, key_text
+from ..section import SeriesSection
+from .process_usage import MAPPING as USAGE_MAPPING, SEGMENT_GROUPS, key, key_text
 
 EVENT = "VidMmProcessBudgetChange"
 FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
@@ -14,45 +14,29 @@ FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER)
           ("NewVisibilityState", UINT8), ("OldVisibilityState", UINT8), ("MemorySegmentGroup", UINT8))
 VISIBILITY = {"Minimized": 0, "Occluded": 1, "Visible": 2}  # the manifest's VIDMM_BUDGET_VISIBILITY_STATE
 
-MAPPING = (
+SHARED = ("pDxgAdapter", "PhysicalAdapterIndex", "MemorySegmentGroup")  # said as VidMmProcessUsageChange says them
+MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m in USAGE_MAPPING if m.field in SHARED) + (
     Mapping(EVENT, "NewBudget", None, None, "the process's budget now, in bytes: the kernel's, no mirror member"),
     Mapping(EVENT, "OldBudget", None, None, "the budget before this change (the series keeps the new values)"),
-    Mapping(EVENT, "pDxgAdapter", None, None, "the kernel's adapter object: it groups the series by adapter"),
     Mapping(EVENT, "ProcessId", None, None, "the process's id, as VidMmProcessUsageChange gives it"),
-    Mapping(EVENT, "PhysicalAdapterIndex", None, None, "the linked adapter's index: a series per index"),
     Mapping(EVENT, "NewPriorityBand", None, None, "the kernel's budget priority band now; no mirror member"),
     Mapping(EVENT, "OldPriorityBand", None, None, "the band before this change"),
     Mapping(EVENT, "NewVisibilityState", None, None, "VIDMM_BUDGET_VISIBILITY_STATE (0 Minimized, 1 Occluded, 2 "
                                                      "Visible): the process's windows, as the kernel sees them"),
     Mapping(EVENT, "OldVisibilityState", None, None, "the visibility before this change"),
-    Mapping(EVENT, "MemorySegmentGroup", None, None, "the D3DKMT_MEMORY_SEGMENT_GROUP (0 Local, 1 NonLocal, 2 "
-                                                     "NonBudget): the kernel's grouping, no descriptor member"),
 )
 
 
 def apply(tracker, event):
     """One more sample of the process's budget."""
-    a = tracker.state(event.adapter)
-    tracker.series_of(a.budget, key(event)).add(event.number, event.fields["NewBudget"])
-
-
-class _Text(Section):
-    def adapter(self, out, tracker, a) -> None:
-        if not a.budget:
-            return
-        out.line(f"\n-- video memory budget per process and segment group ({EVENT})")
-        for k in sorted(a.budget):
-            s = a.budget[k]
-            out.line(f"   {key_text(k)}: {plural(s.count, 'sample')}, now {bytes_text(s.last)}, lowest "
-                     f"{bytes_text(s.low)}, highest {bytes_text(s.high)}")
-
-    def counts(self, tracker) -> list:
-        return [plural(sum(len(a.budget) for a in tracker.adapters.values()), "process group")]
+    tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
 
 
 register(EventEntry(
     event=EVENT, ids={366: "Info"}, task=218, symbols={366: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={366: "VidMmProcessBudgetChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
     value_maps={"NewVisibilityState": VISIBILITY, "MemorySegmentGroup": SEGMENT_GROUPS},
-    table=TableSpec("process_budget", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
+    table=TableSpec("process_budget", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply,
+    text=SeriesSection("budget", f"video memory budget per process and segment group ({EVENT})", "process group",
+                       key_text),
     order=41))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
 from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
-from ..section import Section, bytes_text, plural
+from ..section import SeriesSection, bytes_text
 
 EVENT = "VidMmProcessUsageChange"
 FIELDS = (("NewUsage", UINT64), ("OldUsage", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
@@ -38,31 +38,20 @@ def key_text(k: tuple) -> str:
 
 def apply(tracker, event):
     """One more sample of the process's usage."""
-    a = tracker.state(event.adapter)
-    tracker.series_of(a.usage, key(event)).add(event.number, event.fields["NewUsage"])
+    tracker.sample(event, "usage", key(event), event.fields["NewUsage"])
 
 
-class _Text(Section):
-    def heading(self, a) -> str | None:
-        return f"usage of {plural(len(a.usage), 'process group')}" if a.usage else None
+def _budget(a, k) -> str:
+    budget = a.budget.get(k)
+    return f", budget now {bytes_text(budget.last)}" if budget is not None else ""
 
-    def adapter(self, out, tracker, a) -> None:
-        if not a.usage:
-            return
-        out.line(f"\n-- video memory usage per process and segment group ({EVENT})")
-        for k in sorted(a.usage):
-            s = a.usage[k]
-            budget = a.budget.get(k)
-            against = f", budget now {bytes_text(budget.last)}" if budget is not None else ""
-            out.line(f"   {key_text(k)}: {plural(s.count, 'sample')}, now {bytes_text(s.last)}, highest "
-                     f"{bytes_text(s.high)} (event #{s.high_at}){against}")
 
-    def counts(self, tracker) -> list:
-        return [plural(sum(len(a.usage) for a in tracker.adapters.values()), "process group")]
+TEXT = SeriesSection("usage", f"video memory usage per process and segment group ({EVENT})", "process group",
+                     key_text, "usage of", _budget)
 
 
 register(EventEntry(
     event=EVENT, ids={367: "Info"}, task=219, symbols={367: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={367: "VidMmProcessUsageChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
-    table=TableSpec("process_usage", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
+    table=TableSpec("process_usage", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=TEXT,
     order=40))
