@@ -89,7 +89,7 @@ def memory_trace(path: str, n: int) -> None:
     for i in range(n):
         e = memory[(i // 4) % len(memory)] if i % 4 == 3 else made[i % len(made)]
         events.append(etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
-                                          task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
+                                         task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
     with open(path, "wb") as f:
         f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
 

@@ -17,14 +17,15 @@ from . import mapping as _mapping
 from .mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
 from .model import AdapterTrace, AllocationEntry, SegmentEntry, Series, Tracker, adapters
 from .registry import Column, EventEntry, TableSpec, register, registered, unregister
-from .schema import KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag, flag_names
+from .schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
+                     flag_names)
 from .xmlreader import TraceReader, read, summary
 
-__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker", "AdapterTrace",
-           "SegmentEntry", "AllocationEntry", "Series", "AllocationFlag", "UsageFlag", "SHARED_FLAGS", "KERNEL_FLAGS",
-           "KINDS", "ENTRIES", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY", "REASONS", "applies",
-           "descriptor_type", "mapping_table", "Packer", "packer", "flag_names", "EventEntry", "TableSpec", "Column",
-           "register", "unregister", "registered"]
+__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker",
+           "AdapterTrace", "SegmentEntry", "AllocationEntry", "Series", "AllocationFlag", "UsageFlag", "SHARED_FLAGS",
+           "KERNEL_FLAGS", "KINDS", "ENTRIES", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY",
+           "REASONS", "applies", "descriptor_type", "mapping_table", "Packer", "packer", "flag_names", "EventEntry",
+           "TableSpec", "Column", "register", "unregister", "registered"]
 
 
 def __getattr__(name):  # RULES_APPLY is derived from the rules on first use

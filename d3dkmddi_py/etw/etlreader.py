@@ -222,4 +222,3 @@ def _kind_totals(kinds: dict) -> dict:
         label = etlfile.KIND_NAMES[kind]
         out[label] = out.get(label, 0) + n
     return out
-

@@ -89,8 +89,8 @@ def _bad(where: str, name: str, text, what: str) -> EtwInputError:
 def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None):
     """One field's value from its text (or from a Python int/bool given by another reader)."""
     if isinstance(text, list):  # the field's <Data> element repeated
-        raise _bad(where, name, " | ".join(map(str, text)), f"is given {len(text)} times; a field that is not a "
-                                                           f"counted array has one value")
+        raise _bad(where, name, " | ".join(map(str, text)),
+                   f"is given {len(text)} times; a field that is not a counted array has one value")
     if isinstance(text, bool):
         if in_type == BOOLEAN:
             return text

@@ -21,6 +21,7 @@ from .catalog import ENTRIES
 from .registry import ALLOCATION_TYPE, FLAG_VIEW, SEGMENT, USAGE_TYPE, Mapping, on_change  # noqa: F401 (here too)
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
 
+
 def descriptor_type(version) -> str:
     """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
     return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"

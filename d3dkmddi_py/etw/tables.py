@@ -243,7 +243,9 @@ class TraceTables:
         runs, self._runs = self._runs, {}
         for name in dict.fromkeys(list(runs) + list(pending)):
             entry = ENTRIES[name]
-            parts = runs.get(name, []) + ([_rows_of_events(entry, self.tracker, pending[name])] if name in pending else [])
+            parts = runs.get(name, [])
+            if name in pending:
+                parts = parts + [_rows_of_events(entry, self.tracker, pending[name])]
             found += self._batched_rows(entry, _merged(parts))
         if found:
             found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order

@@ -34,7 +34,8 @@ class TextOut:
         self.warnings += render.count_severity(findings, "warning")
         self.rules.update(f.rule_id for f in findings)
 
-    def record(self, kind: str, data: bytes, *, findings=(), adapter=None, note: str = "", explain: bool = True) -> None:
+    def record(self, kind: str, data: bytes, *, findings=(), adapter=None, note: str = "",
+               explain: bool = True) -> None:
         """A mirror record's ``dt -r`` lines (the members it holds), its findings and (``explain``) the
         meanings of what the event carried."""
         pk, tgt = self.tracker.packer, self.tracker.target

@@ -111,7 +111,8 @@ def test_residency_usage_and_budget_are_series_per_key():
     s = a.resident[1]
     assert (s.count, s.first, s.last, s.low, s.high) == (2, 0x100000, 0x300000, 0x100000, 0x300000)
     assert list(s.numbers) == [11, 12]  # the events' numbers: after the header event and 9 others
-    assert sorted(a.usage) == [(8000, 0, 0), (8000, 0, 1)] and list(a.usage[(8000, 0, 0)].values) == [0x200000, 0x600000]
+    assert sorted(a.usage) == [(8000, 0, 0), (8000, 0, 1)]
+    assert list(a.usage[(8000, 0, 0)].values) == [0x200000, 0x600000]
     assert list(a.budget) == [(8000, 0, 0)] and a.budget[(8000, 0, 0)].last == 0x8000000
 
 
@@ -162,9 +163,11 @@ def test_set_allocation_priority_is_held_to_the_priority_rules(monkeypatch):
     _etl, xml = twin(story())
     text, status = run(["-"], stdin=xml.encode(), monkeypatch=monkeypatch)
     assert status == 1
-    assert "   priority set to 0x0, 0 is an invalid initial allocation priority (event #10, SetAllocationPriority Info, " \
-           "EventID 46)\n   error ALLOCINFO.PRIORITY_ZERO AllocationPriority: AllocationPriority = 0; use " in text
-    assert "([reading] a priority set after the allocation was created, held to the rules of AllocationPriority)" in text
+    assert "   priority set to 0x0, 0 is an invalid initial allocation priority (event #10, SetAllocationPriority " \
+           "Info, EventID 46)\n   error ALLOCINFO.PRIORITY_ZERO AllocationPriority: AllocationPriority = 0; " \
+           "use " in text
+    assert "([reading] a priority set after the allocation was created, held to the rules of " \
+           "AllocationPriority)" in text
 
 
 def test_a_priority_change_of_an_allocation_the_trace_did_not_show_is_still_checked(monkeypatch):
@@ -208,7 +211,8 @@ def test_the_counted_array_reads_from_repeated_data_or_one_element():
 def test_a_counted_array_of_another_length_than_its_count_is_refused(stamps, count):
     event = tracerpt_event(80, dict(committed(1), NumberOfTimestamps=count, Timestamps=stamps), version=0)
     n = len(stamps.split())
-    with pytest.raises(EtwInputError, match=rf"event #1 \(ReportCommittedAllocation Info, EventID 80\): field Timestamps "
+    with pytest.raises(EtwInputError, match=rf"event #1 \(ReportCommittedAllocation Info, EventID 80\): field "
+                                            rf"Timestamps "
                                             rf"holds {n} values? but NumberOfTimestamps = {count}"):
         list(etw.read(_xml(event)))
 
@@ -250,7 +254,8 @@ def test_an_unknown_version_of_each_new_event_is_refused_naming_it(kind):
     data = bytearray(_one(kind, FIELDS_OF[kind.event]))
     data[data.index(uuid.UUID(PROVIDER_GUID.strip("{}")).bytes_le) + 18] = 9  # the EVENT_DESCRIPTOR's Version
     known = ", ".join(map(str, sorted(TEMPLATES[kind.event])))
-    with pytest.raises(EtwInputError, match=rf"event #2 \({kind.label}\).*version 9 of event {kind.event_id}, which this "
+    with pytest.raises(EtwInputError, match=rf"event #2 \({kind.label}\).*version 9 of event {kind.event_id}, which "
+                                            rf"this "
                                             rf"package has no template for \(it reads version {known}\)"):
         list(etw.read(bytes(data)))
 

@@ -6,7 +6,8 @@ PageTableOrDirectory.  Start and DCStart add a live allocation, Stop removes it 
 from __future__ import annotations
 
 from ... import render
-from ..registry import ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, TableSpec, field_columns, register
+from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, TableSpec, field_columns,
+                        register)
 from ..schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
                       UsageFlag, flag_names)
 from ..section import Section, plural
@@ -138,7 +139,8 @@ class _Text(Section):
             dropped = flags & pk.unmapped_flags
             if dropped:
                 note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
-            out.line(f"   event Flags = 0x{int(flags):x} {flag_names(AllocationFlag, flags) if flags else '(none)'}{note}")
+            named = flag_names(AllocationFlag, flags) if flags else "(none)"
+            out.line(f"   event Flags = 0x{int(flags):x} {named}{note}")
             if ev.fields["hDxgSharedResource"]:
                 out.line(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}")
             for later in e.later.values():  # what later events said of it (its placement, its priority)
@@ -162,6 +164,13 @@ class _Text(Section):
                  f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from {len(out.rules)} distinct rules")
 
 
+# after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit), then the
+# fields no mirror member holds; the mirror's leaves follow
+COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "hex", field="Flags"),) \
+    + field_columns([(m.field, dict(VERSION_3)[m.field]) for m in MAPPING
+                     if m.mirror_type is None and m.field not in HANDLES + ("pDxgAdapter",)],
+                    optional=("PageTableOrDirectory",))
+
 register(EventEntry(
     event=ADAPTER_ALLOCATION, ids={33: "Start", 34: "Stop", 35: "DCStart"}, task=21,
     symbols={33: "AdapterAllocationStart_V2", 34: "AdapterAllocationStop_V2", 35: "AdapterAllocationDCStart_V2"},
@@ -169,12 +178,6 @@ register(EventEntry(
     templates={33: "AdapterAllocationStartArgs_V2", 34: "AdapterAllocationStopArgs_V2",
                35: "AdapterAllocationDCStartArgs_V2"},
     mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
-    # after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit),
-    # then the fields no mirror member holds; the mirror's leaves follow
-    table=TableSpec("allocations", (
-        field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "hex", field="Flags"),)
-        + field_columns([(m.field, dict(VERSION_3)[m.field]) for m in MAPPING if m.mirror_type is None
-                         and m.field not in HANDLES + ("pDxgAdapter",)], optional=("PageTableOrDirectory",))),
-        (ALLOCATION_TYPE, USAGE_TYPE)),
+    table=TableSpec("allocations", COLUMNS, (ALLOCATION_TYPE, USAGE_TYPE)),
     apply=apply, findings=findings, record=record, text=_Text(), batched=True, unchecked=("Stop",), track=track,
     order=20))

@@ -51,8 +51,8 @@ def place(tracker, event, global_handle, how: str) -> Resolved:
     findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
     if entry is not None:
         entry.placement = (segment, offset, event.number)
-    tracker.tell(global_handle, event, f"   committed to segment {segment} at offset {offset:#x} (event #{event.number}, "
-                                       f"{event.kind.label})", findings)
+    tracker.tell(global_handle, event, f"   committed to segment {segment} at offset {offset:#x} (event "
+                                       f"#{event.number}, {event.kind.label})", findings)
     return Resolved(pointer, global_handle, findings)
 
 

@@ -15,7 +15,8 @@ FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER)
 VISIBILITY = {"Minimized": 0, "Occluded": 1, "Visible": 2}  # the manifest's VIDMM_BUDGET_VISIBILITY_STATE
 
 SHARED = ("pDxgAdapter", "PhysicalAdapterIndex", "MemorySegmentGroup")  # said as VidMmProcessUsageChange says them
-MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m in USAGE_MAPPING if m.field in SHARED) + (
+MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m in USAGE_MAPPING
+                if m.field in SHARED) + (
     Mapping(EVENT, "NewBudget", None, None, "the process's budget now, in bytes: the kernel's, no mirror member"),
     Mapping(EVENT, "OldBudget", None, None, "the budget before this change (the series keeps the new values)"),
     Mapping(EVENT, "ProcessId", None, None, "the process's id, as VidMmProcessUsageChange gives it"),

@@ -28,7 +28,9 @@ def apply(tracker, event):
 
 def _size(a, sid: int) -> str:
     segment = a.segments.get(sid)
-    return f" of {bytes_text(segment.event.fields['Size'])}" if segment is not None else " (no ReportSegment of this id)"
+    if segment is None:
+        return " (no ReportSegment of this id)"
+    return f" of {bytes_text(segment.event.fields['Size'])}"
 
 
 TEXT = SeriesSection("resident", f"resident bytes per segment ({EVENT})", "segment", lambda sid: f"segment {sid}",
