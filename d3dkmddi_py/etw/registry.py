@@ -18,6 +18,8 @@ import contextlib
 
 from .._records import dataclass, field
 from ..bulk.table import KINDS as COLUMN_KINDS
+from ..errors import InvalidArgument
+from ..span import _short
 from .schema import BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind
 
 # what a mirror member belongs to: the record types the events fill
@@ -202,10 +204,11 @@ def _problem(entry: EventEntry) -> str | None:
 
 
 def register(entry: EventEntry) -> EventEntry:
-    """Add an event to every reader, table and renderer; returns it.  A bad entry raises ValueError."""
+    """Add an event to every reader, table and renderer; returns it.  A bad entry is refused
+    (errors.InvalidArgument, saying what to change) and changes nothing."""
     problem = _problem(entry)
     if problem is not None:
-        raise ValueError(problem)
+        raise InvalidArgument(problem)
     ENTRIES[entry.event] = entry
     ordered = sorted(ENTRIES.values(), key=lambda e: e.order)  # stable: registration order among equals
     ENTRIES.clear()
@@ -232,7 +235,10 @@ def register(entry: EventEntry) -> EventEntry:
 
 
 def unregister(event: str) -> None:
-    """Remove an event registered before (a test's made-up event)."""
+    """Remove an event registered before (a test's made-up event), by its name."""
+    if not isinstance(event, str) or event not in ENTRIES:
+        raise InvalidArgument(f"unregister takes the name of a registered event ({', '.join(ENTRIES)}), not "
+                              f"{_short(event)}")
     entry = ENTRIES.pop(event)
     for event_id, opcode in entry.ids.items():
         del KINDS[event_id], KIND_BY_NAME[(entry.event, opcode)]

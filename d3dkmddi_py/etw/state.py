@@ -63,6 +63,9 @@ class Series:
         self.first = self.last = self.low = self.high = self.high_at = None
         self.numbers, self.values = (array("q"), array("Q")) if keep else (None, None)
 
+    def __reduce__(self):  # every pickle protocol, 0 and 1 too (slots alone need protocol 2)
+        return _series, tuple(getattr(self, name) for name in Series.__slots__)
+
     def add(self, number: int, value: int) -> None:
         if self.count == 0:
             self.first = self.low = self.high = value
@@ -76,6 +79,13 @@ class Series:
         if self.numbers is not None:
             self.numbers.append(number)
             self.values.append(value)
+
+
+def _series(*values) -> Series:
+    s = Series.__new__(Series)
+    for name, value in zip(Series.__slots__, values):
+        setattr(s, name, value)
+    return s
 
 
 @dataclass

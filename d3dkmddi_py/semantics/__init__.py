@@ -16,8 +16,8 @@ import types
 _EXPORTS = {
     "._rules": ("RULES", "Rule", "Finding", "Reference", "Severity", "ValidationError"),
     ".adapter": ("Adapter",),
-    ".allocation": ("EffectiveSegmentSet", "Placement", "check_placement", "check_priority", "effective_segment_set",
-                    "effective_size", "flags_member", "priority_checks"),
+    ".allocation": ("EffectiveSegmentSet", "Placement", "check_priority", "effective_segment_set", "effective_size",
+                    "flags_member"),
     ".check": ("check", "validate"),
     ".explain": ("explain", "field_meanings", "rule_text"),
     ".preferences": ("BankDirection", "BankPreferenceEntry", "Preferences", "SegmentDirection",

@@ -86,6 +86,8 @@ class Placement:
 
 def check_placement(p: Placement) -> list:
     """ALLOCINFO.COMMITTED_OUTSIDE_SETS: the segment is one a set names and not in the set in force."""
+    if not isinstance(p, Placement):
+        raise bad_argument("p", p, "a semantics.Placement")
     layout, data = coerce_layout(p.alloc_info, ALLOCINFO_TYPE, p.target)
     sid = _bounded(p.segment_id, "segment_id", 0xFFFFFFFF)
     _bounded(p.offset, "offset", (1 << 64) - 1)

@@ -15,6 +15,7 @@ from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw.catalog import ENTRIES, KIND_BY_NAME, TEMPLATES
 from d3dkmddi_py.etw.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
+from d3dkmddi_py.semantics.allocation import priority_checks
 from d3dkmddi_py.semantics.checks import CHECKS
 from d3dkmddi_py.semantics.engine import leaves_read
 from tests.etw.etl_twin import Dxg, outputs, twin
@@ -185,7 +186,7 @@ def test_the_priority_rules_are_the_checks_that_read_AllocationPriority_alone():
         present = {leaf.path for leaf in record_leaves(typedef_layout("DXGK_ALLOCATIONINFO", abi, version))}
         alone = [c for c in CHECKS["DXGK_ALLOCATIONINFO"](abi, version, None)
                  if leaves_read(c, present) == {"AllocationPriority"}]
-        assert sem.priority_checks(abi, version) == tuple(alone) and [c.rule_id for c in alone] == \
+        assert priority_checks(abi, version) == tuple(alone) and [c.rule_id for c in alone] == \
             ["ALLOCINFO.PRIORITY_ZERO"]
     assert sem.check_priority(0x78000000) == [] and [f.rule_id for f in sem.check_priority(0)] == \
         ["ALLOCINFO.PRIORITY_ZERO"]
@@ -299,3 +300,17 @@ def test_every_new_event_is_in_the_catalog_once_with_its_manifest_template():
         assert (kind.task, kind.template, kind.version, len(TEMPLATES[kind.event][version])) == \
             (task, template, version, count), event_id
     assert ENTRIES["ReportCommittedAllocation"].arrays == {"Timestamps": "NumberOfTimestamps"}
+
+
+def test_other_readers_records_of_the_new_events():
+    records = [{"event": "ReportCommittedGlobalAllocationDCStart", "fields": rundown(1)},
+               {"event": 274, "version": 0, "fields": resident(2, 7)},
+               {"event": "DeviceAllocation", "opcode": "Stop", "version": 1, "fields": device()},
+               {"event": "ReportCommittedAllocation", "fields": dict(committed(1), Timestamps=[1, 2])}]
+    got = list(etw.from_records(records))
+    assert [e.kind.label for e in got] == ["ReportCommittedGlobalAllocation DCStart, EventID 227",
+                                           "TotalBytesResidentInSegment Info, EventID 274",
+                                           "DeviceAllocation Stop, EventID 37", "ReportCommittedAllocation Info, EventID 80"]
+    assert got[3].fields["Timestamps"] == (1, 2) and got[1].adapter == ADAPTER and got[0].adapter is None
+    with pytest.raises(EtwInputError, match="Timestamps holds 1 value but NumberOfTimestamps = 2"):
+        list(etw.from_records([{"event": 80, "version": 0, "fields": dict(committed(1), Timestamps=[1])}]))
