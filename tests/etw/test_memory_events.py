@@ -310,7 +310,8 @@ def test_other_readers_records_of_the_new_events():
     got = list(etw.from_records(records))
     assert [e.kind.label for e in got] == ["ReportCommittedGlobalAllocation DCStart, EventID 227",
                                            "TotalBytesResidentInSegment Info, EventID 274",
-                                           "DeviceAllocation Stop, EventID 37", "ReportCommittedAllocation Info, EventID 80"]
+                                           "DeviceAllocation Stop, EventID 37",
+                                           "ReportCommittedAllocation Info, EventID 80"]
     assert got[3].fields["Timestamps"] == (1, 2) and got[1].adapter == ADAPTER and got[0].adapter is None
     with pytest.raises(EtwInputError, match="Timestamps holds 1 value but NumberOfTimestamps = 2"):
         list(etw.from_records([{"event": 80, "version": 0, "fields": dict(committed(1), Timestamps=[1])}]))
