@@ -9,6 +9,8 @@
 - ``etw.read`` of a generated .etl of AdapterAllocation events (samples.etl_build, the sample's
   allocations repeated) decoded to columns (``etw --format csv``'s path), in events/s.
   Goal: >= 300,000 events/s.
+- the same with the events that say where memory is among them (the sample's device allocations,
+  placements, priority changes, residency, usage and budgets, one event in four), to every table.
 - ``--memory``: the peak RSS of the command on the worst files the limits let through (kilobytes
   that decompress to the most each path holds: one buffer per processor, up to 256 MiB in time order,
   64 MiB as columns; 16-byte events and DxgKrnl events; thousands of processors), against the bound
@@ -59,7 +61,7 @@ def repeated_trace(path: str, copies: int) -> None:
 def allocation_trace(path: str, n: int) -> None:
     """The bundled sample's segments, then ``n`` AdapterAllocation events (its clean allocations
     repeated, Start and DCStart), on 4 processors, in 64 KB buffers."""
-    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build, etw_build
 
     segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
@@ -70,6 +72,24 @@ def allocation_trace(path: str, n: int) -> None:
         e = made[i % len(made)]
         events.append(etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
                                           task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
+    with open(path, "wb") as f:
+        f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
+
+
+def memory_trace(path: str, n: int) -> None:
+    """``allocation_trace`` with one event in four one of the sample's memory events (repeated)."""
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+    from d3dkmddi_py.samples import etl_build, etw_build
+
+    segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
+                for i, f in enumerate(etw_build.segment_events())]
+    made = [etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", o)], f) for o, f in _clean_allocations()]
+    memory = [etl_build.dxgkrnl_event(kind, f) for kind, f in etw_build.memory_events(etw_build.allocation_events())]
+    events = list(segments)
+    for i in range(n):
+        e = memory[(i // 4) % len(memory)] if i % 4 == 3 else made[i % len(made)]
+        events.append(etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
+                                         task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
     with open(path, "wb") as f:
         f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
 
@@ -144,6 +164,13 @@ def main(argv=None) -> int:
             t_fmt, _ = best_of(1, lambda: cli.execute(["etw", alloc, "--format", fmt, "-o", out], io.StringIO(),
                                                       io.StringIO()))
             print(f"  etw --format {fmt} -o DIR, end to end in this process: {n / t_fmt:,.0f} events/s")
+        mixed = os.path.join(tmp, "memory.etl")
+        memory_trace(mixed, n)
+        t_mix, _ = best_of(args.runs, lambda: to_columns(mixed, True))
+        t_mix_exact, _ = best_of(1, lambda: to_columns(mixed, False))
+        print(f"with the memory events (one in four: placements, priorities, residency, usage, budgets, device "
+              f"allocations), to every table: {n:,} events in {t_mix:.2f} s = {n / t_mix:,.0f} events/s; event by "
+              f"event: {n / t_mix_exact:,.0f} events/s")
     return 0
 
 
@@ -161,7 +188,7 @@ def peak_rss(args: list, folder: str) -> tuple:
 def memory() -> int:
     """Peak RSS of the command on files that decompress to the most each path may hold."""
     from d3dkmddi_py.etw import etlcolumns, etlfile
-    from d3dkmddi_py.etw.schema import KIND_BY_NAME
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build
 
     alloc = etl_build.event_bytes(etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", "Start")],

@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from d3dkmddi_py import etw  # noqa: E402
-from d3dkmddi_py.etw.schema import KIND_BY_NAME  # noqa: E402
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME  # noqa: E402
 from d3dkmddi_py.samples import etw_build  # noqa: E402
 
 

@@ -9,6 +9,8 @@ how a value is written, the same in every chunk and the same rule as ``decode --
   its bit pattern, as ``decode --format jsonl`` writes it.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
+- ``ohex``: a pointer or handle, or None (an adapter only a later lookup names): empty, ``"0x..."`` or null,
+  Parquet uint64.
 
 A column is a sequence, or ``Coded``: codes into a list of values, for cells that repeat (a finding's
 record, its rule, severity and field).  Each value is written once and the codes pick them; adjacent
@@ -25,7 +27,7 @@ from ..csvtext import csv_cell
 from ..outfile import binary_stream, write_lines
 from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
-KINDS = ("int", "hex", "text", "opt")
+KINDS = ("int", "hex", "text", "opt", "ohex")
 FORMATS = ("csv", "jsonl", "parquet")
 LINES_AT_ONCE = 1024  # rows of plain columns made into text before it is written
 
@@ -188,7 +190,7 @@ class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
 
-    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s"}
+    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s", "ohex": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
@@ -218,7 +220,7 @@ class CsvWriter(_TextWriter):
     def _prepare(self, kind: str, values: list, mask) -> list:
         if kind == "text":
             return [csv_cell(v) for v in values]
-        if kind == "opt":
+        if kind in ("opt", "ohex"):
             return ["" if v is None else int(v) for v in values]
         return values
 
@@ -241,7 +243,7 @@ def _numbers_only(table: Table) -> bool:
 
 class JsonlWriter(_TextWriter):
     HEAD, TAIL = "{", "}"
-    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s"}
+    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s"}
 
     def _piece(self, name: str, kind: str) -> str:
         return json.dumps(name).replace("%", "%%") + ":" + self._CELL[kind]
@@ -251,6 +253,8 @@ class JsonlWriter(_TextWriter):
             return [json.dumps(v) for v in values]
         if kind == "opt":
             return ["null" if v is None else int(v) for v in values]
+        if kind == "ohex":
+            return ["null" if v is None else f'"0x{int(v):x}"' for v in values]
         if mask is not None:
             return [v & mask for v in values]
         return values
@@ -283,7 +287,7 @@ class ParquetWriter:
 
     def write(self, table: Table) -> None:
         pa = self.pa
-        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64()}
+        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64()}
         arrays = []
         for column, kind in zip(table.columns, table.kinds):
             arrays.append(_arrow(pa, column, types[kind]))

@@ -1,6 +1,7 @@
-"""ETW traces of the Microsoft-Windows-DxgKrnl provider: the segments a driver reports (ReportSegment)
-and the allocations the kernel creates (AdapterAllocation Start / Stop / DCStart), decoded into the
-mirror structures and checked against the documented rules that hold for them.
+"""ETW traces of the Microsoft-Windows-DxgKrnl provider: the segments a driver reports (ReportSegment),
+the allocations the kernel creates (AdapterAllocation Start / Stop / DCStart), and the events that say
+where memory is (``etw.catalog`` has every event read, one entry each), decoded into the mirror
+structures and checked against the documented rules that hold for them.
 
 ``read(source)`` streams an .etl file or its tracerpt / Event Viewer XML (told apart by content);
 ``summary(source)`` says what any .etl file holds; ``from_records(dicts)`` takes the output of any
@@ -10,18 +11,21 @@ which rules apply to the kernel's view of these values.
 """
 from __future__ import annotations
 
+from .catalog import ENTRIES, KINDS
 from .events import Event, from_records
 from . import mapping as _mapping
 from .mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
-from .model import AdapterTrace, AllocationEntry, SegmentEntry, Tracker, adapters
-from .schema import (KERNEL_FLAGS, KINDS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
+from .model import AdapterTrace, AllocationEntry, SegmentEntry, Series, Tracker, adapters
+from .registry import Column, EventEntry, TableSpec, register, registered, unregister
+from .schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)
 from .xmlreader import TraceReader, read, summary
 
-__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker", "AdapterTrace",
-           "SegmentEntry", "AllocationEntry", "AllocationFlag", "UsageFlag", "SHARED_FLAGS", "KERNEL_FLAGS",
-           "KINDS", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY", "REASONS", "applies",
-           "descriptor_type", "mapping_table", "Packer", "packer", "flag_names"]
+__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker",
+           "AdapterTrace", "SegmentEntry", "AllocationEntry", "Series", "AllocationFlag", "UsageFlag", "SHARED_FLAGS",
+           "KERNEL_FLAGS", "KINDS", "ENTRIES", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY",
+           "REASONS", "applies", "descriptor_type", "mapping_table", "Packer", "packer", "flag_names", "EventEntry",
+           "TableSpec", "Column", "register", "unregister", "registered"]
 
 
 def __getattr__(name):  # RULES_APPLY is derived from the rules on first use

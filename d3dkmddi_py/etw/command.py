@@ -1,10 +1,11 @@
-"""``d3dkmddi etw FILE``: decode and validate the segment and allocation events of a DxgKrnl trace.
+"""``d3dkmddi etw FILE``: decode and validate the DxgKrnl events of a trace (those ``etw.catalog`` has).
 
-Text: per adapter, its segments, then its live allocations (dt style, meanings and findings), then a
-summary.  ``--json``: one object per decoded event, written as it is read.  ``--format csv|jsonl|
-parquet``: one row per AdapterAllocation event with its findings, decoded and checked column-wise a
-chunk at a time.  Exit status 1 when an error-level finding is reported; bad input raises
-EtwInputError (the caller prints its one line and exits 2).
+Text (``etw.text``): per adapter each event's section (its segments, its live allocations in dt style
+with meanings and findings, resident bytes, process memory), then a summary.  ``--json``: one object
+per decoded event, written as it is read.  ``--format csv|jsonl|parquet``: a table per event entry and
+the findings (``etw.tables``), batched events decoded and checked column-wise a chunk at a time.  Exit
+status 1 when an error-level finding is reported; bad input raises EtwInputError (the caller prints
+its one line and exits 2).
 """
 from __future__ import annotations
 
@@ -12,21 +13,22 @@ import json
 import sys
 from pathlib import Path
 
-from .. import dttext, jsonformat, render
+from .. import jsonformat, render
 from .._numpy import parquet_unavailable
 from ..errors import EtwInputError
 from ..jsonvalue import wide_text
 from ..names import ABIS, NEWEST, parse_abi, parse_version
-from ..semantics import field_meanings
 from ..target import target as make_target
 from ..bulk.table import FORMATS
 from ..bulk.write import Progress
+from .catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
 from .etlfile import WIDE_FACTS
 from .events import json_value
-from .mapping import ALLOCATION_TYPE, REASONS, RULES_APPLY, SEGMENT, USAGE_TYPE, carried
+from .mapping import SEGMENT
 from .model import Tracker
-from .tables import TraceTables
-from .schema import ADAPTER_ALLOCATION, EXTRA_FIELDS, FIELDS, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
+from .schema import flag_names
+from .tables import TraceTables, table_names
+from .text import meanings, write_text
 from .xmlreader import read, summary
 
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
@@ -51,8 +53,8 @@ def add_arguments(parser) -> None:
                         help="what an .etl file holds, whatever its providers: the log-file header's facts and the "
                              "events per provider and id (one JSON object with --json)")
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="tables: segments, allocations and findings, one row per event (or finding), written "
-                             "into the directory --output names")
+                        help="tables: one per event (segments, allocations, residency, ...) and findings, one row "
+                             "per event (or finding), written into the directory --output names")
     parser.add_argument("--output", "-o", metavar="DIR", help="the directory --format writes its tables into "
                                                              "(created if missing)")
 
@@ -76,8 +78,8 @@ def run(args, stdout, stderr=None) -> int:
     if missing:
         raise EtwInputError(missing)
     if args.format and args.output in (None, "-"):
-        raise EtwInputError(f"--format {args.format} writes three tables (segments, allocations, findings): give "
-                            f"--output DIR, a directory (created if missing)")
+        raise EtwInputError(f"--format {args.format} writes {len(table_names())} tables "
+                            f"({', '.join(table_names())}): give --output DIR, a directory (created if missing)")
     source, name, path = _source(args)
     if args.summary:
         if args.format or args.output is not None:
@@ -89,7 +91,7 @@ def run(args, stdout, stderr=None) -> int:
         return _tables(args, reader, tracker, stderr, path)
     if args.json:
         return _json(reader, tracker, stdout)
-    return _text(reader, tracker, stdout, name)
+    return write_text(reader, tracker, stdout, name)
 
 
 # ------------------------------------------------------------------ --summary
@@ -126,21 +128,27 @@ def _finding(f) -> dict:
     return {"rule": j["rule_id"], "severity": j["severity"], "field": j["field"], "message": j["message"]}
 
 
-_TYPES = {event: {**dict(fields), **EXTRA_FIELDS} for event, fields in FIELDS.items()}
+def _types(event: str) -> dict:
+    """field -> in-type over every version of an event."""
+    return {n: t for fields in TEMPLATES[event].values() for n, t in fields}
 
 
-def event_json(event, type_name: str, findings, checked: bool, record: dict | None = None) -> dict:
-    """One event as --json writes it; ``record``: its mirror record as ``decode --json`` writes it."""
-    types = _TYPES[event.event]
+def event_json(event, type_name: str | None, findings, checked: bool, record: dict | None = None,
+               adapter=None) -> dict:
+    """One event as --json writes it; ``record``: its mirror record as ``decode --json`` writes it;
+    ``adapter``: the adapter its state change found, for an event that names none."""
+    types = _types(event.event)
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
-    if event.event == ADAPTER_ALLOCATION:
-        names = {"Flags": flag_names(AllocationFlag, event.fields["Flags"]),
-                 "UsageFlags": flag_names(UsageFlag, event.fields["UsageFlags"])}
-    else:  # the DXGK_SEGMENTFLAGS word, named as the record at this target names it
-        names = {"Flags": record["names"].get("Flags.Value", "0") if record is not None else ""}
+    names = {f: flag_names(t, event.fields[f]) for (e, f), t in BIT_MAPS.items() if e == event.event}
+    for (e, f), values in VALUE_MAPS.items():  # a value map's name of the value, if it has one
+        if e == event.event:
+            names[f] = next((n for n, v in values.items() if v == event.fields[f]), None)
+    for name, leaf in ENTRIES[event.event].json_names.items():  # named as the record at this target names it
+        names[name] = record["names"].get(leaf, "0") if record is not None else ""
+    pointer = event.adapter if event.adapter is not None else adapter
     return {"event": event.event, "opcode": event.opcode, "number": event.number, "id": event.event_id,
-            "version": event.version, "adapter": f"0x{event.adapter:x}", "type": type_name, "time": event.time,
-            "fields": fields, "names": names, "extra": dict(event.extra), "checked": checked,
+            "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}", "type": type_name,
+            "time": event.time, "fields": fields, "names": names, "extra": dict(event.extra), "checked": checked,
             "findings": [_finding(f) for f in findings], "record": record}
 
 
@@ -159,161 +167,69 @@ class _Records:
         made = self.made.get(key)
         if made is None or made[0] is not adapter:  # the entry holds its adapter, so the id is its own
             pk, tgt = self.tracker.packer, self.tracker.target
-            type_name = pk.segment_type if kind == SEGMENT else ALLOCATION_TYPE
-            meanings = _meanings(data, type_name, tgt, adapter, kind)
-            record = jsonformat.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings, meanings=meanings)
+            type_name = type_of(pk, kind)
+            record = jsonformat.record_json(pk.classes[kind].from_buffer_copy(data), findings=findings,
+                                            meanings=meanings(data, type_name, tgt, adapter, kind))
             if len(self.made) >= 4096:
                 self.made.clear()
             made = self.made[key] = (adapter, record, json.dumps(record))
         return made[1], made[2]
 
 
-def _line(event, type_name: str, findings, checked: bool, record: tuple) -> str:
-    """``event_json``'s line, the record's JSON text spliced in (made once per distinct record)."""
-    obj = event_json(event, type_name, findings, checked, record[0])
-    del obj["record"]
-    return json.dumps(obj)[:-1] + ', "record": ' + record[1] + "}\n"
+def type_of(pk, kind: str) -> str:
+    """The C type of a mirror kind at the packer's target."""
+    return pk.segment_type if kind == SEGMENT else pk.classes[kind]._c_name_
 
 
 def _json(reader, tracker: Tracker, stdout) -> int:
-    """Allocation events are checked in batches (column-wise, like the --format path); a batch is
-    written before a ReportSegment changes the segments, so each allocation is checked against the
-    segments reported before it."""
+    """Lines in trace order, written a chunk of events at a time: events whose entry is batched
+    (allocations) are checked column-wise when their chunk is written (like the --format path), and a
+    chunk is written before any event that changes what they are checked against (a ReportSegment)."""
     errors = 0
-    pending = []
+    pending = []  # (event, what apply returned, its findings: None for a batched event, its entry)
     records = _Records(tracker)
+    pk = tracker.packer
+    tracker.entries = False  # the lines hold each event: no live allocation is kept whole
+
+    def write(event, findings, record, adapter=None, checked=True):
+        nonlocal errors
+        errors += render.count_severity(findings, "error")
+        if record is None:
+            stdout.write(json.dumps(event_json(event, None, findings, checked, None, adapter)) + "\n")
+            return
+        kind, data, view, checked = record
+        made = records.of(kind, data, view, findings, checked)
+        obj = event_json(event, type_of(pk, kind), findings, checked, made[0], adapter)
+        del obj["record"]
+        stdout.write(json.dumps(obj)[:-1] + ', "record": ' + made[1] + "}\n")
 
     def flush():
-        nonlocal errors
-        for (event, data), findings in zip(pending, tracker.batch_findings(pending)):
-            errors += render.count_severity(findings, "error")
-            checked = event.opcode != "Stop"
-            adapter = tracker.view(event.adapter)[0] if checked else None
-            stdout.write(_line(event, ALLOCATION_TYPE, findings, checked,
-                               records.of(ALLOCATION_TYPE, data, adapter, findings, checked)))
+        checked = iter(tracker.batch_findings([(e, a) for e, a, _f, entry in pending if entry.batched]))
+        for event, applied, findings, entry in pending:
+            if entry.batched:
+                write(event, next(checked), entry.record(tracker, event, applied))
+                continue
+            record = entry.record(tracker, event, applied) if entry.record is not None else None
+            write(event, findings, record, getattr(applied, "adapter", None),
+                  entry.findings is not None and getattr(applied, "checked", True))  # whether anything was checked
         pending.clear()
 
     for event in reader:
-        if event.event == ADAPTER_ALLOCATION:  # its bytes only: the live set is the text form's, not needed here
-            pending.append((event, tracker.packer.allocation(event.fields, event.where)))
-            if len(pending) >= CHUNK_EVENTS:
-                flush()
-            continue
-        flush()
-        data = tracker.apply(event)
-        findings = tracker.findings_of_segment(event)
-        errors += render.count_severity(findings, "error")
-        stdout.write(_line(event, tracker.packer.segment_type, findings, True,
-                           records.of(SEGMENT, data, None, findings)))
+        entry = ENTRIES[event.event]
+        if entry.barrier:
+            flush()
+        applied = tracker.apply(event)
+        pending.append((event, applied, None if entry.batched else tracker.findings(event, applied), entry))
+        if len(pending) >= CHUNK_EVENTS:
+            flush()
     flush()
     reader.check_found()
     return 1 if errors else 0
 
 
-# ------------------------------------------------------------------ text, per adapter
-def _text(reader, tracker: Tracker, stdout, name: str) -> int:
-    for event in reader:
-        tracker.apply(event)
-    reader.check_found()
-    adapters = tracker.finish()
-    pk, tgt = tracker.packer, tracker.target
-    seg_cls = pk.classes["segment descriptor"]
-    alloc_cls, usage_cls = pk.classes[ALLOCATION_TYPE], pk.classes[USAGE_TYPE]
-    w = stdout.write
-    w(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)\n")
-    w(f"{reader.total} events: {reader.decoded} decoded, {reader.other_providers} of other providers and "
-      f"{reader.other_dxgkrnl} other DxgKrnl events skipped\n")
-    w(f"not in the events, so unknown (shown as 0 where shown at all): {pk.segment_type} "
-      f"{', '.join(pk.unknown_members('segment descriptor'))}; {ALLOCATION_TYPE} "
-      f"{', '.join(pk.unknown_members(ALLOCATION_TYPE))}, {pk.flag_member} bits 14-31\n")
-    totals = {"segments": 0, "segment_findings": 0, "live": 0, "clean": 0, "errors": 0, "warnings": 0}
-    rules = set()
-    for pointer, a in adapters.items():
-        w(f"\n== Adapter 0x{pointer:x}: {len(a.segments)} segment{'s' if len(a.segments) != 1 else ''}, "
-          f"{len(a.allocations)} live allocation{'s' if len(a.allocations) != 1 else ''}\n")
-        if a.adapter_note:
-            w(f"   ({a.adapter_note})\n")
-        for sid in sorted(a.segments):
-            s = a.segments[sid]
-            value = seg_cls.from_buffer_copy(s.data)
-            meanings = _meanings(s.data, pk.segment_type, tgt, None, SEGMENT)
-            w(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
-              f"{s.event.fields['MemorySegmentGroup']}\n")
-            w(dttext.render_text(value, findings=s.findings, meanings=meanings, nonzero=True,
-                                 title=f"{pk.segment_type}  {tgt.label}") + "\n")
-            totals["segments"] += 1
-            totals["segment_findings"] += len(s.findings)
-            rules.update(f.rule_id for f in s.findings)
-        for f in a.adapter_findings:
-            j = render.finding_json(f)
-            w(f"   {j['severity']} {j['rule_id']}: {j['message']}\n")
-        totals["segment_findings"] += len(a.adapter_findings)
-        rules.update(f.rule_id for f in a.adapter_findings)
-        bodies: dict = {}  # the allocation's bytes -> its text: against one adapter's segments, the bytes decide
-        for handle, e in a.allocations.items():
-            ev = e.event
-            flags = ev.fields["Flags"]
-            w(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, process "
-              f"0x{ev.fields['hProcessId']:x}, {render.tally(e.findings, none='no findings')}\n")
-            kernel = flags & KERNEL_FLAGS
-            note = (f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked"
-                    if kernel else "")
-            dropped = flags & pk.unmapped_flags
-            if dropped:
-                note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
-            shown = flag_names(AllocationFlag, flags) if flags else "(none)"
-            w(f"   event Flags = 0x{int(flags):x} {shown}{note}\n")
-            if ev.fields["hDxgSharedResource"]:
-                w(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}\n")
-            body = bodies.get((e.data, e.usage))
-            if body is None:
-                meanings = _meanings(e.data, ALLOCATION_TYPE, tgt, a.adapter, ALLOCATION_TYPE)
-                body = dttext.render_text(alloc_cls.from_buffer_copy(e.data), findings=e.findings, meanings=meanings,
-                                          nonzero=True, title=f"{ALLOCATION_TYPE}  {tgt.label}") + "\n"
-                if any(e.usage):
-                    body += dttext.render_text(usage_cls.from_buffer_copy(e.usage), nonzero=True,
-                                               title=f"{USAGE_TYPE}  {tgt.label}  (UsageVersion, UsageFlags, "
-                                                     f"Format...)") + "\n"
-                if len(bodies) >= 4096:
-                    bodies.clear()
-                bodies[(e.data, e.usage)] = body
-            w(body)
-            totals["live"] += 1
-            totals["clean"] += not e.findings
-            totals["errors"] += render.count_severity(e.findings, "error")
-            totals["warnings"] += render.count_severity(e.findings, "warning")
-            rules.update(f.rule_id for f in e.findings)
-    started = sum(a.started for a in adapters.values())
-    stopped = sum(a.stopped for a in adapters.values())
-    unmatched = sum(a.stops_unmatched for a in adapters.values())
-    replaced = sum(a.segments_replaced for a in adapters.values())
-    skipped_rules = sorted(r for r, (ok, _why) in RULES_APPLY.items() if not ok)
-    seg_errors = sum(render.count_severity(s.findings, "error") for a in adapters.values() for s in a.segments.values())
-    seg_errors += sum(render.count_severity(a.adapter_findings, "error") for a in adapters.values())
-    w("\n== Summary\n")
-    w(f"adapters: {len(adapters)}\n")
-    w(f"segments: {totals['segments']} ({replaced} report{'s' if replaced != 1 else ''} replaced by a later one), "
-      f"{totals['segment_findings']} finding{'s' if totals['segment_findings'] != 1 else ''}\n")
-    w(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
-      f"starting), {totals['live']} live: {totals['clean']} without findings, {totals['live'] - totals['clean']} "
-      f"with {totals['errors']} error{'s' if totals['errors'] != 1 else ''} and {totals['warnings']} "
-      f"warning{'s' if totals['warnings'] != 1 else ''} from {len(rules)} distinct rules\n")
-    w(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules) + "\n")
-    w("   why: see d3dkmddi_py.etw.RULES_APPLY; " + "; ".join(
-        f"{key}: {REASONS[key]}" for key in sorted({RULES_APPLY[r][1] for r in skipped_rules})) + "\n")
-    return 1 if totals["errors"] or seg_errors else 0
-
-
-def _meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
-    """The meanings of the members the event carried (MAPPING), never of a union arm or member it did not."""
-    leaves, records = carried(kind, int(tgt.interface_version))
-    return {path: text for path, text in field_meanings(data, type_name, target=tgt, adapter=adapter).items()
-            if path in leaves or path.split(".", 1)[0] in records}
-
-
 # ------------------------------------------------------------------ tables
 def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
-    """segments, allocations and findings tables in the directory --output names."""
+    """Each event entry's table and the findings, in the directory --output names."""
     progress = None
     if stderr is not None and hasattr(stderr, "isatty") and stderr.isatty():
         progress = Progress(f"etw {args.format}", None, stderr, unit="events")

@@ -18,14 +18,11 @@ import uuid
 from .._numpy import numpy_module
 from ..errors import EtwInputError
 from . import etlcount, etlfile, etlreader
+from .catalog import ARRAYS, KINDS, TEMPLATES
 from .etlreader import DXGKRNL, layout, typed_fields
 from .events import Event
-from .schema import ALLOCATION_FIELDS, EXTRA_FIELDS, KINDS, SEGMENT_FIELDS
+from .registry import on_change
 
-# every field of every template, one matrix column each
-FIELD_NAMES = tuple(dict.fromkeys([n for n, _t in ALLOCATION_FIELDS] + list(EXTRA_FIELDS)
-                                  + [n for n, _t in SEGMENT_FIELDS]))
-COLUMN = {name: i for i, name in enumerate(FIELD_NAMES)}
 _GUID = uuid.UUID(DXGKRNL).bytes_le
 _EVENT = etlfile.EVENT_HEADER.offset
 _RUN_BYTES = 4 << 20  # read per merge step, over all processors
@@ -39,21 +36,46 @@ class NeedExact(Exception):
     """Something only the event-by-event reader reads (and names) exactly."""
 
 
+_POSITIONS: dict = {}  # event -> {field: its matrix column}
+
+
+def positions(event: str) -> dict:
+    """Each field of an event's versions (but its counted arrays) -> its column in a batch's matrix: the
+    fields in the order of its versions, so a row's columns are its own event's (the matrix is as wide as
+    the widest event, not as all of them)."""
+    found = _POSITIONS.get(event)
+    if found is None:
+        names = dict.fromkeys(n for version in TEMPLATES[event].values() for n, _t in version
+                              if (event, n) not in ARRAYS)
+        found = _POSITIONS[event] = {name: i for i, name in enumerate(names)}
+    return found
+
+
+def width() -> int:
+    return max(len(positions(event)) for event in TEMPLATES)
+
+
+on_change(_POSITIONS.clear)
+_ARRAY_COLUMN = "arrays"  # a batch's counted arrays: an object column, a tuple where a row has one
+
+
 class DxgBatch:
     """DxgKrnl events in trace order: numbers, raw times, process and thread ids, event ids,
-    versions, and a matrix of field values (one column per FIELD_NAMES; 0 where a version lacks it)."""
+    versions, a matrix of field values (row i's columns are its event's ``positions``; 0 where a
+    version lacks a field), and each row's counted array (an object array, or None when none has one)."""
 
-    __slots__ = ("numbers", "times", "pids", "tids", "ids", "versions", "matrix")
+    __slots__ = ("numbers", "times", "pids", "tids", "ids", "versions", "matrix", "arrays")
 
-    def __init__(self, numbers, times, pids, tids, ids, versions, matrix):
+    def __init__(self, numbers, times, pids, tids, ids, versions, matrix, arrays=None):
         self.numbers, self.times, self.pids, self.tids = numbers, times, pids, tids
-        self.ids, self.versions, self.matrix = ids, versions, matrix
+        self.ids, self.versions, self.matrix, self.arrays = ids, versions, matrix, arrays
 
     def __len__(self):
         return len(self.times)
 
-    def column(self, name: str):
-        return self.matrix[:, COLUMN[name]]
+    def column(self, event: str, name: str):
+        """The values of ``event``'s field ``name``, in the rows of that event."""
+        return self.matrix[:, positions(event)[name]]
 
     def event(self, i: int, time: str | None, source: str) -> Event:
         """Row ``i`` as the Event ``etlreader.decode`` gives."""
@@ -61,9 +83,18 @@ class DxgBatch:
         version = int(self.versions[i])
         lay = layout(kind.event, version, 8)  # the names and types: the same at either pointer size
         row = self.matrix[i].tolist()
-        fields = typed_fields(lay, {name: row[COLUMN[name]] for name in lay.names})
+        at = positions(kind.event)
+        fields = typed_fields(lay, {name: row[at[name]] for name in lay.names})
+        if lay.array is not None:
+            fields[lay.array[0]] = self.arrays[i]
         return Event(int(self.numbers[i]), kind, version, fields, time, int(self.pids[i]), int(self.tids[i]), {},
                      source)
+
+    def rows(self, index) -> "DxgBatch":
+        """The rows ``index`` selects (a slice, or an array of row numbers), numbers included."""
+        return DxgBatch(None if self.numbers is None else self.numbers[index], self.times[index], self.pids[index],
+                        self.tids[index], self.ids[index], self.versions[index], self.matrix[index],
+                        None if self.arrays is None else self.arrays[index])
 
 
 class _Decoder:
@@ -80,7 +111,7 @@ class _Decoder:
             lay = layout(KINDS[event_id].event, version, pointer_size)
             if lay is None:
                 raise NeedExact(f"version {version} of event {event_id}")
-            widths = [b - a for a, b in zip(lay.starts, list(lay.starts[1:]) + [lay.struct.size])]
+            widths = [b - a for a, b in zip(lay.starts, list(lay.starts[1:]) + [lay.struct.size])]  # before an array
             dtype = self.np.dtype({"names": list(lay.names), "formats": [f"<u{w}" for w in widths],
                                    "offsets": list(lay.starts), "itemsize": lay.struct.size})
             found = self.types[key] = (dtype, lay)
@@ -119,25 +150,44 @@ def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) ->
     event_ids = ids[rows]
     payload = got.payload[rows]
     length = e + got.size[rows] - payload
-    matrix = np.zeros((len(rows), len(FIELD_NAMES)), dtype=np.uint64)
+    matrix = np.zeros((len(rows), width()), dtype=np.uint64)
+    arrays = None
     if len(rows):
         combos = np.unique(np.stack([event_ids.astype(np.int64), version.astype(np.int64), pointer]), axis=1)
         for event_id, ver, psize in combos.T.tolist():
             dtype, lay = decoder.of(event_id, ver, psize)
             sel = np.flatnonzero((event_ids == event_id) & (version == ver) & (pointer == psize))
-            if (length[sel] != dtype.itemsize).any():
+            if lay.array is None and (length[sel] != dtype.itemsize).any():
                 raise NeedExact("a payload of another length")
+            if lay.array is not None and (length[sel] < dtype.itemsize).any():
+                raise NeedExact("a payload shorter than its fields before a counted array")
             raw = u8[payload[sel][:, None] + np.arange(dtype.itemsize)]
             values = raw.view(dtype).ravel()
+            at = positions(KINDS[event_id].event)
             for name in lay.names:
                 column = values[name]
                 if name in lay.booleans and (column > 1).any():
                     raise NeedExact("a Boolean not 0 or 1")
-                matrix[sel, COLUMN[name]] = column
+                matrix[sel, at[name]] = column
+            if lay.array is not None:
+                if arrays is None:
+                    arrays = np.full(len(rows), None, dtype=object)
+                arrays[sel] = _arrays(np, u8, payload[sel] + dtype.itemsize, length[sel] - dtype.itemsize,
+                                      values[lay.names[lay.array[2]]], lay.array[1])
     u32 = u8.view("<u4")
     out["batch"] = DxgBatch(None, got.times[rows], u32[(e + _EVENT["ProcessId"]) >> 2].astype(np.int64),
                             u32[(e + _EVENT["ThreadId"]) >> 2].astype(np.int64), event_ids.astype(np.int64),
-                            version.astype(np.int64), matrix)
+                            version.astype(np.int64), matrix, arrays)
+    return out
+
+
+def _arrays(np, u8, starts, lengths, counts, size: int) -> list:
+    """Each row's counted array (few events carry one: a row at a time), its length checked against its count."""
+    if (lengths != counts.astype(np.int64) * size).any():
+        raise NeedExact("a counted array of another length than its count")
+    code = {1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}[size]
+    out = np.empty(len(starts), dtype=object)
+    out[:] = [tuple(u8[a:a + n].view(code).tolist()) if n else () for a, n in zip(starts.tolist(), lengths.tolist())]
     return out
 
 
@@ -217,8 +267,7 @@ class _Stream:
 
 
 def _slice(batch: DxgBatch, a: int, b: int) -> DxgBatch:
-    return DxgBatch(None, batch.times[a:b], batch.pids[a:b], batch.tids[a:b], batch.ids[a:b], batch.versions[a:b],
-                    batch.matrix[a:b])
+    return batch.rows(slice(a, b))
 
 
 def batches(np, etl, counts: dict):
@@ -253,11 +302,14 @@ def batches(np, etl, counts: dict):
         dxg = np.concatenate(dxg)[order]
         mine = np.flatnonzero(dxg >= 0)
         if len(mine):
+            arrays = None
+            if any(b.arrays is not None for _k, _d, b in parts):
+                arrays = np.concatenate([b.arrays if b.arrays is not None else np.full(len(b), None, dtype=object)
+                                         for _k, _d, b in parts])
             merged = DxgBatch(None, *(np.concatenate([getattr(b, f) for _k, _d, b in parts])
-                                      for f in ("times", "pids", "tids", "ids", "versions", "matrix")))
-            rows = dxg[mine]
-            out = DxgBatch(numbered + 1 + mine, merged.times[rows], merged.pids[rows], merged.tids[rows],
-                           merged.ids[rows], merged.versions[rows], merged.matrix[rows])
+                                      for f in ("times", "pids", "tids", "ids", "versions", "matrix")), arrays)
+            out = merged.rows(dxg[mine])
+            out.numbers = numbered + 1 + mine
             counts["decoded"] += len(out)
             yield out
         numbered += len(order)

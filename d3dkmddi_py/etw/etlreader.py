@@ -2,8 +2,9 @@
 
 A DxgKrnl event is a manifest event (an EVENT_HEADER): its payload holds its template's fields in
 order, packed, with no names.  Pointers are 4 or 8 bytes by the event's own header flags, a
-``win:Boolean`` is 4 bytes.  A version this package has no template for is refused, naming the event,
-as is a payload shorter or longer than its template.  The events then are the same ``Event`` values
+``win:Boolean`` is 4 bytes; a counted array (the template's last field) holds as many values as its
+count field says.  A version this package has no template for is refused, naming the event, as is a
+payload shorter or longer than its template.  The events then are the same ``Event`` values
 the XML reader gives, in time order, numbered as tracerpt numbers them (every event counted).
 """
 from __future__ import annotations
@@ -13,33 +14,50 @@ import struct
 from ..errors import EtwInputError
 from .._numpy import numpy_module
 from . import etlcount, etlfile
+from .catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
 from .events import Event, _flag
-from .schema import BIT_MAPS, BOOLEAN, IN_TYPE_BYTES, KINDS, POINTER, PROVIDER_GUID, TEMPLATES
+from .registry import on_change, payload_bytes
+from .schema import BOOLEAN, PROVIDER_GUID
 
 DXGKRNL = PROVIDER_GUID.strip("{}")
 _CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
 class _Layout:
-    """One (event, version, pointer size)'s payload: one struct, the names, where each field starts."""
+    """One (event, version, pointer size)'s payload: one struct for the fields before a counted array,
+    the names, where each field starts; and the counted array, if any: (name, element width, index of
+    its count among the names)."""
 
-    __slots__ = ("struct", "names", "types", "starts", "booleans", "bit_maps")
+    __slots__ = ("struct", "names", "types", "starts", "booleans", "bit_maps", "array")
 
     def __init__(self, event: str, fields: tuple, pointer_size: int):
-        widths = [pointer_size if t == POINTER else IN_TYPE_BYTES[t] for _n, t in fields]
+        array = [(n, t) for n, t in fields if (event, n) in ARRAYS]
+        fixed = [(n, t) for n, t in fields if (event, n) not in ARRAYS]
+        widths = [payload_bytes(t, pointer_size) for _n, t in fixed]
         self.struct = struct.Struct("<" + "".join(_CODES[w] for w in widths))
-        self.names = tuple(n for n, _t in fields)
-        self.types = tuple(t for _n, t in fields)
+        self.names = tuple(n for n, _t in fixed)
+        self.types = tuple(t for _n, t in fixed)
         starts, at = [], 0
         for w in widths:
             starts.append(at)
             at += w
         self.starts = tuple(starts)
-        self.booleans = tuple(n for n, t in fields if t == BOOLEAN)
-        self.bit_maps = tuple((n, BIT_MAPS[(event, n)]) for n, _t in fields if (event, n) in BIT_MAPS)
+        self.booleans = tuple(n for n, t in fixed if t == BOOLEAN)
+        self.bit_maps = tuple((n, BIT_MAPS[(event, n)]) for n, _t in fixed if (event, n) in BIT_MAPS)
+        self.array = None
+        if array:
+            (name, in_type), = array
+            self.array = (name, payload_bytes(in_type, pointer_size), self.names.index(ARRAYS[(event, name)]))
+
+    def payload(self, values: tuple) -> int:
+        """The payload's length, given the fixed fields' values."""
+        if self.array is None:
+            return self.struct.size
+        return self.struct.size + self.array[1] * values[self.array[2]]
 
 
 _LAYOUTS: dict = {}
+on_change(_LAYOUTS.clear)
 
 
 def layout(event: str, version: int, pointer_size: int) -> _Layout | None:
@@ -69,10 +87,16 @@ def decode(rec, kind, header, name: str) -> Event:
                             f"package has no template for (it reads version {known}); the fields of another "
                             f"version cannot be placed", event=rec.number, field="Version")
     length = rec.offset + rec.size - rec.payload
-    if length != lay.struct.size:
+    if length != lay.struct.size and (lay.array is None or length < lay.struct.size):
         raise _length_error(rec, kind, lay, length, name)
     values = lay.struct.unpack_from(rec.buffer.data, rec.payload)
     fields = dict(zip(lay.names, values))
+    if lay.array is not None:
+        array, width, _at = lay.array
+        if length != lay.payload(values):
+            raise _array_error(rec, kind, lay, length, values, name)
+        count = (length - lay.struct.size) // width
+        fields[array] = struct.unpack_from(f"<{count}{_CODES[width]}", rec.buffer.data, rec.payload + lay.struct.size)
     for field in lay.booleans:
         if fields[field] > 1:
             raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {fields[field]}, not 0 or 1",
@@ -103,6 +127,13 @@ def _length_error(rec, kind, lay: _Layout, length: int, name: str) -> EtwInputEr
     return EtwInputError(f"{where}: the payload has {length} bytes, {length - lay.struct.size} more than version "
                          f"{rec.version}'s {lay.struct.size} ({pointers}) after its last field {lay.names[-1]}",
                          event=rec.number, field=lay.names[-1])
+
+
+def _array_error(rec, kind, lay: _Layout, length: int, values: tuple, name: str) -> EtwInputError:
+    array, width, at = lay.array
+    return EtwInputError(f"{_where(name, rec, kind)}: the payload has {length} bytes, but {lay.names[at]} = "
+                         f"{values[at]} gives version {rec.version} {lay.payload(values)} ({lay.struct.size} before "
+                         f"{array}, then {values[at]} values of {width} bytes)", event=rec.number, field=array)
 
 
 def _first_cut(lay: _Layout, length: int) -> int:
@@ -191,4 +222,3 @@ def _kind_totals(kinds: dict) -> dict:
         label = etlfile.KIND_NAMES[kind]
         out[label] = out.get(label, 0) + n
     return out
-

@@ -2,8 +2,11 @@
 
 A value is accepted in the forms the two Windows writers use: decimal padded with spaces,
 ``0x`` hex in either case, ``true``/``false``/``0``/``1`` for booleans, and for a bit-map field
-either a number or its names separated by ``|``, ``,`` or spaces.  Anything else is refused with
-the event number and the field.
+either a number or its names separated by ``|``, ``,`` or spaces.  A counted array (the
+manifest's ``count=``) is its values as repeated <Data> elements of its name, or one element
+holding them separated by spaces or commas (which of the two tracerpt writes is not confirmed),
+as many as its count field says.  Anything else is refused with the event number and the field.
+Which fields each event has is its entry's (``etw.catalog``).
 """
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from operator import itemgetter
 
 from ..errors import EtwInputError
 from ..jsonvalue import wide_text
-from .schema import (ADAPTER_ALLOCATION, BIT_MAPS, BOOLEAN, EXTRA_FIELDS, FIELDS, FORMAT_NAME_PREFIX, IN_TYPE_MAX,
-                     KIND_BY_NAME, KINDS, OPCODES, POINTER, REPORT_SEGMENT, UINT64, EventKind, flag_names)
+from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
+from .registry import names as event_names, on_change
+from .schema import BOOLEAN, FORMAT_NAME_PREFIX, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind, flag_names
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 _BOOLS = {"true": True, "false": False, "1": True, "0": False}
@@ -49,7 +53,9 @@ class Event:
     __hash__ = None
 
     def __repr__(self):
-        return f"Event(#{self.number} {self.kind.label}, version {self.version}, adapter 0x{self.adapter:x})"
+        adapter = self.adapter
+        return f"Event(#{self.number} {self.kind.label}, version {self.version}" + \
+            (f", adapter 0x{adapter:x})" if adapter is not None else ")")
 
     @property
     def event(self) -> str:
@@ -64,18 +70,10 @@ class Event:
         return self.kind.event_id
 
     @property
-    def adapter(self) -> int:
-        return self.fields["pDxgAdapter"]
-
-    @property
-    def segment_id(self) -> int:
-        return self.fields["ulSegmentId"]
-
-    @property
-    def handle(self) -> tuple:
-        """The allocation's identity: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
-        h = self.fields["hDxgGlobalAlloc"]
-        return ("hDxgGlobalAlloc", h) if h else ("hVidMmGlobalAlloc", self.fields["hVidMmGlobalAlloc"])
+    def adapter(self) -> int | None:
+        """The pDxgAdapter the event names, or None for an event that names none (its entry says which field)."""
+        name = self.kind.adapter
+        return None if name is None else self.fields[name]
 
     def where(self) -> str:
         if self.source is None:
@@ -88,8 +86,11 @@ def _bad(where: str, name: str, text, what: str) -> EtwInputError:
     return EtwInputError(f"{where}: field {name} = {shown!r} {what}", field=name)
 
 
-def parse_value(text, in_type: str, name: str, where: str, bit_map=None):
+def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None):
     """One field's value from its text (or from a Python int/bool given by another reader)."""
+    if isinstance(text, list):  # the field's <Data> element repeated
+        raise _bad(where, name, " | ".join(map(str, text)),
+                   f"is given {len(text)} times; a field that is not a counted array has one value")
     if isinstance(text, bool):
         if in_type == BOOLEAN:
             return text
@@ -113,10 +114,15 @@ def parse_value(text, in_type: str, name: str, where: str, bit_map=None):
             value = int(s[2:], 16)
         elif bit_map is not None and s:
             return bit_map(_names(s, bit_map, name, where))
+        elif value_map is not None and s in value_map:
+            return value_map[s]  # the manifest's valueMap, by name
         elif name == "Format" and s.startswith(FORMAT_NAME_PREFIX) and s.isidentifier():
             return s  # the Stop template's D3DFormat value map, rendered by name
         elif not s:
             raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number")
+        elif value_map is not None:
+            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex) or a name of its value map "
+                                          f"({', '.join(value_map)})")
         else:
             raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex)")
     else:
@@ -187,29 +193,44 @@ VALUES_KEPT = 512
 
 
 def _plan(event: str) -> tuple:
-    """(name, in-type, bit map, values converted) per template field.  A trace repeats most values (0,
-    the adapter, the flags): each field keeps the values it converted by their exact text, up to
-    VALUES_KEPT, so a repeat is one dict lookup."""
+    """(name, in-type, bit map, values converted) per template field but the counted arrays.  A trace
+    repeats most values (0, the adapter, the flags): each field keeps the values it converted by their
+    exact text, up to VALUES_KEPT, so a repeat is one dict lookup."""
     rows = []
     for name, in_type in FIELDS[event]:
+        if (event, name) in ARRAYS:
+            continue
         bit_map = BIT_MAPS.get((event, name))
-        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map)))
+        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map),
+                     VALUE_MAPS.get((event, name))))
     return tuple(rows)
 
 
 class _Whole:
     """An event's template fields read in one pass: their texts by one itemgetter, each converted
-    through its field's cache by one map."""
+    through its field's cache by one map; then its counted arrays."""
 
     def __init__(self, event: str):
-        plan = _PLANS[event]
+        plan = _plan(event)
+        self.plan = plan
         self.names = tuple(row[0] for row in plan)
-        self.texts = itemgetter(*self.names)
+        self.texts = itemgetter(*self.names) if len(self.names) > 1 else (lambda raw, n=self.names: (raw[n[0]],))
         self.converted = tuple(row[3] for row in plan)
+        self.arrays = tuple((n, t, ARRAYS[(event, n)]) for n, t in FIELDS[event] if (event, n) in ARRAYS)
+        self.fields = len(FIELDS[event])
 
 
-_PLANS = {event: _plan(event) for event in FIELDS}
-_WHOLE = {event: _Whole(event) for event in FIELDS}
+_WHOLE: dict = {}  # event -> its _Whole, made on first use
+
+
+def _whole(event: str) -> _Whole:
+    whole = _WHOLE.get(event)
+    if whole is None:
+        whole = _WHOLE[event] = _Whole(event)
+    return whole
+
+
+on_change(_WHOLE.clear)
 _CONVERT = dict.__getitem__  # with a _Converted, a miss calls its __missing__
 
 
@@ -219,53 +240,65 @@ def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
     The common event (every field there, in the spellings tracerpt writes, in range) is read in one
     pass; any other, and every error, goes field by field through ``parse_value``.
     """
-    whole = _WHOLE[kind.event]
+    whole = _whole(kind.event)
     try:
         out = dict(zip(whole.names, map(_CONVERT, whole.converted, whole.texts(raw))))
     except (KeyError, TypeError):
-        out = _each(raw, kind, where)
+        out = _each(raw, kind, where, whole)
+    for name, in_type, count in whole.arrays:
+        out[name] = _array(raw.get(name), in_type, name, out[count], count, where)
     extra = {}
     if len(raw) > len(out):
+        optional = OPTIONAL[kind.event]
         for name, text in raw.items():
             if name in out:
                 continue
-            if name in EXTRA_FIELDS:
-                out[name] = parse_value(text, EXTRA_FIELDS[name], name, where)
+            if name in optional:
+                out[name] = parse_value(text, optional[name], name, where)
             else:
                 extra[name] = text
     return out, extra
 
 
-def _each(raw: dict, kind: EventKind, where: str) -> dict:
+def _each(raw: dict, kind: EventKind, where: str, whole: _Whole) -> dict:
     """Field by field: the field's cache for the common spellings, ``parse_value`` for any other text
     (a flag's names, a Format by name, "0X") and for every error."""
     out = {}
-    for name, in_type, bit_map, converted in _PLANS[kind.event]:
+    for name, in_type, bit_map, converted, value_map in whole.plan:
         text = raw.get(name)
         if text is None:
-            present = sum(1 for row in _PLANS[kind.event] if raw.get(row[0]) is not None)
+            present = sum(1 for n, _t in FIELDS[kind.event] if raw.get(n) is not None)
             missing = "is missing" if name not in raw else "is empty"
             raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
-                                f"{len(FIELDS[kind.event])} fields of {kind.template}); decode the trace with the "
+                                f"{whole.fields} fields of {kind.template}); decode the trace with the "
                                 f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
                                 field=name)
         try:
             out[name] = converted[text]
         except (KeyError, TypeError):
-            out[name] = parse_value(text, in_type, name, where, bit_map)
+            out[name] = parse_value(text, in_type, name, where, bit_map, value_map)
     if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
         raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
     return out
 
 
+def _array(text, in_type: str, name: str, count: int, count_name: str, where: str) -> tuple:
+    """A counted array's values: repeated elements (a list), one text of values, or another reader's list."""
+    if text is None or (isinstance(text, str) and not text.strip()):
+        items = []
+    elif isinstance(text, (list, tuple)):
+        items = list(text)
+    elif isinstance(text, str):
+        items = text.translate(_SEPARATORS).split()
+    else:
+        items = [text]
+    if len(items) != count:
+        raise EtwInputError(f"{where}: field {name} holds {len(items)} value{'s' if len(items) != 1 else ''} but "
+                            f"{count_name} = {count} (a counted array has exactly as many)", field=name)
+    return tuple(parse_value(item, in_type, name, where) for item in items)
+
+
 # ---- from any other reader
-_SYMBOLS = {"ReportSegment_V1": (REPORT_SEGMENT, "Info")}
-for _op in ("Start", "Stop", "DCStart"):
-    _SYMBOLS[f"AdapterAllocation{_op}"] = (ADAPTER_ALLOCATION, _op)
-    _SYMBOLS[f"AdapterAllocation{_op}_V2"] = (ADAPTER_ALLOCATION, _op)
-    _SYMBOLS[f"AdapterAllocation{_op}_V3"] = (ADAPTER_ALLOCATION, _op)
-
-
 def kind_of(record: dict, where: str) -> EventKind:
     """The event a record names: an id (33), a symbol (AdapterAllocationStart_V2), or a name plus opcode."""
     name = record.get("event", record.get("id", record.get("EventID")))
@@ -273,21 +306,22 @@ def kind_of(record: dict, where: str) -> EventKind:
         kind = KINDS.get(name)
         if kind is None:
             raise EtwInputError(f"{where}: EventID {name} is not one of {', '.join(map(str, sorted(KINDS)))} "
-                                f"(ReportSegment, AdapterAllocation Start/Stop/DCStart)", field="event")
+                                f"({event_names(KINDS)})", field="event")
         return kind
     if isinstance(name, str):
-        key = _SYMBOLS.get(name.strip())
-        if key is None and name.strip() in (REPORT_SEGMENT, ADAPTER_ALLOCATION):
-            opcode = record.get("opcode", "Info" if name.strip() == REPORT_SEGMENT else None)
+        kind = SYMBOLS.get(name.strip())
+        entry = ENTRIES.get(name.strip())
+        if kind is None and entry is not None:
+            opcodes = list(entry.ids.values())
+            opcode = record.get("opcode", opcodes[0] if len(opcodes) == 1 else None)
             if isinstance(opcode, int) and not isinstance(opcode, bool):
                 opcode = {v: k for k, v in OPCODES.items()}.get(opcode)
-            key = (name.strip(), opcode)
-        kind = KIND_BY_NAME.get(key) if key else None
+            kind = KIND_BY_NAME.get((entry.event, opcode))
         if kind is not None:
             return kind
-    raise EtwInputError(f"{where}: event {name!r} is not ReportSegment or AdapterAllocation with opcode Start, "
-                        f"Stop or DCStart (give 'event' as an id such as 33, a symbol such as "
-                        f"AdapterAllocationStart_V2, or a name with 'opcode')", field="event")
+    raise EtwInputError(f"{where}: event {name!r} is not one of {', '.join(sorted(ENTRIES))} with one of their "
+                        f"opcodes (give 'event' as an id such as 33, a symbol such as AdapterAllocationStart_V2, or "
+                        f"a name with 'opcode')", field="event")
 
 
 def from_records(records):
@@ -311,7 +345,8 @@ def from_records(records):
             raise EtwInputError(f"{where}: 'fields' must be a dict of field name -> value", field="fields")
         version = record.get("version", kind.version)
         version = parse_value(version, "UInt8", "version", where)
-        missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None]
+        missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None
+                   and (kind.event, name) not in ARRAYS]
         if missing:  # all of them at once: the caller's reader, not a manifest, left them out
             raise EtwInputError(f"{where}: {len(missing)} of the {len(FIELDS[kind.event])} fields of "
                                 f"{kind.template} missing or None: {', '.join(missing)}", field=missing[0])
@@ -321,13 +356,16 @@ def from_records(records):
 
 
 def json_value(name: str, in_type: str, value):
-    """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are."""
+    """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are; a
+    counted array as a list of them."""
     if value.__class__ is int:  # the common case first
         return wide_text(value) if in_type in _HEX_TYPES else value
     if in_type in _HEX_TYPES and isinstance(value, int):
         return wide_text(value)
     if isinstance(value, bool) or isinstance(value, str):
         return value
+    if isinstance(value, tuple):
+        return [json_value(name, in_type, v) for v in value]
     return int(value)
 
 

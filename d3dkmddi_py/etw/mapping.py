@@ -17,12 +17,9 @@ from ..semantics import RULES, flags_member
 from ..names import InterfaceVersion, parse_version
 from ..span import _short
 from ..target import target as make_target
+from .catalog import ENTRIES
+from .registry import ALLOCATION_TYPE, FLAG_VIEW, SEGMENT, USAGE_TYPE, Mapping, on_change  # noqa: F401 (here too)
 from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
-
-ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"
-USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINFO1)
-SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
-FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
 
 
 def descriptor_type(version) -> str:
@@ -30,69 +27,16 @@ def descriptor_type(version) -> str:
     return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
 
 
-@dataclass(frozen=True)
-class Mapping:
-    event: str  # ReportSegment or AdapterAllocation
-    field: str  # the event's field
-    mirror_type: str | None  # ALLOCATION_TYPE, USAGE_TYPE, SEGMENT, or None for a field with no mirror member
-    mirror: str | None  # the leaf path it fills
-    reason: str
+# Every event's rows, in the catalog's order: kept in step with the registry (a list, changed in place).
+MAPPING: list = []
 
 
-_M = Mapping
-S, A = REPORT_SEGMENT, ADAPTER_ALLOCATION
-MAPPING = (
-    _M(S, "ulSegmentId", None, None, "the segment's id: the descriptor is segment n of the adapter (bit n-1 of a "
-                                     "segment set); a later event for the same id replaces the earlier one"),
-    _M(S, "pDxgAdapter", None, None, "the kernel's adapter object: it groups segments and allocations by adapter"),
-    _M(S, "BaseAddress", SEGMENT, "BaseAddress.QuadPart", "same name; the 64 bits of the PHYSICAL_ADDRESS"),
-    _M(S, "CpuTranslatedAddress", SEGMENT, "CpuTranslatedAddress.QuadPart",
-       "same name; the 64 bits of the PHYSICAL_ADDRESS"),
-    _M(S, "Size", SEGMENT, "Size", "same name"),
-    _M(S, "NbOfBanks", SEGMENT, "NbOfBanks", "same name"),
-    _M(S, "Flags", SEGMENT, "Flags.Value", "the DXGK_SEGMENTFLAGS word the driver reported (no bit map in the "
-                                           "manifest), read at the chosen interface version"),
-    _M(S, "CommitLimit", SEGMENT, "CommitLimit", "same name"),
-    _M(S, "SystemMemoryEndAddress", SEGMENT, "SystemMemoryEndAddress",
-       "same name (DXGK_SEGMENTDESCRIPTOR3 only; no member before WIN8)"),
-    _M(S, "MemorySegmentGroup", None, None, "the kernel's local/non-local grouping; no descriptor member holds it"),
-    _M(A, "hProcessId", None, None, "the owning process: the kernel's, not in DXGK_ALLOCATIONINFO"),
-    _M(A, "hDevice", None, None, "the kernel's device object, not in DXGK_ALLOCATIONINFO"),
-    _M(A, "pDxgAdapter", None, None, "the kernel's adapter object: it groups allocations by adapter"),
-    _M(A, "Flags", ALLOCATION_TYPE, FLAG_VIEW,
-       "bits 0-13 carry DXGK_ALLOCATIONINFOFLAGS names (AllocationFlags bit map); each set bit is written to the "
-       "member of that name in the view in force, if the view has one; bits 20-31 are the kernel's own state "
-       "and are not written"),
-    _M(A, "allocSize", ALLOCATION_TYPE, "Size", "the allocation's size"),
-    _M(A, "ulAlignment", ALLOCATION_TYPE, "Alignment", "the allocation's alignment"),
-    _M(A, "dwReadSegment", ALLOCATION_TYPE, "SupportedReadSegmentSet", "the read segment set (a segment set word)"),
-    _M(A, "dwWriteSegment", ALLOCATION_TYPE, "SupportedWriteSegmentSet",
-       "the write segment set (a segment set word)"),
-    _M(A, "PreferredSegment", ALLOCATION_TYPE, "PreferredSegment.Value", "the DXGK_SEGMENTPREFERENCE word"),
-    _M(A, "HintedBank", ALLOCATION_TYPE, "HintedBank.Value", "the DXGK_SEGMENTBANKPREFERENCE word"),
-    _M(A, "dwEvictionSegment", ALLOCATION_TYPE, "EvictionSegmentSet", "the eviction segment set"),
-    _M(A, "Priority", ALLOCATION_TYPE, "AllocationPriority", "the priority, read against the priority bands"),
-    _M(A, "hVidMmGlobalAlloc", None, None, "kernel handle: identifies the allocation when hDxgGlobalAlloc is 0"),
-    _M(A, "hDxgGlobalAlloc", None, None, "kernel handle: identifies the allocation (Stop removes it by this)"),
-    _M(A, "hDxgSharedResource", None, None, "the kernel's shared resource (non-zero for shared allocations)"),
-    _M(A, "UsageVersion", USAGE_TYPE, "Version",
-       "DXGK_ALLOCATIONUSAGEHINT.Version (1: v1 is DXGK_ALLOCATIONUSAGEINFO1)"),
-    _M(A, "UsageFlags", USAGE_TYPE, "v1.Flags.Value", "the DXGK_ALLOCATIONUSAGEINFO1 flag word (UsageFlags bit map, "
-                                                      "same names and bits)"),
-    _M(A, "Format", USAGE_TYPE, "v1.Format", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "SwizzledFormat", USAGE_TYPE, "v1.SwizzledFormat", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "ByteOffset", USAGE_TYPE, "v1.ByteOffset", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "Width", USAGE_TYPE, "v1.Width", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "Height", USAGE_TYPE, "v1.Height", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "Pitch", USAGE_TYPE, "v1.Pitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "Depth", USAGE_TYPE, "v1.Depth", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "SlicePitch", USAGE_TYPE, "v1.SlicePitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
-    _M(A, "BackingStoreWasPinned", None, None, "the kernel's residency state, no mirror member"),
-    _M(A, "pSectionObject", None, None, "the kernel's section object (SectionSupplied allocations)"),
-    _M(A, "PhysicalAdapterIndex", None, None, "the kernel's linked-adapter index; the manifest does not say it is "
-                                              "DXGK_ALLOCATIONINFO.PhysicalAdapterIndex, so it is not written there"),
-    _M(A, "PageTableOrDirectory", None, None, "version 3 only: the kernel's own page-table allocations"),
-)
+def _mapping_changed() -> None:
+    MAPPING[:] = [m for entry in ENTRIES.values() for m in entry.mapping]
+    _rules_apply.cache_clear()
+    carried.cache_clear()
+    packer.cache_clear()
+
 
 # ---- rules: does each one hold for the kernel's view of the mapped values?
 # Derived: a rule applies when every leaf its checks read (semantics.engine.leaves_read) is one the
@@ -112,7 +56,10 @@ REASONS = {
     "no-reserved": "reads DXGK_SEGMENTDESCRIPTOR3.Reserved, which ReportSegment does not carry: unknown",
     "unmapped": "reads a member no event field fills: unknown",
     "not-on-events": "no check of a type the events fill states what it reads",
+    "event": "checked by an event's own entry against the trace's state (etw.catalog: a committed placement "
+             "against the allocation's segment sets)",
 }
+APPLYING = ("carried", "event")  # the reasons a rule applies for
 # the one judgement no field list shows: the rule reads carried members whose logged meaning differs
 KERNEL_VIEW = {"ALLOCINFO.READ_SET_IGNORED": "effective"}
 # rules checked outside the registry (semantics.adapter, over every segment of an adapter): what they read
@@ -175,11 +122,12 @@ def _applicability(reasons=None) -> dict:
     reasons = rule_reasons() if reasons is None else reasons
     order = list(REASONS)
     out = {}
+    checked = {r for entry in ENTRIES.values() for r in entry.rules}
     for rule_id in RULES:
         why = KERNEL_VIEW.get(rule_id) or min(reasons.get(rule_id, ()), key=order.index, default=None)
         if why is None:
-            why = "carried" if rule_id in reasons else "not-on-events"
-        out[rule_id] = (why == "carried", why)
+            why = "event" if rule_id in checked else "carried" if rule_id in reasons else "not-on-events"
+        out[rule_id] = (why in APPLYING, why)
     return out
 
 
@@ -247,7 +195,7 @@ class Packer:
                         USAGE_TYPE: getattr(tgt, USAGE_TYPE)}
         self.slots = {key: [] for key in self.classes}
         for m in MAPPING:
-            if m.mirror_type is None or m.mirror == FLAG_VIEW:
+            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != _PACKED_BY[m.mirror_type]:
                 continue
             by_path = {leaf.path: leaf for leaf in self.classes[m.mirror_type]._leaves_}
             leaf = by_path.get(m.mirror)
@@ -310,6 +258,10 @@ class Packer:
     def usage(self, fields: dict, where=lambda: "event") -> bytes:
         return bytes(self._pack(USAGE_TYPE, fields, where))
 
+    def record(self, kind: str, fields: dict, where=lambda: "event") -> bytes:
+        """The mirror record of ``kind`` (SEGMENT, ALLOCATION_TYPE or USAGE_TYPE) of an event's fields."""
+        return {SEGMENT: self.segment, ALLOCATION_TYPE: self.allocation, USAGE_TYPE: self.usage}[kind](fields, where)
+
     def pack_columns(self, np, kind: str, columns: dict, count: int):
         """The mirror records of ``count`` events given as field columns (uint64 arrays), as bytes;
         None if a value does not fit its member (``allocation`` and ``segment`` name it)."""
@@ -344,6 +296,9 @@ class Packer:
         return tuple(names)
 
 
+_PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
+
+
 @lru_cache(maxsize=None)
 def packer(abi: str, version: int) -> Packer:
     return Packer(make_target(abi, version))
@@ -357,3 +312,7 @@ def mapping_table() -> str:
             "DXGK_ALLOCATIONINFO.Flags (before WDDM2_0) / FlagsWddm2 (from WDDM2_0), by bit name"
         rows.append(f"{m.event}.{m.field} -> {mirror}: {m.reason}")
     return "\n".join(rows)
+
+
+_mapping_changed()
+on_change(_mapping_changed)

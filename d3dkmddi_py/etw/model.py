@@ -1,48 +1,19 @@
-"""Per adapter: the segments it reported and its live allocations, checked against those segments."""
+"""The Tracker: a trace's state as its events leave it (each event's ``apply`` from its catalog entry),
+per adapter, and the checks of its records against the segments reported so far."""
 from __future__ import annotations
 
-from .._records import dataclass, field, replace
+from .._records import replace
 from .. import bulk
 from ..semantics import Adapter, check
 from ..errors import EtwInputError
 from ..target import as_target
+from .catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event
-from .schema import REPORT_SEGMENT
+from .state import AdapterTrace, AllocationEntry, Later, SegmentEntry, Series  # noqa: F401 (the state's types, here too)
 
 CHUNK = 65536  # allocations checked column-wise at once
-
-
-@dataclass
-class SegmentEntry:
-    segment_id: int
-    event: object  # the ReportSegment Event
-    data: bytes  # the descriptor's bytes (Packer.segment)
-    findings: list = field(default_factory=list)
-
-
-@dataclass
-class AllocationEntry:
-    event: object  # the Start or DCStart Event
-    data: bytes  # DXGK_ALLOCATIONINFO bytes
-    usage: bytes  # DXGK_ALLOCATIONUSAGEHINT bytes
-    findings: list = field(default_factory=list)
-
-
-@dataclass
-class AdapterTrace:
-    """One pDxgAdapter: segments by id (a later ReportSegment replaces), live allocations by handle."""
-
-    pointer: int
-    segments: dict = field(default_factory=dict)
-    allocations: dict = field(default_factory=dict)
-    adapter: Adapter | None = None  # the semantics view of the segments, when ids are 1..n
-    adapter_note: str = ""  # why allocations were checked without the segments, if they were
-    adapter_findings: list = field(default_factory=list)  # adapter-wide rules (one AGP segment)
-    started: int = 0
-    stopped: int = 0
-    stops_unmatched: int = 0  # Stop of an allocation the trace did not show starting
-    segments_replaced: int = 0
+LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
 
 
 def findings_rows(columns, *, adapter=None) -> list:
@@ -52,13 +23,27 @@ def findings_rows(columns, *, adapter=None) -> list:
 
 
 class Tracker:
-    """Applies events in order; ``check_allocation`` checks against the segments reported so far."""
+    """Applies events in order (each event's entry says how); ``check_allocation`` checks against the
+    segments reported so far.
 
-    def __init__(self, target=None):
+    ``entries``: keep each live allocation whole (its event, bytes and findings: the text and
+    ``adapters()``), else only what later events read of it (its adapter and segment sets, for
+    placements: --json and the tables).  ``series``: keep every sample of the values over time as
+    columns (else their summaries only)."""
+
+    def __init__(self, target=None, *, entries: bool = True, series: bool = False):
         tgt = as_target(target)  # every spelling target() takes; a bad one is the package's own error
         self.target = tgt
         self.packer = packer(tgt.abi, int(tgt.interface_version))
+        self.entries, self.series = entries, series
         self.adapters: dict = {}
+        self.counts: dict = {}  # event name -> events applied
+        self.live: dict = {}  # hVidMmGlobalAlloc -> (adapter pointer, read set, write set) of a live allocation
+        self.live_entries: dict = {}  # hVidMmGlobalAlloc -> its AllocationEntry (``entries`` only)
+        self.devices: dict = {}  # hVidMmAlloc -> (adapter pointer, hVidMmGlobalAlloc) of a live device allocation
+        self.notes: dict = {}  # event name -> {what: count}: what its events could not be applied to
+        self.loose: list = []  # (event, findings) of events whose findings sit under no record (``entries``)
+        self.loose_more = 0  # and how many more there were
         self._views: dict = {}  # pointer -> (segment count key, Adapter or None, note)
 
     def state(self, pointer: int) -> AdapterTrace:
@@ -68,31 +53,92 @@ class Tracker:
         return a
 
     def apply(self, event):
-        """Update the state; returns the mirror bytes of the event (descriptor, or allocation info)."""
-        a = self.state(event.adapter)
-        if event.event == REPORT_SEGMENT:
-            data = self.packer.segment(event.fields, event.where)
-            if event.segment_id in a.segments:
-                a.segments_replaced += 1
-            a.segments[event.segment_id] = SegmentEntry(event.segment_id, event, data)
-            self._views.pop(event.adapter, None)
-            return data
-        data = self.packer.allocation(event.fields, event.where)
-        if event.opcode == "Stop":
-            a.stopped += 1
-            if a.allocations.pop(event.handle, None) is None:
-                a.stops_unmatched += 1
-        else:
-            a.started += 1
-            a.allocations[event.handle] = AllocationEntry(event, data, self.packer.usage(event.fields, event.where))
-        return data
+        """Update the state; returns what the event's entry says (a mirror record's bytes, a placement, ...)."""
+        name = event.kind.event
+        self.counts[name] = self.counts.get(name, 0) + 1
+        apply = ENTRIES[name].apply
+        return None if apply is None else apply(self, event)
 
+    def findings(self, event, applied) -> list:
+        """The findings of an event just applied (those its entry checks one event at a time)."""
+        found = ENTRIES[event.kind.event].findings
+        return [] if found is None else found(self, event, applied)
+
+    def note(self, event, what: str) -> None:
+        """Count an event its state change could not be applied to (``what`` says why)."""
+        notes = self.notes.setdefault(event.kind.event, {})
+        notes[what] = notes.get(what, 0) + 1
+
+    def sample(self, event, table: str, key, value: int) -> None:
+        """One more sample of a value over time: ``table`` names the adapter's dict of Series
+        (``resident``, ``usage``, ``budget``), ``key`` the series in it."""
+        series = getattr(self.state(event.adapter), table)
+        s = series.get(key)
+        if s is None:
+            s = series[key] = Series(self.series)
+        s.add(event.number, value)
+
+    def keep_loose(self, event, findings: list) -> None:
+        """Findings of an event that sit under no live record: the text lists them after the adapters."""
+        if not findings or not self.entries:
+            return
+        if len(self.loose) < LOOSE_KEPT:
+            self.loose.append((event, findings))
+        else:
+            self.loose_more += 1
+
+    # ---- live allocations, as later events read them
+    def allocation_of(self, global_handle: int):
+        """(adapter pointer, read set, write set, AllocationEntry or None) of a live allocation by its
+        hVidMmGlobalAlloc, or None."""
+        found = self.live.get(global_handle)
+        if found is None:
+            return None
+        return found + (self.live_entries.get(global_handle),)
+
+    def device_allocation(self, handle: int):
+        """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
+        return self.devices.get(handle)
+
+    def tell(self, global_handle: int, event, line: str, findings) -> None:
+        """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
+        (``line`` and its findings); the findings of one it replaces, or of an allocation not kept whole,
+        go with the findings of events about no live record."""
+        entry = self.live_entries.get(global_handle)
+        if entry is None:
+            self.keep_loose(event, list(findings))
+            return
+        name = event.kind.event
+        old = entry.later.get(name)
+        if old is not None:
+            self.keep_loose(old.event, old.findings)
+        entry.later[name] = Later(line, list(findings), event, 1 if old is None else old.count + 1)
+
+    def track_run(self, np, globals_, stops, adapters, reads, writes) -> None:
+        """A run of AdapterAllocation rows, in order, into ``live`` (columns: hVidMmGlobalAlloc, Stop or
+        not, the adapter, the read and write sets): each allocation as its last row in the run leaves it."""
+        n = len(globals_)
+        if not n:
+            return
+        last = n - 1 - np.unique(globals_[::-1], return_index=True)[1]
+        stopped = stops[last]
+        started = last[~stopped]
+        self.live.update(zip(globals_[started].tolist(),
+                             zip(adapters[started].tolist(), reads[started].tolist(), writes[started].tolist())))
+        for handle in globals_[last[stopped]].tolist():
+            self.live.pop(handle, None)
+        self.live.pop(0, None)  # no VidMm handle: nothing can name it
+
+    # ---- checks against the segments reported so far
     def view(self, pointer: int):
         """(Adapter or None, note) for the segments the adapter has reported so far."""
         cached = self._views.get(pointer)
         if cached is None:
             cached = self._views[pointer] = _adapter_view(self.state(pointer), self.packer, self.target)
         return cached
+
+    def segments_changed(self, pointer: int) -> None:
+        self._views.pop(pointer, None)
 
     def check_allocation(self, pointer: int, data: bytes) -> list:
         adapter, _note = self.view(pointer)
@@ -123,13 +169,6 @@ class Tracker:
                 wide.append(f)
         return per, wide
 
-    def findings_of_segment(self, event) -> list:
-        """The findings of a ReportSegment event just applied: its segment's, and the adapter-wide ones
-        that name it (one AGP segment is reported with the segment its field names)."""
-        per, wide = self.segment_findings(event.adapter)
-        head = f"segments[{event.segment_id - 1}]."
-        return per[event.segment_id] + [f for f in wide if f.field.startswith(head)]
-
     def _found(self, adapters, checked, data: bytes) -> dict:
         """row -> its (rule_id, severity, field) findings, for the rows that have any."""
         found: dict = {}
@@ -159,9 +198,10 @@ class Tracker:
 
     def findings_of_rows(self, adapters, checked, data: bytes) -> list:
         """``batch_findings`` of allocation records given as columns: each row's adapter pointer,
-        whether it is checked (not a Stop), and the records' bytes."""
+        whether it is checked (not a Stop), and the records' bytes.  A row's findings are a list, or
+        an empty tuple when it has none."""
         size = len(data) // len(adapters) if len(adapters) else 0
-        out = [[] for _ in adapters]
+        out = [()] * len(adapters)  # most rows have none: one shared empty tuple, not a list a row
         for i in self._found(adapters, checked, data):
             out[i] = self.check_allocation(adapters[i], data[i * size:(i + 1) * size])
         return out
@@ -177,7 +217,7 @@ class Tracker:
             for start in range(0, len(entries), CHUNK):
                 part = entries[start:start + CHUNK]
                 for entry, found in zip(part, self.batch_findings([(e.event, e.data) for e in part])):
-                    entry.findings = found
+                    entry.findings = list(found)
         return self.adapters
 
 
@@ -195,16 +235,18 @@ def _adapter_view(a: AdapterTrace, pk, tgt):
     return Adapter(tuple(descriptors), tgt.abi, tgt.interface_version), ""
 
 
-def adapters(events, *, target=None) -> dict:
+def adapters(events, *, target=None, series: bool = True) -> dict:
     """pDxgAdapter -> AdapterTrace, from events in trace order (``read(...)`` or ``from_records(...)``).
 
     Segments: the last ReportSegment of each id.  Allocations: Start and DCStart add one, Stop
-    removes it by hDxgGlobalAlloc (hVidMmGlobalAlloc when that is 0).  Findings: each segment's,
-    the adapter's, and each live allocation's against the adapter's segments, with only the rules
-    that hold for these events (``RULES_APPLY``).  ``target``: a Target or (abi, version); default
-    x64 at the newest interface version (the trace does not say the driver's).
+    removes it by hDxgGlobalAlloc (hVidMmGlobalAlloc when that is 0).  Resident bytes per segment
+    and each process's usage and budget per segment group: ``Series`` (every sample as columns
+    unless ``series=False``).  Findings: each segment's, the adapter's, and each live allocation's
+    against the adapter's segments, with only the rules that hold for these events (``RULES_APPLY``).
+    ``target``: a Target or (abi, version); default x64 at the newest interface version (the trace
+    does not say the driver's).
     """
-    tracker = Tracker(target)
+    tracker = Tracker(target, series=series)
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise EtwInputError(f"events must be an iterable of etw Events (etw.read, etw.from_records), not "
                             f"{type(events).__name__}")

@@ -1,8 +1,6 @@
-"""What the Microsoft-Windows-DxgKrnl provider's manifest says about the events read here.
-
-Stated once, from the provider's public instrumentation manifest (events 33/34/35 with templates
-AdapterAllocation{Start,Stop,DCStart}Args_V2, event 78 with ReportSegmentArgs_V1, the bit maps
-AllocationFlags and UsageFlags).  The package never reads the manifest at run time.
+"""What the Microsoft-Windows-DxgKrnl provider's manifest says about any event read here: the provider,
+the opcodes, the in-types and the AllocationFlags and UsageFlags bit maps.  Each event's own template
+is stated in its entry (``etw.catalog``).  The package never reads the manifest at run time.
 
 The two flag types are built from the mirror's own layout where the names are shared:
 ``AllocationFlag`` bits 0-13 are the DXGK_ALLOCATIONINFOFLAGS bits of those positions in its
@@ -34,57 +32,21 @@ class EventKind:
     """One event of the manifest: its id, the name and opcode it is reported under, its task."""
 
     event_id: int
-    event: str  # ReportSegment or AdapterAllocation
+    event: str  # the task's name (ReportSegment, AdapterAllocation, ...)
     opcode: str  # Info, Start, Stop or DCStart
     task: int
     version: int  # the manifest copy's version; other builds log others (fields are matched by name)
     template: str
+    adapter: str | None = None  # the field that names the adapter (its entry's), if any
 
     @property
     def label(self) -> str:
         return f"{self.event} {self.opcode}, EventID {self.event_id}"
 
 
-KINDS = {
-    78: EventKind(78, REPORT_SEGMENT, "Info", 53, 1, "ReportSegmentArgs_V1"),
-    33: EventKind(33, ADAPTER_ALLOCATION, "Start", 21, 2, "AdapterAllocationStartArgs_V2"),
-    34: EventKind(34, ADAPTER_ALLOCATION, "Stop", 21, 2, "AdapterAllocationStopArgs_V2"),
-    35: EventKind(35, ADAPTER_ALLOCATION, "DCStart", 21, 2, "AdapterAllocationDCStartArgs_V2"),
-}
-KIND_BY_NAME = {(k.event, k.opcode): k for k in KINDS.values()}
-
 # in-types of the manifest, with the range each one holds
 UINT8, UINT16, UINT32, UINT64, POINTER, BOOLEAN = "UInt8", "UInt16", "UInt32", "UInt64", "Pointer", "Boolean"
 IN_TYPE_MAX = {UINT8: 0xFF, UINT16: 0xFFFF, UINT32: 0xFFFFFFFF, UINT64: (1 << 64) - 1, POINTER: (1 << 64) - 1}
-
-# Template fields, in order.  Every one is required; a field not listed here (a later version's) is kept.
-SEGMENT_FIELDS = (
-    ("ulSegmentId", UINT32), ("pDxgAdapter", POINTER),
-    ("BaseAddress", UINT64), ("CpuTranslatedAddress", UINT64), ("Size", UINT64),
-    ("NbOfBanks", UINT32), ("Flags", UINT32), ("CommitLimit", UINT64),
-    ("SystemMemoryEndAddress", POINTER), ("MemorySegmentGroup", UINT8),
-)
-ALLOCATION_FIELDS = (
-    ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),
-    ("Flags", UINT32), ("allocSize", UINT64),
-    ("ulAlignment", UINT32), ("dwReadSegment", UINT32), ("dwWriteSegment", UINT32), ("PreferredSegment", UINT32),
-    ("HintedBank", UINT32), ("dwEvictionSegment", UINT32), ("Priority", UINT32),
-    ("hVidMmGlobalAlloc", POINTER), ("hDxgGlobalAlloc", POINTER), ("hDxgSharedResource", POINTER),
-    ("UsageVersion", UINT32), ("UsageFlags", UINT32),
-    ("Format", UINT32), ("SwizzledFormat", UINT32), ("ByteOffset", UINT32), ("Width", UINT32), ("Height", UINT32),
-    ("Pitch", UINT32), ("Depth", UINT32), ("SlicePitch", UINT32),
-    ("BackingStoreWasPinned", BOOLEAN), ("pSectionObject", POINTER), ("PhysicalAdapterIndex", UINT16),
-)
-# Fields later versions add (version 3 of events 33-35).
-EXTRA_FIELDS = {"PageTableOrDirectory": BOOLEAN}
-FIELDS = {REPORT_SEGMENT: SEGMENT_FIELDS, ADAPTER_ALLOCATION: ALLOCATION_FIELDS}
-# Each version's template, in the order its payload holds the fields (an .etl payload is read by
-# position): ReportSegment version 1; AdapterAllocation version 2 (the manifest's) and version 3,
-# which adds PageTableOrDirectory after the version-2 fields.
-TEMPLATES = {
-    REPORT_SEGMENT: {1: SEGMENT_FIELDS},
-    ADAPTER_ALLOCATION: {2: ALLOCATION_FIELDS, 3: ALLOCATION_FIELDS + tuple(EXTRA_FIELDS.items())},
-}
 # Bytes per in-type in a payload; a Pointer's is the event's pointer size.
 IN_TYPE_BYTES = {UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8, BOOLEAN: 4}
 
@@ -128,9 +90,6 @@ UsageFlag = NamedIntFlag("UsageFlag", sorted(
     ((name, 1 << bit) for name, bit in _one_bit_leaves(USAGE_FLAG_TYPE, "x64", "WDDM2_0", "Flags.").items()),
     key=lambda m: m[1]), module=__name__)
 UsageFlag.__doc__ = "The UsageFlags word of the AdapterAllocation events: DXGK_ALLOCATIONUSAGEINFO1.Flags."
-
-BIT_MAPS = {(ADAPTER_ALLOCATION, "Flags"): AllocationFlag, (ADAPTER_ALLOCATION, "UsageFlags"): UsageFlag}
-
 
 _FLAG_BITS: dict = {}  # flag type -> ((name, bit value) of each member, every named bit)
 

@@ -1,19 +1,20 @@
-"""A trace as three tables in a directory: ``segments``, ``allocations`` and ``findings`` (CSV, JSON
-lines or Parquet; the same columns in every format).
+"""A trace as tables in a directory, one per event entry's ``TableSpec`` (``segments``, ``allocations``,
+``residency``, ...) and ``findings`` (CSV, JSON lines or Parquet; the same columns in every format).
 
-One row per ReportSegment and per AdapterAllocation event, in trace order: the event's number, time,
-opcode, process and adapter, then (allocations) its handles and the event fields no mirror member
-holds, then the mirror structure's leaves as ``decode --format`` names them (PreferredSegment
-decoded, Flags by bit; members no event field fills are left out, they would only read 0), then
-the event's error and warning counts.  ``findings``: one row per finding, keyed by event number.
-Allocations are decoded and checked column-wise a chunk at a time, each against the segments
-reported before it; each file appears complete or not at all (``outfile.open_output``).
+One row per event, in trace order: the event's number, time, opcode, process and adapter, then the
+columns its entry declares, then (for an event that fills a mirror structure) the structure's leaves as
+``decode --format`` names them (PreferredSegment decoded, Flags by bit; members no event field fills
+are left out, they would only read 0), then the event's error and warning counts.  ``findings``: one
+row per finding, keyed by event number.  Batched events (allocations) are decoded and checked
+column-wise a chunk at a time, each against the segments reported before it; each file appears
+complete or not at all (``outfile.open_output``).
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
+from itertools import chain
 
 from .. import bulk, render
 from .._numpy import numpy_module
@@ -21,33 +22,36 @@ from ..bulk.table import Table, columns_table, writer
 from ..errors import EtwInputError
 from ..outfile import check_output, make_output_folder, open_output, safe_name
 from . import etlcolumns
-from .mapping import ALLOCATION_TYPE, MAPPING, SEGMENT, USAGE_TYPE
+from .catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
+from .mapping import ALLOCATION_TYPE, SEGMENT
 from .model import Tracker
-from .schema import ADAPTER_ALLOCATION, ALLOCATION_FIELDS, EXTRA_FIELDS, KINDS, POINTER, REPORT_SEGMENT, \
-    TEMPLATES, UINT64
+from .registry import HEAD, MIRROR_PREFIX
 
 CHUNK_EVENTS = 65536
-TABLES = ("segments", "allocations", "findings")
-HANDLES = ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hDxgSharedResource")
-# AdapterAllocation fields no mirror member holds (besides the adapter and the handles), kept as columns;
-# AllocationFlags is the event's whole Flags word (its kernel bits 20-31 have no mirror bit).
-_ALLOCATION_TYPES = {**dict(ALLOCATION_FIELDS), **EXTRA_FIELDS}
-EVENT_ONLY = tuple(m.field for m in MAPPING if m.event == ADAPTER_ALLOCATION and m.mirror_type is None
-                   and m.field not in HANDLES + ("pDxgAdapter",))
+SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
 FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
 
 
-def _kind(field: str) -> str:
-    """How an allocation event's field is written: a version's extra field may be missing (opt), pointers
-    and 64-bit words are hex, the rest (a Boolean too) numbers."""
-    in_type = _ALLOCATION_TYPES[field]
-    return "opt" if field in EXTRA_FIELDS else "hex" if in_type in (POINTER, UINT64) else "int"
+def table_names() -> tuple:
+    """Every table: each entry's (in the catalog's order, once when entries share one), then findings."""
+    return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + ("findings",)
 
 
-# (column, event field, kind) after the head: the handles, the event's whole Flags word, then the fields no
-# mirror member holds
-_EVENT_COLUMNS = tuple((name, name, _kind(name)) for name in HANDLES) + (("AllocationFlags", "Flags", "hex"),) + \
-    tuple((name, name, _kind(name)) for name in EVENT_ONLY)
+def __getattr__(name):  # TABLES follows the registry
+    if name == "TABLES":
+        return table_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _head(entry) -> tuple:
+    """The head's (name, kind) pairs: an event that names no adapter has one only a lookup may find."""
+    return HEAD if entry.adapter is not None else HEAD[:-1] + (("adapter", "ohex"),)
+
+
+def adapter_of(event, applied):
+    """The adapter an event names, or the one its state change found (a placement's allocation's)."""
+    pointer = event.adapter
+    return pointer if pointer is not None else getattr(applied, "adapter", None)
 
 
 class TraceTables:
@@ -58,23 +62,28 @@ class TraceTables:
         """``sinks``: table name -> an object with ``write(Table)`` and ``close()``, in place of the
         files (``directory`` and ``fmt`` are then not used)."""
         self.fmt, self.tracker, self.inputs, self.progress, self.chunk = fmt, tracker, inputs, progress, chunk
+        tracker.entries = False  # the rows hold each event: no live allocation is kept whole
         self.sinks = sinks
         self.directory = os.fspath(directory) if directory is not None else None
-        self.counts = dict.fromkeys(TABLES, 0)
+        self.names = table_names()
+        self.counts = dict.fromkeys(self.names, 0)
         self.errors = 0
         self.events = 0
-        self._pending: list = []  # (event, allocation bytes, usage bytes)
-        self._segments: list = []  # (event, descriptor bytes, findings)
+        self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
+        self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
+        self._rows: dict = {}  # table -> [(entry, event, applied, findings)] of the other events
+        self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
         self._started: set = set()  # tables that have had a chunk
         pk = tracker.packer
-        unknown = {ALLOCATION_TYPE: set(pk.unknown_members(ALLOCATION_TYPE)),
-                   USAGE_TYPE: set(pk.unknown_members(USAGE_TYPE)), SEGMENT: set(pk.unknown_members(SEGMENT))}
-        self._types = {ALLOCATION_TYPE: ALLOCATION_TYPE, USAGE_TYPE: USAGE_TYPE, SEGMENT: pk.segment_type}
-        self._paths = {kind: [leaf.path for leaf in pk.classes[kind]._leaves_
-                              if leaf.path.split(".")[0].split("[")[0] not in unknown[kind]]
-                       for kind in self._types}
+        self._types = {ALLOCATION_TYPE: ALLOCATION_TYPE, SEGMENT: pk.segment_type}
+        self._paths = {}
+        for kind in pk.classes:
+            unknown = set(pk.unknown_members(kind))
+            self._types.setdefault(kind, kind)
+            self._paths[kind] = [leaf.path for leaf in pk.classes[kind]._leaves_
+                                 if leaf.path.split(".")[0].split("[")[0] not in unknown]
 
     # ---- files
     def __enter__(self):
@@ -83,11 +92,11 @@ class TraceTables:
             return self
         make_output_folder(self.directory)
         binary = self.fmt == "parquet"
-        paths = [os.path.join(self.directory, f"{name}.{self.fmt}") for name in TABLES]
+        paths = [os.path.join(self.directory, f"{name}.{self.fmt}") for name in self.names]
         for path in paths:  # every table is checked before the first is begun
             check_output(path, inputs=self.inputs, binary=binary)
         try:
-            for name, path in zip(TABLES, paths):
+            for name, path in zip(self.names, paths):
                 out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
                 self._writers[name] = writer(self.fmt, out)
         except BaseException:
@@ -119,26 +128,32 @@ class TraceTables:
 
     def _empty_tables(self) -> None:
         """A table without rows still gets its columns (a CSV header, a Parquet schema)."""
-        if "segments" not in self._started:
-            self._write_segments([])
-        if "allocations" not in self._started:
-            self._allocation_rows(_rows_of_events([]))
+        for entry in ENTRIES.values():
+            if entry.table.name not in self._started:
+                if entry.batched:
+                    self._batched_rows(entry, _rows_of_events(entry, self.tracker, []))
+                else:
+                    self._write_rows(entry.table.name, [(entry, None, None, [])])
         if "findings" not in self._started:
             self._write_findings([], [])
 
     # ---- events
     def add(self, event) -> None:
+        """One event: applied now (later events read the state it leaves), its row buffered; the buffers are
+        written before an event that changes what batched events are checked against (a barrier: a
+        ReportSegment), and every ``chunk`` events."""
         self.events += 1
-        if event.event == ADAPTER_ALLOCATION:
-            pk = self.tracker.packer
-            self._pending.append((event, pk.allocation(event.fields, event.where), pk.usage(event.fields, event.where)))
-            if len(self._pending) >= self.chunk:
-                self.flush()
-            return
-        self.flush()  # later allocations are checked against the new segments
-        data = self.tracker.apply(event)
-        self._segments.append((event, data, self.tracker.findings_of_segment(event)))
-        if len(self._segments) >= self.chunk:
+        entry = ENTRIES[event.kind.event]
+        if entry.barrier:
+            self.flush()
+        applied = self.tracker.apply(event)
+        if entry.batched:  # checked column-wise when written
+            self._pending.setdefault(entry.event, []).append((event, applied))
+        else:
+            self._rows.setdefault(entry.table.name, []).append(
+                (entry, event, applied, self.tracker.findings(event, applied)))
+        self._buffered += 1
+        if self._buffered >= self.chunk:
             self.flush()
 
     def read(self, reader, *, columns: bool = True) -> None:
@@ -167,24 +182,44 @@ class TraceTables:
             item = next(items, None)
 
     def add_batch(self, batch, header, source: str) -> None:
-        """An ``etlcolumns.DxgBatch``: its allocations column-wise, its (few) segments as Events.
+        """An ``etlcolumns.DxgBatch``: the runs of batched events (allocations) column-wise, every other
+        row as an Event, written where ``add`` would write them (so both paths write the same chunks).
         Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
         its mirror member): the caller starts again from the Events."""
         np = numpy_module()
-        segments = np.flatnonzero(batch.ids == REPORT_SEGMENT_ID).tolist()
+        batched = [i for i, k in KINDS.items() if ENTRIES[k.event].batched]
+        ids = batch.ids
+        singles = np.flatnonzero(~np.isin(ids, batched)).tolist()
         start = 0
-        for row in segments + [len(batch)]:
-            if row > start:
-                self.flush()
-            for part in range(start, row, self.chunk):  # a chunk at a time: a batch can hold a buffer's events
-                stop = min(part + self.chunk, row)
-                self._allocation_rows(_rows_of_batch(np, self.tracker.packer, batch, part, stop, header))
+        for row in singles + [len(batch)]:
+            if row - start < SHORT_RUN:  # a few rows between other events: as Events (columns cost more)
+                for i in range(start, row):
+                    self.add(batch.event(i, header.utc(int(batch.times[i])), source))
+                start = row
+            part = start
+            while part < row:  # a run, cut where ``add`` would write the buffers
+                stop = min(row, part + self.chunk - self._buffered)
+                for event_name, rows in _by_event(np, ids[part:stop]):
+                    entry = ENTRIES[event_name]
+                    self._run(entry, _rows_of_batch(np, entry, self.tracker, batch, part, stop, rows, header))
                 self.events += stop - part
+                self._buffered += stop - part
+                if self._buffered >= self.chunk:
+                    self.flush()
+                part = stop
             if row < len(batch):
                 self.add(batch.event(row, header.utc(int(batch.times[row])), source))
             start = row + 1
         if self.progress is not None:
             self.progress.update(self.events)
+
+    def _run(self, entry, rows) -> None:
+        """A run of a batched event's rows, after any of its Events buffered before it."""
+        runs = self._runs.setdefault(entry.event, [])
+        pending = self._pending.pop(entry.event, None)
+        if pending:
+            runs.append(_rows_of_events(entry, self.tracker, pending))
+        runs.append(rows)
 
     def restart(self) -> None:
         """Discard everything written so far (the files too), to start again from the first event."""
@@ -193,52 +228,75 @@ class TraceTables:
         if self.sinks is not None:
             for sink in self.sinks.values():
                 sink.restart()
-        self.__init__(self.fmt, self.directory, Tracker(self.tracker.target), inputs=self.inputs,
-                      progress=self.progress, chunk=self.chunk, sinks=self.sinks)
+        old = self.tracker
+        self.__init__(self.fmt, self.directory, Tracker(old.target, series=old.series),
+                      inputs=self.inputs, progress=self.progress, chunk=self.chunk, sinks=self.sinks)
         self.__enter__()
 
     def flush(self) -> None:
-        if self._segments:
-            segments, self._segments = self._segments, []
-            self._write_segments(segments)
-        if self._pending:
-            pending, self._pending = self._pending, []
-            self._allocation_rows(_rows_of_events(pending))
+        """Write what is buffered: each table's rows as one chunk, then their findings in event order."""
+        found = []
+        rows, self._rows = self._rows, {}
+        for table, items in rows.items():
+            found += self._write_rows(table, items)
+        pending, self._pending = self._pending, {}
+        runs, self._runs = self._runs, {}
+        for name in dict.fromkeys(list(runs) + list(pending)):
+            entry = ENTRIES[name]
+            parts = runs.get(name, [])
+            if name in pending:
+                parts = parts + [_rows_of_events(entry, self.tracker, pending[name])]
+            found += self._batched_rows(entry, _merged(parts))
+        if found:
+            found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order
+            self._write_findings([n for n, _f in found], [f for _n, f in found])
+        self._buffered = 0
         if self.progress is not None:
             self.progress.update(self.events)
 
-    def _write_segments(self, items) -> None:
-        events = [e for e, _d, _f in items]
-        names, kinds, columns = list(_HEAD_NAMES), list(_HEAD_KINDS), [
-            [e.number for e in events], [e.time for e in events], [e.opcode for e in events],
-            [e.process_id for e in events], [e.adapter for e in events]]
-        names += ["ulSegmentId", "MemorySegmentGroup"]
-        kinds += ["int", "int"]
-        columns += [[e.segment_id for e in events], [int(e.fields["MemorySegmentGroup"]) for e in events]]
-        data = b"".join(d for _e, d, _f in items)  # the bytes tracker.apply packed
-        decoded = bulk.decode_array(self._types[SEGMENT], data, target=self.tracker.target)
-        self._write("segments", names, kinds, columns, decoded, SEGMENT, [f for _e, _d, f in items],
-                    [e.number for e in events])
+    def _write_rows(self, table: str, items) -> list:
+        """Rows of events one at a time: ``items`` are (entry, event, applied, findings); an event of None
+        gives the table's columns with no row.  Returns their (number, finding) pairs."""
+        entry = items[0][0]
+        items = [item for item in items if item[1] is not None]
+        events = [e for _n, e, _a, _f in items]
+        head = _head(entry)
+        names, kinds = [n for n, _k in head], [k for _n, k in head]
+        columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events],
+                   [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
+        own = all(n is entry for n, _e, _a, _f in items)
+        for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
+            names.append(column.name)
+            kinds.append(column.kind)
+            columns.append(column.cells(events, [a for _n, _e, a, _f in items]) if own else
+                           [n.table.columns[j].of(e, a) for n, e, a, _f in items])
+        decoded = {}
+        for kind in entry.table.mirror:
+            data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
+                            for _n, e, a, _f in items)
+            decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
+        return self._write(table, names, kinds, columns, decoded, [f for _n, _e, _a, f in items],
+                           [e.number for e in events])
 
-    def _allocation_rows(self, rows) -> None:
-        found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data)
-        names = list(_HEAD_NAMES) + [name for name, _field, _kind in _EVENT_COLUMNS]
-        kinds = list(_HEAD_KINDS) + [kind for _name, _field, kind in _EVENT_COLUMNS]
+    def _batched_rows(self, entry, rows) -> list:
+        found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
+        head = _head(entry)
+        names = [n for n, _k in head] + [c.name for c in entry.table.columns]
+        kinds = [k for _n, k in head] + [c.kind for c in entry.table.columns]
         columns = [_list(rows.numbers), rows.times, rows.opcodes, _list(rows.pids), rows.adapters]
-        columns += [_list(rows.fields[field]) for _name, field, _kind in _EVENT_COLUMNS]  # typed by kind
+        columns += [_list(rows.fields[c.name]) for c in entry.table.columns]  # typed by kind
         target = self.tracker.target
-        decoded = bulk.decode_array(ALLOCATION_TYPE, rows.data, target=target)
-        usage = bulk.decode_array(USAGE_TYPE, rows.usage, target=target)
-        extra = columns_table(usage, "UsageHint.", self._paths[USAGE_TYPE])
-        self._write("allocations", names, kinds, columns, decoded, ALLOCATION_TYPE, found, rows.numbers, extra)
+        decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
+                   for kind in entry.table.mirror}
+        return self._write(entry.table.name, names, kinds, columns, decoded, found, rows.numbers)
 
-    def _write(self, table, names, kinds, columns, decoded, kind, found, numbers, extra=None) -> None:
-        leaves = columns_table(decoded, "", self._paths[kind])
-        masks = [None] * len(names) + leaves.masks
-        names, kinds, columns = names + leaves.names, kinds + leaves.kinds, columns + leaves.columns
-        if extra is not None:
-            names, kinds, columns = names + extra.names, kinds + extra.kinds, columns + extra.columns
-            masks += extra.masks
+    def _write(self, table, names, kinds, columns, decoded: dict, found, numbers) -> list:
+        """Write one chunk of a table; returns its rows' (number, finding) pairs for the findings table."""
+        masks = [None] * len(names)
+        for kind, cols in decoded.items():
+            leaves = columns_table(cols, MIRROR_PREFIX.get(kind, ""), self._paths[kind])
+            names, kinds, columns = names + leaves.names, kinds + leaves.kinds, columns + leaves.columns
+            masks += leaves.masks
         errors, warnings = [0] * len(found), [0] * len(found)
         for i, fs in enumerate(found):
             if fs:
@@ -248,9 +306,10 @@ class TraceTables:
         self.counts[table] += len(found)
         self.errors += sum(errors)
         self._started.add(table)
-        if any(found):
-            numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
-            self._write_findings([n for n, fs in zip(numbers, found) for _f in fs], [f for fs in found for f in fs])
+        if not any(found):
+            return []
+        numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
+        return [(n, f) for n, fs in zip(numbers, found) for f in fs]
 
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
@@ -262,69 +321,96 @@ class TraceTables:
         self.counts["findings"] += len(numbers)
 
     def message(self) -> str:
-        s, a, f = (self.counts[t] for t in TABLES)
-        return (f"wrote {s:,} segment{'s' if s != 1 else ''}, {a:,} allocation{'s' if a != 1 else ''}, "
-                f"{f:,} finding{'s' if f != 1 else ''} to {safe_name(self.directory)}")
-
-
-_HEAD_NAMES = ("number", "time", "opcode", "process", "adapter")
-_HEAD_KINDS = ("int", "text", "text", "opt", "hex")
-_ROW_FIELDS = tuple(field for _name, field, _kind in _EVENT_COLUMNS)
-REPORT_SEGMENT_ID = next(k for k, kind in KINDS.items() if kind.event == REPORT_SEGMENT)
-_OPCODES = {k: kind.opcode for k, kind in KINDS.items()}
+        parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
+        return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
 
 
 def _list(values) -> list:
     return values.tolist() if hasattr(values, "tolist") else values
 
 
+def _by_event(np, ids) -> list:
+    """(event name, rows) of each batched event among ``ids``, in the catalog's order."""
+    out = []
+    for name, entry in ENTRIES.items():
+        if entry.batched:
+            rows = np.flatnonzero(np.isin(ids, list(entry.ids)))
+            if len(rows):
+                out.append((name, rows))
+    return out
+
+
 class _Rows:
-    """AdapterAllocation events as columns: what the allocations table is written from."""
+    """A batched event's rows as columns: what its table is written from."""
 
-    __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data", "usage")
+    __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data")
 
 
-def _rows_of_events(items) -> _Rows:
-    """(Event, allocation bytes, usage bytes) items as rows."""
+def _merged(parts: list) -> _Rows:
+    """Runs of rows as one (a chunk of the table, whichever path made them)."""
+    if len(parts) == 1:
+        return parts[0]
+    out = _Rows()
+    for name in ("numbers", "times", "opcodes", "pids", "adapters", "checked"):
+        setattr(out, name, list(chain.from_iterable(_list(getattr(part, name)) for part in parts)))
+    out.fields = {c: list(chain.from_iterable(_list(part.fields[c]) for part in parts)) for c in parts[0].fields}
+    out.data = {kind: b"".join(part.data[kind] for part in parts) for kind in parts[0].data}
+    return out
+
+
+def _rows_of_events(entry, tracker, items) -> _Rows:
+    """(Event, record bytes) items of a batched entry as rows."""
     rows = _Rows()
-    events = [e for e, _d, _u in items]
+    events = [e for e, _d in items]
     rows.numbers, rows.times, rows.opcodes = [e.number for e in events], [e.time for e in events], \
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
-    rows.checked = [e.opcode != "Stop" for e in events]
-    rows.fields = {name: [int(e.fields[name]) if name in e.fields else None for e in events]  # None: not in
-                   for name in _ROW_FIELDS}  # this version of the event
-    rows.data, rows.usage = b"".join(d for _e, d, _u in items), b"".join(u for _e, _d, u in items)
+    rows.checked = [e.opcode not in entry.unchecked for e in events]
+    rows.fields = {c.name: c.cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
+    pk = tracker.packer  # this version of the event
+    first = entry.table.mirror[0]
+    rows.data = {kind: b"".join(d for _e, d in items) if kind == first else
+                 b"".join(pk.record(kind, e.fields, e.where) for e in events) for kind in entry.table.mirror}
     return rows
 
 
-def _rows_of_batch(np, pk, batch, start: int, stop: int, header) -> _Rows:
-    """Rows ``start:stop`` of an etlcolumns.DxgBatch (AdapterAllocation events only)."""
-    rows = _Rows()
-    ids = batch.ids[start:stop]
-    rows.numbers, rows.times = batch.numbers[start:stop], header.utc_texts(np, batch.times[start:stop])
-    rows.opcodes = [_OPCODES[i] for i in ids.tolist()]
-    rows.pids, rows.adapters = batch.pids[start:stop], batch.column("pDxgAdapter")[start:stop].tolist()
-    rows.checked = [o != "Stop" for o in rows.opcodes]
-    columns = {name: batch.column(name)[start:stop] for name in etlcolumns.FIELD_NAMES}
-    rows.fields = {name: columns[name] for name in _ROW_FIELDS}
-    versions = batch.versions[start:stop]
-    for name in EXTRA_FIELDS:  # only in the versions whose template has it
-        has = np.isin(versions, [v for v, fields in TEMPLATES[ADAPTER_ALLOCATION].items() if name in dict(fields)])
-        values = columns[name].tolist()
-        rows.fields[name] = values if has.all() else [None] * len(values) if not has.any() else \
-            [v if h else None for v, h in zip(values, has.tolist())]
-    count = stop - start
-    rows.data = pk.pack_columns(np, ALLOCATION_TYPE, columns, count)
-    rows.usage = pk.pack_columns(np, USAGE_TYPE, columns, count)
-    if rows.data is None or rows.usage is None:
+def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, header) -> _Rows:
+    """Rows ``rows`` (of ``start:stop``) of an etlcolumns.DxgBatch, all events of ``entry``; their live
+    allocations tracked as ``Tracker.apply`` tracks them."""
+    part = batch.rows(slice(start, stop))
+    if len(rows) != stop - start:
+        part = part.rows(rows)
+    out = _Rows()
+    event = entry.event
+    out.numbers, out.times = part.numbers, header.utc_texts(np, part.times)
+    opcodes = [entry.ids[i] for i in part.ids.tolist()]
+    out.opcodes, out.pids = opcodes, part.pids
+    adapters = part.column(event, entry.adapter)
+    out.adapters = adapters.tolist()
+    out.checked = [o not in entry.unchecked for o in opcodes]
+    columns = {name: part.column(event, name) for name in etlcolumns.positions(event)}
+    out.fields = {}
+    for c in entry.table.columns:
+        values = columns[c.field]
+        if c.field in OPTIONAL[event]:  # only in the versions whose template has it
+            has = np.isin(part.versions, [v for v, fields in TEMPLATES[event].items() if c.field in dict(fields)])
+            values = values.tolist()
+            values = values if has.all() else [None] * len(values) if not has.any() else \
+                [v if h else None for v, h in zip(values, has.tolist())]
+        out.fields[c.name] = values
+    count = len(part)
+    pk = tracker.packer
+    out.data = {kind: pk.pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
+    if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
-    return rows
+    if entry.track is not None:
+        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters)
+    return out
 
 
 def allocation_columns(events, *, target=None):
     """(Columns of DXGK_ALLOCATIONINFO, the events in row order) for the Start/DCStart events given."""
     tracker = Tracker(target)
-    rows = [e for e in events if e.event == ADAPTER_ALLOCATION and e.opcode != "Stop"]
+    rows = [e for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop"]
     data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows

@@ -13,6 +13,7 @@ from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 ETL_HINT = ("give an .etl file (read directly: its first buffer holds the log-file header), or tracerpt's "
             "or Event Viewer's XML of one")
 
+_MORE = "more"  # a <Data> whose name came before in the same EventData: its text is appended
 _SEP = "}"  # expat's namespace separator: names arrive as "uri}local" or "local"
 _EVENT_NAMES = {EVENT_NAMESPACE + _SEP + "Event": EVENT_NAMESPACE + _SEP, "Event": ""}
 
@@ -96,8 +97,14 @@ class _ExpatEvents:
         if rel != 2 or self.section is None:
             return
         if self.section == "EventData":
-            self.collect = (attrs.get("Name"), d + 1, True)
-            rec.data[attrs.get("Name")] = None
+            key = attrs.get("Name")
+            if key in rec.data:  # the name again: a counted array's next value (parse_fields decides)
+                held = rec.data[key]
+                rec.data[key] = held if isinstance(held, list) else [held]
+                self.collect = (key, d + 1, _MORE)
+                return
+            self.collect = (key, d + 1, True)
+            rec.data[key] = None
             return
         if name == prefix + "Provider":
             rec.provider, rec.guid = attrs.get("Name"), attrs.get("Guid")
@@ -133,7 +140,9 @@ class _ExpatEvents:
         text = "".join(self.pieces) if self.pieces else None
         self.pieces = []
         self.collect = None
-        if is_data:
+        if is_data is _MORE:
+            self.rec.data[key].append(text)
+        elif is_data:
             self.rec.data[key] = text
         else:
             setattr(self.rec, key, text)

@@ -128,11 +128,22 @@ def _generic(s: str, root_ns: str):
         return None
     data = m.group("data")
     if data is not None:
-        d: dict = {}
-        for k, v in (_DATA1 if "<Data Name='" in data else _DATA).findall(data):
-            d[k] = _text(v)
-        rec.data = d
+        rec.data = data_dict((_DATA1 if "<Data Name='" in data else _DATA).findall(data), _text)
     return rec
+
+
+def data_dict(pairs, text) -> dict:
+    """The EventData values by name; a name given again (a counted array's values) gathers a list, as
+    the expat reader does."""
+    d: dict = {}
+    for k, v in pairs:
+        v = text(v)
+        if k in d:
+            held = d[k]
+            d[k] = held + [v] if isinstance(held, list) else [held, v]
+        else:
+            d[k] = v
+    return d
 
 
 _CAPTURED_TEXT, _SKIPPED_TEXT = (True, "text"), (False, "text")
@@ -156,7 +167,7 @@ class _Shape:
     (so no CR or LF either), which makes it a strict match.  sre scans "[^<]*" about twice as
     fast as a class with ranges."""
 
-    __slots__ = ("regex", "plain", "breaks", "ops", "data_at", "names", "dxgkrnl", "index", "absent")
+    __slots__ = ("regex", "plain", "breaks", "ops", "data_at", "names", "dxgkrnl", "index", "absent", "repeats")
 
     def __init__(self, s: str, rec: _Raw):
         parts, ops, names = [], [], []
@@ -244,6 +255,7 @@ class _Shape:
         self.breaks = _line_breaks(s) - sum(_line_breaks(v) for v in own.groups())
         self.ops = tuple(ops)
         self.names = tuple(names)
+        self.repeats = len(set(names)) != len(names)  # a counted array's Data elements
         kinds = [op[0] for op in ops]
         self.index = None  # group of each System value (-1: absent), when each element occurs once
         if len(set(kinds)) == len(kinds):
@@ -292,7 +304,9 @@ class _Shape:
         """The EventData values of a matched block (unescaped only when the block holds an entity)."""
         if self.data_at is not None:
             values = g[self.data_at:self.data_at + len(self.names)]
-            if amp or "" in values:
+            if self.repeats:
+                rec.data = data_dict(zip(self.names, values), _text if amp or "" in values else str)
+            elif amp or "" in values:
                 rec.data = {k: _text(v) for k, v in zip(self.names, values)}
             else:
                 rec.data = dict(zip(self.names, values))

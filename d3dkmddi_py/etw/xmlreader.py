@@ -16,8 +16,10 @@ import pyexpat
 from ..errors import EtwInputError
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
+from .catalog import KINDS
 from .events import Event, parse_fields
-from .schema import EVENT_NAMESPACE, KINDS, PROVIDER, PROVIDER_GUID
+from .registry import names as event_names
+from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
 
@@ -61,7 +63,7 @@ class TraceReader:
             return
         others = ", ".join(f"{n} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
         raise EtwInputError(
-            f"{self.name}: no ReportSegment (78) or AdapterAllocation (33/34/35) event of {PROVIDER}: it has "
+            f"{self.name}: no {' or '.join(event_names(KINDS).split(', '))} event of {PROVIDER}: it has "
             f"{self.total} events, {self.other_providers} of other providers"
             + (f" ({others})" if others else "") + f" and {self.other_dxgkrnl} other DxgKrnl events; record "
             f"a GPU trace (wpr -start GPU) or add the DxgKrnl provider with its Resource keyword (0x40)")

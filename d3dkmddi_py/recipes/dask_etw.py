@@ -23,7 +23,7 @@ from .._numpy import optional_module as _need
 from ..errors import EtwInputError, choice_argument
 from ..etw import etlfile
 from ..etw.model import Tracker
-from ..etw.tables import TABLES, TraceTables
+from ..etw.tables import TraceTables, table_names
 from ..etw.xmlreader import read
 from ..names import parse_target
 from ..outfile import safe_name
@@ -59,15 +59,15 @@ def _series(pd, parts: list, kind: str):
     np = _need("numpy", "dask", "trace_allocations")
     if kind == "text":
         return pd.Series([v for p in parts for v in p], dtype=object)
-    if kind == "opt":
-        return pd.Series(pd.array([v for p in parts for v in p], dtype="Int64"))
+    if kind in ("opt", "ohex"):
+        return pd.Series(pd.array([v for p in parts for v in p], dtype="Int64" if kind == "opt" else "UInt64"))
     arrays = [p if hasattr(p, "dtype") else np.array(p, dtype=np.uint64 if kind == "hex" else np.int64)
               for p in parts]
     return pd.Series(np.concatenate(arrays))
 
 
 def _tables(path: str, target: tuple) -> dict:
-    sinks = {name: _Frames() for name in TABLES}
+    sinks = {name: _Frames() for name in table_names()}
     reader = read(path) if path is not None else None
     tables = TraceTables(None, None, Tracker(target), sinks=sinks)
     with tables:
@@ -78,10 +78,10 @@ def _tables(path: str, target: tuple) -> dict:
 
 
 def trace_table(path: str | None, table: str = "allocations", *, target=None):
-    """One trace's table (``allocations``, ``segments`` or ``findings``) as a pandas DataFrame;
-    ``path`` None: the table's columns without rows.  ``target``: (abi, version) as the command's
-    --abi and --ddi; default x64 at the newest version."""
-    table = choice_argument(table, "table", TABLES)
+    """One trace's table (``allocations``, ``segments``, ``findings`` or another of
+    ``etw.tables.table_names()``) as a pandas DataFrame; ``path`` None: the table's columns without rows.
+    ``target``: (abi, version) as the command's --abi and --ddi; default x64 at the newest version."""
+    table = choice_argument(table, "table", table_names())
     return _tables(path, target)[table].frame(path or "")
 
 

@@ -15,8 +15,9 @@ import uuid
 from ..etw.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
     FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
     SYSTEM_HEADER, TIME_ZONE
+from ..etw.catalog import TEMPLATES
 from ..etw.etlreader import layout
-from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID, TEMPLATES
+from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID
 
 START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000
@@ -42,13 +43,18 @@ class EtlEvent:
 
 
 def dxgkrnl_payload(event: str, version: int, fields: dict, pointer_size: int = 8) -> bytes:
-    """A DxgKrnl event's payload: its template's fields packed in order (Booleans as 4 bytes)."""
+    """A DxgKrnl event's payload: its template's fields packed in order (Booleans as 4 bytes), a counted
+    array last (its values, as many as they are)."""
     lay = layout(event, version, pointer_size)
     if lay is None:
         raise ValueError(f"no template for {event} version {version}: {sorted(TEMPLATES[event])}")
     values = [int(fields[name]) if t != BOOLEAN else int(bool(fields[name])) for name, t in zip(lay.names, lay.types)]
+    array = b""
+    if lay.array is not None:
+        name, width, _at = lay.array
+        array = b"".join(int(v).to_bytes(width, "little") for v in fields[name])
     try:
-        return lay.struct.pack(*values)
+        return lay.struct.pack(*values) + array
     except struct.error:
         ends = list(lay.starts[1:]) + [lay.struct.size]
         for name, value, start, end in zip(lay.names, values, lay.starts, ends):

@@ -6,6 +6,10 @@ after each DxgKrnl event), from the tables of ``build.py`` through ``etw.MAPPING
 - the adapter's three segments as ReportSegment events (segment 2 reported twice: the later wins);
 - its allocations as DCStart events (alive when the trace started) and Start events, a few of them
   stopped again, plus shared primaries whose Flags carry the kernel's high bits;
+- where memory is: devices' references to some allocations (DeviceAllocation), where allocations are
+  committed (ReportCommittedGlobalAllocationDCStart, ReportCommittedAllocation: one in a segment outside
+  its sets, one through a device handle the trace never started), priority changes (one to 0), the
+  bytes resident per segment, and the process's usage and budget per segment group;
 - events of other providers, and other DxgKrnl events, as noise.
 ``python -m d3dkmddi_py.samples.etw_build`` rewrites it; tests/etw/test_sample.py fails when it is stale.
 """
@@ -14,8 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..etw.command import SAMPLE_FILE as FILE
+from ..etw.catalog import ARRAYS, KIND_BY_NAME, TEMPLATES
 from ..etw.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
-from ..etw.schema import FIELDS, KIND_BY_NAME, OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
+from ..etw.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
 from ..semantics import flags_member
 from . import build, sample_target
 
@@ -82,11 +87,22 @@ def _event(clock, *, provider, guid, event_id, version, task, opcode, keywords, 
     return EOL.join(lines) + EOL
 
 
+def data_items(event: str, version: int, fields: dict) -> list:
+    """(name, text) of each <Data> of an event's template: a counted array as one element per value."""
+    out = []
+    for n, t in TEMPLATES[event][version]:
+        if (event, n) in ARRAYS:
+            out += [(n, _number(t, v)) for v in fields[n]]
+        else:
+            out.append((n, _number(t, fields[n])))
+    return out
+
+
 def _dxg(clock, kind, fields: dict) -> str:
-    data = [(n, _number(t, fields[n])) for n, t in FIELDS[kind.event]]
     return _event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
-                  task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040", data=data,
-                  rendering=(kind.opcode, kind.event), pid=PROCESS if kind.event_id != 78 else 4)
+                  task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040",
+                  data=data_items(kind.event, kind.version, fields), rendering=(kind.opcode, kind.event),
+                  pid=PROCESS if kind.event_id != 78 else 4)
 
 
 def _mirror_fields(kind_name: str, cls, data: bytes, mapping) -> dict:
@@ -186,6 +202,8 @@ def events_text() -> str:
             parts.append(_event(clock, provider=None, guid="{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}", event_id=0,
                                 version=2, task=0, opcode=36, keywords="0x0", data=[],
                                 binary="0400000010270000E8030000"))
+    for kind, fields in memory_events(allocations):
+        parts.append(_dxg(clock, kind, fields))
     stop = KIND_BY_NAME[("AdapterAllocation", "Stop")]
     for n in (3, 5, 9):  # freed during the trace (5 has hDxgGlobalAlloc 0: removed by hVidMmGlobalAlloc)
         parts.append(_dxg(clock, stop, allocations[n][2]))
@@ -193,6 +211,57 @@ def events_text() -> str:
     parts.append(_dxg(clock, stop, orphan))  # created before the trace, never rundown: an unmatched Stop
     parts.append("</Events>" + EOL)
     return "".join(parts)
+
+
+def device_handle(i: int) -> int:
+    """The hVidMmAlloc of the sample's device reference to allocation ``i``."""
+    return 0xFFFFB80C4E800000 + i * 0x40
+
+
+LOCAL, NON_LOCAL = 0, 1  # D3DKMT_MEMORY_SEGMENT_GROUP
+
+
+def memory_events(allocations) -> list:
+    """(EventKind, fields) of the events that say where memory is, in trace order."""
+    k = KIND_BY_NAME
+    globals_ = [fields["hVidMmGlobalAlloc"] for _op, _note, fields in allocations]
+    out = []
+    for i in (0, 1, 10):  # the device's references: how VidMm's events name these allocations
+        out.append((k[("DeviceAllocation", "DCStart" if allocations[i][0] == "DCStart" else "Start")], {
+            "hProcessId": PROCESS, "hDevice": DEVICE, "pDxgAdapter": ADAPTER, "hVidMmAlloc": device_handle(i),
+            "hVidMmGlobalAlloc": globals_[i], "hDxgResource": 0xFFFFB80C4EA00000 + i * 0x40, "hDxgSharedResource": 0,
+            "hThunkAllocation": 0x40000040 + i * 0x40, "hThunkResource": 0, "PrivateRuntimeResourceHandle": 0,
+            "pVirtualAddress": 0x100000 * (i + 1), "hProcessAllocDetails": 0xFFFFB80C4EB00000}))
+    rundown = k[("ReportCommittedGlobalAllocation", "DCStart")]
+    for i, segment, offset in ((0, 1, 0), (6, 3, 0x100000), (35, 1, 0x400000),
+                               (18, 2, 0x200000)):  # 18's sets name segment 1 only: a placement outside them
+        out.append((rundown, {"hGlobalAllocationHandle": globals_[i], "ulSegmentId": segment, "SegmentOffset": offset}))
+    resident = k[("TotalBytesResidentInSegment", "Info")]
+    for segment, resident_bytes in ((1, 0x1000000), (2, 0x200000), (3, 0x100000), (1, 0x1800000), (1, 0x1400000)):
+        out.append((resident, {"DxgAdapter": ADAPTER, "SegmentId": segment, "TotalBytesResident": resident_bytes}))
+    budget, usage = k[("VidMmProcessBudgetChange", "Info")], k[("VidMmProcessUsageChange", "Info")]
+    for group, new in ((LOCAL, 0xC000000), (NON_LOCAL, 0x10000000)):
+        out.append((budget, {"NewBudget": new, "OldBudget": 0, "pDxgAdapter": ADAPTER, "ProcessId": PROCESS,
+                             "PhysicalAdapterIndex": 0, "NewPriorityBand": 1, "OldPriorityBand": 1,
+                             "NewVisibilityState": 2, "OldVisibilityState": 2, "MemorySegmentGroup": group}))
+    old = {LOCAL: 0, NON_LOCAL: 0}
+    for group, new in ((LOCAL, 0x1400000), (NON_LOCAL, 0x200000), (LOCAL, 0x1C00000), (LOCAL, 0x1800000)):
+        out.append((usage, {"NewUsage": new, "OldUsage": old[group], "pDxgAdapter": ADAPTER, "ProcessId": PROCESS,
+                            "PhysicalAdapterIndex": 0, "MemorySegmentGroup": group}))
+        old[group] = new
+    committed = k[("ReportCommittedAllocation", "Info")]
+    for handle, segment, offset in ((device_handle(1), 1, 0x1000000),
+                                    (device_handle(10), 2, 0),  # 10's sets are segments 1 and 3
+                                    (device_handle(99), 1, 0x2000000)):  # a device reference the trace never started
+        out.append((committed, {"hProcessId": PROCESS, "hDevice": DEVICE, "hAllocationHandle": handle, "Pinned": False,
+                                "EvictionResource": False, "Size": 0x400000, "ulSegmentId": segment,
+                                "SegmentOffset": offset, "FenceId": 0x2A, "ProcessorFrequencyInMHz": 3000,
+                                "NumberOfTimestamps": 2, "Timestamps": (0x1D4C0, 0x1D4F2)}))
+    priority = k[("SetAllocationPriority", "Info")]
+    for handle, value in ((device_handle(0), build.PRIORITY["HIGH"]), (device_handle(10), 0),
+                          (device_handle(99), build.PRIORITY["NORMAL"])):
+        out.append((priority, {"hAllocationHandle": handle, "Priority": value}))
+    return out
 
 
 def files() -> dict:

@@ -16,7 +16,8 @@ import types
 _EXPORTS = {
     "._rules": ("RULES", "Rule", "Finding", "Reference", "Severity", "ValidationError"),
     ".adapter": ("Adapter",),
-    ".allocation": ("EffectiveSegmentSet", "effective_segment_set", "effective_size", "flags_member"),
+    ".allocation": ("EffectiveSegmentSet", "Placement", "check_priority", "effective_segment_set", "effective_size",
+                    "flags_member"),
     ".check": ("check", "validate"),
     ".explain": ("explain", "field_meanings", "rule_text"),
     ".preferences": ("BankDirection", "BankPreferenceEntry", "Preferences", "SegmentDirection",

@@ -103,6 +103,7 @@ class Rule:
     summary: str  # the exact predicate, in words
     also: tuple = ()
     softened_by: Quote | None = None
+    reading: str = ""  # where the rule goes past its sentence: the package's reading, said with every finding
 
     @property
     def source(self) -> Source:
@@ -186,13 +187,14 @@ def severity_problem(rule: Rule) -> str | None:
 
 
 RULES: dict[str, Rule] = {}
+READING = "[reading]"  # the label of what the package reads into a source, where no source says it
 
 
 def _rule(rule_id: str, severity: Severity, source: Source, sentence: str, summary: str, *, also=(),
-          softened_by: Quote | None = None) -> Rule:
+          softened_by: Quote | None = None, reading: str = "") -> Rule:
     if rule_id in RULES:
         raise RuntimeError(f"duplicate rule id {rule_id}")
-    r = Rule(rule_id, severity, Quote(source, sentence), summary, tuple(also), softened_by)
+    r = Rule(rule_id, severity, Quote(source, sentence), summary, tuple(also), softened_by, reading)
     problem = severity_problem(r)
     if problem is not None:
         raise RuntimeError(problem)
@@ -201,11 +203,14 @@ def _rule(rule_id: str, severity: Severity, source: Source, sentence: str, summa
 
 
 def with_note(rule_id: str, message: str) -> str:
-    """A finding's message, ending with where its sentence is when that is not the current page, so
-    every output (text, JSON, tables) says so."""
+    """A finding's message, ending with where its sentence is when that is not the current page, and
+    with the package's reading when the rule goes past its sentence, so every output (text, JSON,
+    tables) says so."""
     rule = RULES.get(rule_id)
     note = rule.source.note if rule is not None else ""
     suffix = f" ({note})" if note else ""
+    if rule is not None and rule.reading:
+        suffix += f" ({READING} {rule.reading})"
     return message if not suffix or message.endswith(suffix) else message + suffix
 
 
@@ -217,7 +222,6 @@ def finding(rule_id: str, field: str, value: int, message: str) -> Finding:
 # ---- what meanings print beside the rules: a page's words (held to the page by the tests, like the
 # rules' sentences) or, labelled, the package's own reading.
 QUOTED: list = []  # every Quote a meaning prints
-READING = "[reading]"
 
 
 def quoted(source: Source, text: str) -> str:
@@ -468,3 +472,18 @@ _rule("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", E, ALLOCFLAGS2,
       "The allocation must be created shared and must reside only in the aperture memory segment.",
       "Flags2.ShareBackingStoreWithKmd is set and the supported set in force names system memory or a "
       "segment of the adapter without Aperture or Agp.")
+
+# ---- an allocation where the kernel placed it (ETW: ReportCommittedAllocation and its DCStart): semantics.Placement
+_rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
+      "The segments that these identifiers indicate are segments that the display miniport driver requests that "
+      "the video memory manager use to page-in the allocation for write operations, regardless of performance.",
+      "A Placement (an allocation committed to segment n at an offset) whose n is a segment a set names (1..31 "
+      "from WDDM2_0, where 31 is DXGK_SEGMENT_ID_SYSTEMMEMORY and matches DXGK_SEGMENT_SET_SYSTEMMEMORY; 1..32 "
+      "before) and is not in the set in force (SupportedWriteSegmentSet from WDDM2_0; either set before). Segment "
+      "0 names no segment and is not checked.",
+      also=(Quote(ALLOCINFO, "The segments that these identifiers indicate are segments that the display miniport "
+                             "driver requests that the video memory manager use to page-in the allocation for read "
+                             "operations, regardless of performance."),),
+      reading="the page says which segments the driver requests for page-in; that a placement outside them "
+              "contradicts the driver's sets is the package's reading, no page says the kernel never places an "
+              "allocation elsewhere")

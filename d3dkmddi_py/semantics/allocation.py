@@ -9,13 +9,18 @@ sets together, the package's reading (its note says so).
 """
 from __future__ import annotations
 
-from .._records import dataclass
-from ..errors import InvalidFieldValue
+from functools import lru_cache
+
+from .._records import dataclass, replace
+from ..errors import InvalidFieldValue, bad_argument, integer_argument
+from ..layout import record_leaves, typedef_layout
 from ..names import InterfaceVersion, parse_abi
 from ._effective import effective_mask, effective_source, page_rounded
+from ._rules import finding, reading
 from ._view import View, coerce_layout
-from .checks import flags_member  # noqa: F401 (re-exported)
-from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet
+from .checks import CHECKS, flags_member  # noqa: F401 (re-exported)
+from .engine import leaves_read, run_record
+from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet, describe_segment_set
 
 ALLOCINFO_TYPE = "DXGK_ALLOCATIONINFO"
 FLAGS_TYPE = "DXGK_ALLOCATIONINFOFLAGS"
@@ -64,3 +69,72 @@ def effective_size(size: int, abi: str = "x64") -> int:
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise InvalidFieldValue("DXGK_ALLOCATIONINFO", "Size", size, "an unsigned integer", "is not a size")
     return page_rounded(size, parse_abi(abi))
+
+
+# ---- an allocation where the kernel placed it, and its priority changed
+@dataclass(frozen=True)
+class Placement:
+    """An allocation committed to a segment (the kernel's ReportCommittedAllocation): its
+    DXGK_ALLOCATIONINFO (an instance, or bytes with ``target``), the segment's id and the offset in it.
+    ``check(Placement(...))`` checks it against the allocation's segment sets."""
+
+    alloc_info: object
+    segment_id: int
+    offset: int = 0
+    target: object = None
+
+
+def check_placement(p: Placement) -> list:
+    """ALLOCINFO.COMMITTED_OUTSIDE_SETS: the segment is one a set names and not in the set in force."""
+    if not isinstance(p, Placement):
+        raise bad_argument("p", p, "a semantics.Placement")
+    layout, data = coerce_layout(p.alloc_info, ALLOCINFO_TYPE, p.target)
+    sid = _bounded(p.segment_id, "segment_id", 0xFFFFFFFF)
+    _bounded(p.offset, "offset", (1 << 64) - 1)
+    view = View.of(layout, data)
+    wddm2 = view.version >= InterfaceVersion.WDDM2_0
+    effective = _effective(view)
+    if not 1 <= sid <= (DXGK_SEGMENT_ID_SYSTEMMEMORY if wddm2 else 32) or in_set(effective.segments, sid):
+        return []
+    return [finding("ALLOCINFO.COMMITTED_OUTSIDE_SETS", effective.source, effective.mask,
+                    f"committed to segment {sid} at offset {p.offset:#x}, which is not in {effective.source} = "
+                    f"{effective.mask:#x} ({describe_segment_set(effective.segments)})")]
+
+
+@lru_cache(maxsize=None)
+def priority_checks(abi: str, version: int) -> tuple:
+    """The checks of DXGK_ALLOCATIONINFO that read AllocationPriority alone (derived from what each reads)."""
+    present = {leaf.path for leaf in record_leaves(typedef_layout(ALLOCINFO_TYPE, abi, version))}
+    return tuple(c for c in CHECKS[ALLOCINFO_TYPE](abi, version, None)
+                 if leaves_read(c, present) == {"AllocationPriority"})
+
+
+LATER_PRIORITY = reading("a priority set after the allocation was created, held to the rules of AllocationPriority")
+
+
+def check_priority(priority: int, *, target=None) -> list:
+    """The findings of the rules on AllocationPriority alone for a priority set later (the kernel's
+    SetAllocationPriority): the value as the allocation's AllocationPriority, nothing else read; each
+    message says it is a later priority, held to those rules as the package's reading."""
+    priority = _bounded(priority, "priority", 0xFFFFFFFF)
+    layout, data = coerce_layout(bytes(typedef_layout(ALLOCINFO_TYPE, *_abi_version(target)).size),
+                                 ALLOCINFO_TYPE, target)
+    leaf = layout.by_path["AllocationPriority"]
+    data = data[:leaf.offset] + priority.to_bytes(leaf.size, "little") + data[leaf.offset + leaf.size:]
+    view = View.of(layout, data)
+    return [replace(f, message=f"{f.message} ({LATER_PRIORITY})") for f in
+            (c.finding(view) for c, _value in run_record(priority_checks(layout.abi, layout.version), view))]
+
+
+def _bounded(value, name: str, top: int) -> int:
+    value = integer_argument(value, name, 0)
+    if value > top:
+        raise bad_argument(name, value, f"an integer 0..{top:#x}")
+    return value
+
+
+def _abi_version(target) -> tuple:
+    from ..target import as_target
+
+    t = as_target(target)
+    return t.abi, int(t.interface_version)

@@ -5,12 +5,14 @@ from ..errors import flag_argument
 from ._rules import Severity, ValidationError
 from ._view import coerce_layout
 from .adapter import Adapter, as_adapter, check_adapter
+from .allocation import Placement, check_placement
 from .checks import check_record
 
 
 def check(value, type_name: str | None = None, *, target=None, adapter: Adapter | None = None) -> list:
     """Every finding for a value: a ctypes instance of any project type, or an int / bytes with its
-    C type name (``check(0x485, "DXGK_SEGMENTFLAGS")``), or an Adapter.
+    C type name (``check(0x485, "DXGK_SEGMENTFLAGS")``), an Adapter, or a Placement (an allocation
+    committed to a segment).
 
     ``target`` (a Target or an (abi, interface_version) pair) defaults to the instance's own target,
     else x64 at the newest version; the interface version decides which flags exist.  ``adapter``
@@ -19,6 +21,8 @@ def check(value, type_name: str | None = None, *, target=None, adapter: Adapter 
     """
     if isinstance(value, Adapter):
         return check_adapter(value)
+    if isinstance(value, Placement):
+        return check_placement(value)
     layout, data = coerce_layout(value, type_name, target)
     return check_record(layout, data, as_adapter(adapter))
 

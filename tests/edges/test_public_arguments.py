@@ -115,6 +115,7 @@ VALID = {
                                                                     "chunk_records": 1}),
     "get_include": lambda: ((), {}),
     "effective_segment_set": lambda: ((ALLOC(),), {}),
+    "check_priority": lambda: ((0x78000000,), {"target": SAMPLE}),
     "effective_size": lambda: ((4097,), {"abi": "x86"}),
     "flags_member": lambda: ((0x5023,), {}),
     "rule_text": lambda: (("SEGFLAGS.CPUVISIBLE_ON_APERTURE",), {}),

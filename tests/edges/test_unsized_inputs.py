@@ -51,7 +51,7 @@ def test_an_endless_device_with_count_all_stops_at_the_limit():
 # A trace that never ends: a valid .etl header buffer, then its data buffer over and over.
 ENDLESS_ETL = """
 import sys
-from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from tests.etw.helpers import alloc_fields
 start = KIND_BY_NAME[("AdapterAllocation", "Start")]

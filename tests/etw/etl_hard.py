@@ -1,10 +1,12 @@
 """Test-only: .etl files built to be hard for a reader (processors out of order, clocks that step back,
-ties across processors, mid-trace segment reports, Stop events, two adapters, versions 2 and 3)."""
+ties across processors, mid-trace segment reports, Stop events, two adapters, versions 2 and 3; with
+``memory``, the events that say where memory is among them: device allocations, placements with their
+counted arrays, priority changes, residency, usage and budgets)."""
 from __future__ import annotations
 
 import random
 
-from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 
 from .helpers import alloc_fields, seg_fields
@@ -12,8 +14,43 @@ from .helpers import alloc_fields, seg_fields
 ADAPTERS = (0xFFFFB80C4D2E5000, 0xFFFFB80C4D2F6000)
 
 
+def memory_event(rng, adapter: int, handle: int, mask: int):
+    """(kind, fields) of one random event that says where memory is, about allocation ``handle``."""
+    name = rng.choice(("DeviceAllocation", "ReportCommittedAllocation", "ReportCommittedGlobalAllocation",
+                       "SetAllocationPriority", "TotalBytesResidentInSegment", "VidMmProcessUsageChange",
+                       "VidMmProcessBudgetChange"))
+    device = 0x9000 + handle % 64
+    if name == "DeviceAllocation":
+        fields = {n: 0 for n in ("hProcessId", "hDevice", "hDxgResource", "hDxgSharedResource", "hThunkAllocation",
+                                 "hThunkResource", "PrivateRuntimeResourceHandle", "pVirtualAddress",
+                                 "hProcessAllocDetails")}
+        fields.update(pDxgAdapter=adapter, hVidMmAlloc=device, hVidMmGlobalAlloc=handle & mask)
+        return KIND_BY_NAME[(name, rng.choice(("Start", "DCStart", "Stop")))], fields
+    if name == "ReportCommittedAllocation":
+        stamps = tuple(rng.randrange(1 << 40) for _ in range(rng.randrange(4)))
+        return KIND_BY_NAME[(name, "Info")], dict(
+            hProcessId=0x1F40, hDevice=0x77, hAllocationHandle=device, Pinned=rng.random() < 0.5,
+            EvictionResource=False, Size=0x10000, ulSegmentId=rng.randrange(4), SegmentOffset=rng.randrange(1 << 30),
+            FenceId=rng.randrange(1 << 20), ProcessorFrequencyInMHz=3000, NumberOfTimestamps=len(stamps),
+            Timestamps=stamps)
+    if name == "ReportCommittedGlobalAllocation":
+        return KIND_BY_NAME[(name, "DCStart")], dict(hGlobalAllocationHandle=handle & mask,
+                                                     ulSegmentId=rng.randrange(4), SegmentOffset=rng.randrange(1 << 30))
+    if name == "SetAllocationPriority":
+        return KIND_BY_NAME[(name, "Info")], dict(hAllocationHandle=device, Priority=rng.choice((0, 0x78000000)))
+    if name == "TotalBytesResidentInSegment":
+        return KIND_BY_NAME[(name, "Info")], dict(DxgAdapter=adapter, SegmentId=rng.randrange(1, 3),
+                                                  TotalBytesResident=rng.randrange(1 << 30))
+    common = dict(pDxgAdapter=adapter, ProcessId=rng.randrange(4), PhysicalAdapterIndex=0,
+                  MemorySegmentGroup=rng.randrange(2))
+    if name == "VidMmProcessUsageChange":
+        return KIND_BY_NAME[(name, "Info")], dict(common, NewUsage=rng.randrange(1 << 30), OldUsage=0)
+    return KIND_BY_NAME[(name, "Info")], dict(common, NewBudget=rng.randrange(1 << 30), OldBudget=0, NewPriorityBand=1,
+                                              OldPriorityBand=1, NewVisibilityState=2, OldVisibilityState=1)
+
+
 def hard_trace(seed: int, n: int = 600, *, pointer_size: int = 8, compress: bool = False, processors: int = 4,
-               skew: bool = True, sizes: tuple = (0x1234, 0x10000)) -> bytes:
+               skew: bool = True, sizes: tuple = (0x1234, 0x10000), memory: bool = False) -> bytes:
     rng = random.Random(seed)
     events, ticks = [], 1000
     segment = KIND_BY_NAME[("ReportSegment", "Info")]
@@ -35,8 +72,13 @@ def hard_trace(seed: int, n: int = 600, *, pointer_size: int = 8, compress: bool
             events.append(etl_build.EtlEvent("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", 1, 3, bytes(12), ticks=when,
                                              processor=cpu))
             continue
+        if memory and rng.random() < 0.3:
+            kind, fields = memory_event(rng, rng.choice(ADAPTERS) & mask, 0xE000 + rng.randrange(64), mask)
+            events.append(etl_build.dxgkrnl_event(kind, fields, pointer_size=pointer_size, ticks=when, processor=cpu))
+            continue
         kind = rng.choice(kinds)
         fields = alloc_fields(pDxgAdapter=rng.choice(ADAPTERS) & mask, hDxgGlobalAlloc=0x8000 + rng.randrange(64),
+                              hVidMmGlobalAlloc=0xE000 + rng.randrange(64), dwWriteSegment=rng.choice((1, 2, 3)),
                               Priority=rng.choice((0, 0x78000000)), allocSize=rng.choice(sizes),
                               Flags=rng.choice((0, 0x1, 0x4001, 0x100000)), PreferredSegment=rng.choice((1, 2, 0x21)),
                               BackingStoreWasPinned=rng.random() < 0.5, hProcessId=rng.randrange(1 << 20),

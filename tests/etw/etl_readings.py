@@ -19,7 +19,7 @@ def answer(reading):
 
 
 def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
-    """The three tables' bytes by name, or {"error": its text}, from one path of the reader."""
+    """Every table's bytes by name, or {"error": its text}, from one path of the reader."""
     out = folder / f"out-{columns}-{fmt}"
     reader = read(io.BytesIO(data), name="trace.etl")
     t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))

@@ -5,8 +5,11 @@ from __future__ import annotations
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw.command import SAMPLE_PATH
 from d3dkmddi_py.etw.etlfile import filetime_text
-from d3dkmddi_py.etw.schema import FIELDS, OPCODES, POINTER, PROVIDER, PROVIDER_GUID, TEMPLATES
+from d3dkmddi_py.etw.catalog import FIELDS, TEMPLATES
+from d3dkmddi_py.etw.schema import OPCODES, POINTER, PROVIDER, PROVIDER_GUID
+from d3dkmddi_py.etw.tables import table_names
 from d3dkmddi_py.samples import etl_build, etw_build
+from tests.etw.helpers import run
 
 KERNEL_PROCESS = etw_build.KERNEL_PROCESS
 EVENT_TRACE_GUID = etw_build.EVENT_TRACE_GUID
@@ -50,8 +53,7 @@ def twin(items, *, pointer_size: int = 8, processors: int = 2, compress: bool = 
             kind = item.kind
             etl_events.append(etl_build.dxgkrnl_event(kind, item.fields, version=item.version,
                                                       pointer_size=pointer_size, **where))
-            fields = TEMPLATES[kind.event][item.version]
-            data = [(n, _number(t, item.fields[n])) for n, t in fields]
+            data = etw_build.data_items(kind.event, item.version, item.fields)
             xml.append(etw_build._event(lambda: when, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id,
                                         version=item.version, task=kind.task, opcode=OPCODES[kind.opcode],
                                         keywords="0x8000000000000040", data=data,
@@ -90,3 +92,16 @@ def sample_items(pointer_size: int = 8) -> list:
         e = events.get(number)
         items.append(noise[number] if e is None else Dxg(e.kind, e.fields, e.version, e.process_id, e.thread_id))
     return items
+
+
+def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
+    """What the command writes for a trace on standard input: text, --json, and every table as CSV and JSON lines."""
+    out = {}
+    for label, argv in (("text", []), ("json", ["--json"])):
+        out[label] = run(["-", *argv], stdin=data, monkeypatch=monkeypatch)
+    for fmt in ("csv", "jsonl"):
+        path = tmp_path / f"tables.{fmt}"
+        status = run(["-", "--format", fmt, "-o", str(path)], stdin=data, monkeypatch=monkeypatch)[1]
+        out[fmt] = ({p.name: p.read_bytes() for p in sorted(path.iterdir())}, status)
+        assert len(out[fmt][0]) == len(table_names())
+    return out

@@ -5,7 +5,8 @@ import argparse
 import io
 
 from d3dkmddi_py.etw import command
-from d3dkmddi_py.etw.schema import ALLOCATION_FIELDS, SEGMENT_FIELDS
+from d3dkmddi_py.etw.catalog.adapter_allocation import FIELDS as ALLOCATION_FIELDS
+from d3dkmddi_py.etw.catalog.report_segment import FIELDS as SEGMENT_FIELDS
 
 NS = "http://schemas.microsoft.com/win/2004/08/events/event"
 DXG = ("Microsoft-Windows-DxgKrnl", "{802ec45a-1e99-4b83-9920-87c98277ba9d}")

@@ -121,7 +121,9 @@ def test_parquet_types(tmp_path):
     assert status == 1 and allocations.num_rows == 41
     assert allocations.schema.field("hDxgGlobalAlloc").type == "uint64"
     assert allocations.schema.field("number").type == "int64"
-    assert pq.read_table(tmp_path / "findings.parquet").num_rows == 17
+    json_out, _ = run(["sample", "--json"])
+    found = sum(len(json.loads(line)["findings"]) for line in json_out.splitlines())
+    assert pq.read_table(tmp_path / "findings.parquet").num_rows == found == 20
 
 
 def test_a_trace_without_findings_still_gets_every_table(tmp_path):

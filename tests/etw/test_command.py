@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from d3dkmddi_py.etw.catalog import ENTRIES
+from d3dkmddi_py.etw.tables import table_names
+
 from .helpers import alloc_fields, seg_fields, trace, tracerpt_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,12 +38,14 @@ def test_sample_json_lines():
     assert (status, err) == (1, "")
     assert out == (GOLDEN / "sample.jsonl").read_text()
     lines = [json.loads(line) for line in out.splitlines()]
-    assert len(lines) == 45
+    assert len(lines) == 69
     for line in lines:
-        assert line["event"] in ("ReportSegment", "AdapterAllocation")
-        assert line["opcode"] in ("Info", "Start", "Stop", "DCStart")
-        assert isinstance(line["adapter"], str) and int(line["adapter"], 16) > 0 and line["adapter"].startswith("0x")
-        assert line["type"] and isinstance(line["fields"], dict) and isinstance(line["findings"], list)
+        entry = ENTRIES[line["event"]]
+        assert line["opcode"] in entry.ids.values() and line["id"] in entry.ids
+        if line["adapter"] is not None or entry.adapter is not None:  # an event naming none may find none
+            assert int(line["adapter"], 16) > 0 and line["adapter"].startswith("0x")
+        assert (line["type"] is not None) == bool(entry.table.mirror)
+        assert isinstance(line["fields"], dict) and isinstance(line["findings"], list)
         for f in line["findings"]:
             assert set(f) == {"rule", "severity", "field", "message"}
     assert any(f["severity"] == "error" for line in lines for f in line["findings"])
@@ -50,8 +55,11 @@ def test_tables_go_to_the_directory_and_nothing_to_stdout(tmp_path):
     target = tmp_path / "new" / "tables"  # created, parents too
     out, err, status = etw("sample", "--format", "csv", "--output", target)
     assert status == 1 and out == ""
-    assert err == f"d3dkmddi: wrote 4 segments, 41 allocations, 17 findings to {target}\n"
-    assert sorted(p.name for p in target.iterdir()) == ["allocations.csv", "findings.csv", "segments.csv"]
+    assert err.startswith("d3dkmddi: wrote 4 rows of segments, 41 rows of allocations, ")
+    assert err.endswith(f", 20 rows of findings to {target}\n")
+    for rows in ("3 rows of device_allocations", "5 rows of residency", "7 rows of placements", "3 rows of priorities"):
+        assert f", {rows}, " in err
+    assert sorted(p.name for p in target.iterdir()) == sorted(f"{name}.csv" for name in table_names())
     rows = (target / "allocations.csv").read_text().splitlines()
     assert len(rows) == 42 and "," in rows[0]
 

@@ -13,7 +13,7 @@ from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw import etlcolumns, etlfile
 from d3dkmddi_py.etw.model import Tracker
-from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.etw.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import SMALLEST_EVENT, expanding_bytes

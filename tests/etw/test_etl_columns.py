@@ -11,7 +11,8 @@ import random
 import pytest
 
 from d3dkmddi_py.etw import etlcolumns
-from d3dkmddi_py.etw.schema import KIND_BY_NAME, PROVIDER_GUID
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+from d3dkmddi_py.etw.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
@@ -34,6 +35,19 @@ def test_column_wise_tables_equal_the_event_by_event_ones(variant, tmp_path, sma
     fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
     assert "error" not in exact and fast == exact
     assert exact["allocations.csv"].count(b"\n") > 500 and exact["findings.csv"].count(b"\n") > 50
+
+
+@pytest.mark.parametrize("variant", [dict(), dict(pointer_size=4), dict(compress=True, processors=3)],
+                         ids=["x64", "32-bit", "compressed"])
+def test_column_wise_tables_with_the_memory_events_equal_the_event_by_event_ones(variant, tmp_path, small_runs):
+    """Placements (with their counted Timestamps), priorities, device allocations, residency, usage and
+    budgets among the allocations: each row where the event-by-event reader puts it, the live
+    allocations a placement is checked against tracked alike on both paths."""
+    data = hard_trace(16, memory=True, **variant)
+    fast, exact = tables(data, tmp_path, True), tables(data, tmp_path, False)
+    assert "error" not in exact and fast == exact
+    assert exact["placements.csv"].count(b"\n") > 20 and exact["residency.csv"].count(b"\n") > 10
+    assert b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"] and b" 0x" in exact["placements.csv"]
 
 
 def test_column_wise_in_big_runs_and_every_format(tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from d3dkmddi_py.etw import read
 from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
-from d3dkmddi_py.etw.schema import KIND_BY_NAME
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
 

@@ -9,26 +9,15 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw.command import SAMPLE_PATH
-from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, KIND_BY_NAME, PROVIDER_GUID
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
-from tests.etw.etl_twin import DXGKRNL, KERNEL_PROCESS, Dxg, Other, sample_items, twin
+from tests.etw.etl_twin import DXGKRNL, KERNEL_PROCESS, Dxg, Other, outputs, sample_items, twin
 from tests.etw.helpers import alloc_fields, run, seg_fields
 
 START = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Start")]
 STOP = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Stop")]
 SEGMENT = KIND_BY_NAME[("ReportSegment", "Info")]
-
-
-def outputs(data: bytes, monkeypatch, tmp_path) -> dict:
-    out = {}
-    for label, argv in (("text", []), ("json", ["--json"])):
-        out[label] = run(["-", *argv], stdin=data, monkeypatch=monkeypatch)
-    for fmt in ("csv", "jsonl"):
-        path = tmp_path / f"tables.{fmt}"
-        status = run(["-", "--format", fmt, "-o", str(path)], stdin=data, monkeypatch=monkeypatch)[1]
-        out[fmt] = ({p.name: p.read_bytes() for p in sorted(path.iterdir())}, status)
-        assert len(out[fmt][0]) == 3
-    return out
 
 
 @pytest.mark.parametrize("variant", [

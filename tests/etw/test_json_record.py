@@ -26,6 +26,9 @@ def test_each_event_carries_its_record_as_decode_writes_it(tmp_path):
     seen = set()
     for line in lines:
         record = line["record"]
+        if line["type"] is None:  # an event that fills no mirror structure
+            assert record is None
+            continue
         assert record["type"] == line["type"]
         assert record["findings"] and line["findings"] or not record["findings"] and not line["findings"]
         assert [f["rule_id"] for f in record["findings"]] == [f["rule"] for f in line["findings"]]
@@ -46,8 +49,10 @@ def test_each_event_carries_its_record_as_decode_writes_it(tmp_path):
 def test_segment_flags_are_named_as_allocation_flags_are(tmp_path):
     out, _ = run(["sample", "--json"])
     for line in map(json.loads, out.splitlines()):
-        if line["event"] != "ReportSegment":
+        if line["event"] == "AdapterAllocation":
             assert set(line["names"]) == {"Flags", "UsageFlags"}
+            continue
+        if line["event"] != "ReportSegment":
             continue
         word = line["fields"]["Flags"]
         decoded = decode_json("DXGK_SEGMENTFLAGS", word.to_bytes(4, "little"), tmp_path)

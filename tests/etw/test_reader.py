@@ -97,7 +97,7 @@ def test_small_chunks_give_the_same_events():
 
 def test_single_event_document():
     data = tracerpt_event(78, seg_fields(2, 0x24), version=1).encode()
-    assert [e.segment_id for e in etw.read(data)] == [2]
+    assert [e.fields["ulSegmentId"] for e in etw.read(data)] == [2]
 
 
 def test_from_records_takes_ids_symbols_and_names():

@@ -5,7 +5,8 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw import mapping, schema
+from d3dkmddi_py.etw import catalog, mapping
+from d3dkmddi_py.etw.catalog import adapter_allocation, report_segment
 
 # Typed by hand from the issue / the manifest's AllocationFlags and UsageFlags bit maps.
 ALLOCATION_FLAGS = {
@@ -40,9 +41,9 @@ def test_shared_bits_are_the_mirror_names_at_the_same_positions():
 
 
 def test_mapping_names_every_template_field_once():
-    for event, fields in schema.FIELDS.items():
+    for event, versions in catalog.TEMPLATES.items():
         mapped = [m.field for m in mapping.MAPPING if m.event == event]
-        expected = [n for n, _t in fields] + (list(schema.EXTRA_FIELDS) if event == schema.ADAPTER_ALLOCATION else [])
+        expected = {n for fields in versions.values() for n, _t in fields}
         assert sorted(mapped) == sorted(expected)
         assert all(m.reason for m in mapping.MAPPING)
 
@@ -66,7 +67,7 @@ def test_every_rule_has_an_applicability_and_a_reason():
 
 def test_packing_writes_each_value_where_the_mapping_says():
     pk = etw.packer("x64", int(kmd.InterfaceVersion.WDDM2_0))
-    fields = {n: 0 for n, _t in schema.ALLOCATION_FIELDS}
+    fields = {n: 0 for n, _t in adapter_allocation.FIELDS}
     fields.update(allocSize=0x123000, ulAlignment=0x10000, dwReadSegment=3, dwWriteSegment=5, PreferredSegment=0x41,
                   HintedBank=0x201, dwEvictionSegment=4, Priority=0xA0000000,
                   Flags=etw.AllocationFlag.CpuVisible | etw.AllocationFlag.Swizzled | etw.AllocationFlag.Primary)
@@ -84,7 +85,7 @@ def test_packing_writes_each_value_where_the_mapping_says():
 
 def test_segment_packing_and_the_descriptor_type():
     pk = etw.packer("x64", int(kmd.InterfaceVersion.WIN8))
-    fields = {n: 0 for n, _t in schema.SEGMENT_FIELDS}
+    fields = {n: 0 for n, _t in report_segment.FIELDS}
     fields.update(BaseAddress=0x100000000, CpuTranslatedAddress=0xE0000000, Size=1 << 28, NbOfBanks=4, Flags=0x808,
                   CommitLimit=1 << 27, SystemMemoryEndAddress=0x5000)
     d = kmd.target("x64", "WIN8").DXGK_SEGMENTDESCRIPTOR3.from_buffer_copy(pk.segment(fields))

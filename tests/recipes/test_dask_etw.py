@@ -16,7 +16,7 @@ from tests.etw.helpers import run
 try:
     import dask
     import dask.dataframe  # noqa: F401
-    from d3dkmddi_py.recipes.dask_etw import trace_allocations, trace_findings
+    from d3dkmddi_py.recipes.dask_etw import trace_allocations, trace_findings, trace_table
 except ImportError:  # the test extra installs dask[dataframe]; under CI its absence fails
     dask = None
 
@@ -53,6 +53,23 @@ def test_one_table_of_every_trace_as_the_command_writes_it(folder, tmp_path):
     # the twins: one trace as .etl and as XML
     a, b = (frame[frame.file == n].drop(columns="file").reset_index(drop=True) for n in ("a.etl", "b.xml"))
     assert a.equals(b)
+
+
+def test_every_table_of_the_catalog_is_a_frame_as_the_command_writes_it(folder, tmp_path):
+    """The tables the recipe knows are the registry's: placements (an adapter only a lookup finds, an
+    optional pointer) and residency as well as allocations."""
+    from d3dkmddi_py.etw.tables import table_names
+
+    path, _traces = folder
+    for table in table_names():
+        frame = trace_table(str(path / "b.xml"), table)
+        rows = command_rows(path / "b.xml", tmp_path, table)
+        assert len(frame) == len(rows), table
+        for got, want in zip(frame.drop(columns="file").to_dict("records"), rows):
+            assert {k: _plain(v) for k, v in got.items()} == {k: int(v, 16) if isinstance(v, str) and
+                                                              v.startswith("0x") and " " not in v else v
+                                                              for k, v in want.items()}
+    assert str(trace_table(str(path / "b.xml"), "placements").adapter.dtype) == "UInt64"
 
 
 def _plain(v):

@@ -208,6 +208,18 @@ CASES = [
     ("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", "keeps",
      lambda: with_adapter(alloc(flags2=("ShareBackingStoreWithKmd",), preferred=(3,), SupportedWriteSegmentSet=0b100,
                                 SupportedReadSegmentSet=0b100))),
+    # ---- an allocation where the kernel placed it: alloc()'s sets are 0b101 (segments 1 and 3)
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "breaks", lambda: dict(value=sem.Placement(alloc(), 2, 0x10000))),
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "breaks",  # before WDDM2_0 either set holds it: here neither
+     lambda: dict(value=sem.Placement(alloc(t("WDDM1_3"), SupportedReadSegmentSet=0b001,
+                                            SupportedWriteSegmentSet=0b010), 3))),
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "keeps", lambda: dict(value=sem.Placement(alloc(), 3, 0x10000))),
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "keeps",  # the read set of WDDM1_3 counts
+     lambda: dict(value=sem.Placement(alloc(t("WDDM1_3"), SupportedReadSegmentSet=0b100,
+                                            SupportedWriteSegmentSet=0b001), 3))),
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "keeps",  # segment 31 is system memory from WDDM2_0
+     lambda: dict(value=sem.Placement(alloc(SupportedWriteSegmentSet=0x80000001), 31))),
+    ("ALLOCINFO.COMMITTED_OUTSIDE_SETS", "keeps", lambda: dict(value=sem.Placement(alloc(), 0))),  # no segment
 ]
 
 

@@ -1,0 +1,183 @@
+"""AdapterAllocation Start / Stop / DCStart (events 33 / 34 / 35, task 21, templates
+AdapterAllocation{Start,Stop,DCStart}Args_V2): an allocation the kernel created for the driver, with
+what DXGK_ALLOCATIONINFO and its usage hint said, as the kernel logs them.  Version 3 adds
+PageTableOrDirectory.  Start and DCStart add a live allocation, Stop removes it by hDxgGlobalAlloc
+(hVidMmGlobalAlloc when that is 0)."""
+from __future__ import annotations
+
+from ... import render
+from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, TableSpec, field_columns,
+                        register)
+from ..schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
+                      UsageFlag, flag_names)
+from ..section import Section, plural
+from ..state import AllocationEntry
+
+FIELDS = (
+    ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),
+    ("Flags", UINT32), ("allocSize", UINT64),
+    ("ulAlignment", UINT32), ("dwReadSegment", UINT32), ("dwWriteSegment", UINT32), ("PreferredSegment", UINT32),
+    ("HintedBank", UINT32), ("dwEvictionSegment", UINT32), ("Priority", UINT32),
+    ("hVidMmGlobalAlloc", POINTER), ("hDxgGlobalAlloc", POINTER), ("hDxgSharedResource", POINTER),
+    ("UsageVersion", UINT32), ("UsageFlags", UINT32),
+    ("Format", UINT32), ("SwizzledFormat", UINT32), ("ByteOffset", UINT32), ("Width", UINT32), ("Height", UINT32),
+    ("Pitch", UINT32), ("Depth", UINT32), ("SlicePitch", UINT32),
+    ("BackingStoreWasPinned", BOOLEAN), ("pSectionObject", POINTER), ("PhysicalAdapterIndex", UINT16),
+)
+# version 3 adds PageTableOrDirectory after the version-2 fields
+VERSION_3 = FIELDS + (("PageTableOrDirectory", BOOLEAN),)
+HANDLES = ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hDxgSharedResource")
+
+_M, A = Mapping, ADAPTER_ALLOCATION
+MAPPING = (
+    _M(A, "hProcessId", None, None, "the owning process: the kernel's, not in DXGK_ALLOCATIONINFO"),
+    _M(A, "hDevice", None, None, "the kernel's device object, not in DXGK_ALLOCATIONINFO"),
+    _M(A, "pDxgAdapter", None, None, "the kernel's adapter object: it groups allocations by adapter"),
+    _M(A, "Flags", ALLOCATION_TYPE, FLAG_VIEW,
+       "bits 0-13 carry DXGK_ALLOCATIONINFOFLAGS names (AllocationFlags bit map); each set bit is written to the "
+       "member of that name in the view in force, if the view has one; bits 20-31 are the kernel's own state "
+       "and are not written"),
+    _M(A, "allocSize", ALLOCATION_TYPE, "Size", "the allocation's size"),
+    _M(A, "ulAlignment", ALLOCATION_TYPE, "Alignment", "the allocation's alignment"),
+    _M(A, "dwReadSegment", ALLOCATION_TYPE, "SupportedReadSegmentSet", "the read segment set (a segment set word)"),
+    _M(A, "dwWriteSegment", ALLOCATION_TYPE, "SupportedWriteSegmentSet",
+       "the write segment set (a segment set word)"),
+    _M(A, "PreferredSegment", ALLOCATION_TYPE, "PreferredSegment.Value", "the DXGK_SEGMENTPREFERENCE word"),
+    _M(A, "HintedBank", ALLOCATION_TYPE, "HintedBank.Value", "the DXGK_SEGMENTBANKPREFERENCE word"),
+    _M(A, "dwEvictionSegment", ALLOCATION_TYPE, "EvictionSegmentSet", "the eviction segment set"),
+    _M(A, "Priority", ALLOCATION_TYPE, "AllocationPriority", "the priority, read against the priority bands"),
+    _M(A, "hVidMmGlobalAlloc", None, None, "kernel handle: identifies the allocation when hDxgGlobalAlloc is 0; "
+                                           "the VidMm events name the allocation by it (hGlobalAllocationHandle)"),
+    _M(A, "hDxgGlobalAlloc", None, None, "kernel handle: identifies the allocation (Stop removes it by this)"),
+    _M(A, "hDxgSharedResource", None, None, "the kernel's shared resource (non-zero for shared allocations)"),
+    _M(A, "UsageVersion", USAGE_TYPE, "Version",
+       "DXGK_ALLOCATIONUSAGEHINT.Version (1: v1 is DXGK_ALLOCATIONUSAGEINFO1)"),
+    _M(A, "UsageFlags", USAGE_TYPE, "v1.Flags.Value", "the DXGK_ALLOCATIONUSAGEINFO1 flag word (UsageFlags bit map, "
+                                                      "same names and bits)"),
+    _M(A, "Format", USAGE_TYPE, "v1.Format", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "SwizzledFormat", USAGE_TYPE, "v1.SwizzledFormat", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "ByteOffset", USAGE_TYPE, "v1.ByteOffset", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Width", USAGE_TYPE, "v1.Width", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Height", USAGE_TYPE, "v1.Height", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Pitch", USAGE_TYPE, "v1.Pitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "Depth", USAGE_TYPE, "v1.Depth", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "SlicePitch", USAGE_TYPE, "v1.SlicePitch", "DXGK_ALLOCATIONUSAGEINFO1, same name"),
+    _M(A, "BackingStoreWasPinned", None, None, "the kernel's residency state, no mirror member"),
+    _M(A, "pSectionObject", None, None, "the kernel's section object (SectionSupplied allocations)"),
+    _M(A, "PhysicalAdapterIndex", None, None, "the kernel's linked-adapter index; the manifest does not say it is "
+                                              "DXGK_ALLOCATIONINFO.PhysicalAdapterIndex, so it is not written there"),
+    _M(A, "PageTableOrDirectory", None, None, "version 3 only: the kernel's own page-table allocations"),
+)
+
+
+def identity(event) -> tuple:
+    """The allocation's identity: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
+    h = event.fields["hDxgGlobalAlloc"]
+    return ("hDxgGlobalAlloc", h) if h else ("hVidMmGlobalAlloc", event.fields["hVidMmGlobalAlloc"])
+
+
+def apply(tracker, event) -> bytes:
+    """Start and DCStart add a live allocation, Stop removes it; returns its DXGK_ALLOCATIONINFO bytes."""
+    f = event.fields
+    a = tracker.state(event.adapter)
+    data = tracker.packer.allocation(f, event.where)
+    handle = f["hVidMmGlobalAlloc"]
+    if event.opcode == "Stop":
+        a.stopped += 1
+        tracker.live.pop(handle, None)
+        tracker.live_entries.pop(handle, None)
+        gone = a.allocations.pop(identity(event), None) if tracker.entries else None
+        if tracker.entries and gone is None:
+            a.stops_unmatched += 1
+        for later in (gone.later.values() if gone is not None else ()):  # its text goes: keep its findings
+            tracker.keep_loose(later.event, later.findings)
+        return data
+    a.started += 1
+    if handle:
+        tracker.live[handle] = (event.adapter, f["dwReadSegment"], f["dwWriteSegment"])
+    if tracker.entries:
+        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.usage(f, event.where))
+        if handle:
+            tracker.live_entries[handle] = entry
+    return data
+
+
+def track(np, tracker, columns: dict, stops, adapters) -> None:
+    """``apply`` for a run of rows given as columns (the tables' column-wise path), for what later events
+    read: the live allocations' segment sets."""
+    tracker.track_run(np, columns["hVidMmGlobalAlloc"], stops, adapters, columns["dwReadSegment"],
+                      columns["dwWriteSegment"])
+
+
+def findings(tracker, event, data) -> list:
+    return [] if event.opcode == "Stop" else tracker.check_allocation(event.adapter, data)
+
+
+def record(tracker, event, data) -> tuple:
+    checked = event.opcode != "Stop"  # a Stop's record is not checked: the allocation is gone
+    return ALLOCATION_TYPE, data, tracker.view(event.adapter)[0] if checked else None, checked
+
+
+class _Text(Section):
+    def unknown(self, tracker) -> list:
+        pk = tracker.packer
+        return [f"{ALLOCATION_TYPE} {', '.join(pk.unknown_members(ALLOCATION_TYPE))}, {pk.flag_member} bits 14-31"]
+
+    def heading(self, a) -> str:
+        return plural(len(a.allocations), "live allocation")
+
+    def adapter(self, out, tracker, a) -> None:
+        pk = tracker.packer
+        for handle, e in a.allocations.items():
+            ev = e.event
+            flags = ev.fields["Flags"]
+            out.line(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, process "
+                     f"0x{ev.fields['hProcessId']:x}, {render.tally(e.findings, none='no findings')}")
+            kernel = flags & KERNEL_FLAGS
+            note = (f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked"
+                    if kernel else "")
+            dropped = flags & pk.unmapped_flags
+            if dropped:
+                note += f"; {flag_names(AllocationFlag, dropped)} not in {pk.flag_type}"
+            named = flag_names(AllocationFlag, flags) if flags else "(none)"
+            out.line(f"   event Flags = 0x{int(flags):x} {named}{note}")
+            if ev.fields["hDxgSharedResource"]:
+                out.line(f"   shared: hDxgSharedResource 0x{ev.fields['hDxgSharedResource']:x}")
+            for later in e.later.values():  # what later events said of it (its placement, its priority)
+                out.line(later.line + (f" (the last of {later.count})" if later.count > 1 else ""))
+                out.findings(later.findings)
+            out.record(ALLOCATION_TYPE, e.data, findings=e.findings, adapter=a.adapter)
+            if any(e.usage):
+                out.record(USAGE_TYPE, e.usage, explain=False, note="UsageVersion, UsageFlags, Format...")
+
+    def summary(self, out, tracker, entry) -> None:
+        adapters = tracker.adapters.values()
+        live = [[*e.findings, *(f for later in e.later.values() for f in later.findings)]  # its own, later events'
+                for a in adapters for e in a.allocations.values()]
+        started, stopped = sum(a.started for a in adapters), sum(a.stopped for a in adapters)
+        unmatched = sum(a.stops_unmatched for a in adapters)
+        clean = sum(not found for found in live)
+        errors = sum(render.count_severity(found, "error") for found in live)
+        warnings = sum(render.count_severity(found, "warning") for found in live)
+        out.line(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
+                 f"starting), {len(live)} live: {clean} without findings, {len(live) - clean} with "
+                 f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from {len(out.rules)} distinct rules")
+
+
+# after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit), then the
+# fields no mirror member holds; the mirror's leaves follow
+COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "hex", field="Flags"),) \
+    + field_columns([(m.field, dict(VERSION_3)[m.field]) for m in MAPPING
+                     if m.mirror_type is None and m.field not in HANDLES + ("pDxgAdapter",)],
+                    optional=("PageTableOrDirectory",))
+
+register(EventEntry(
+    event=ADAPTER_ALLOCATION, ids={33: "Start", 34: "Stop", 35: "DCStart"}, task=21,
+    symbols={33: "AdapterAllocationStart_V2", 34: "AdapterAllocationStop_V2", 35: "AdapterAllocationDCStart_V2"},
+    versions={2: FIELDS, 3: VERSION_3}, manifest_version=2,
+    templates={33: "AdapterAllocationStartArgs_V2", 34: "AdapterAllocationStopArgs_V2",
+               35: "AdapterAllocationDCStartArgs_V2"},
+    mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
+    table=TableSpec("allocations", COLUMNS, (ALLOCATION_TYPE, USAGE_TYPE)),
+    apply=apply, findings=findings, record=record, text=_Text(), batched=True, unchecked=("Stop",), track=track,
+    order=20))

@@ -1,0 +1,99 @@
+"""ReportCommittedAllocation (event 80, task 55, template ReportCommittedAllocationArgs): where an
+allocation is committed: its segment and the offset in it.  The event names the allocation by a device's
+handle (hAllocationHandle, a DeviceAllocation's hVidMmAlloc), so it is placed through the DeviceAllocation
+events; the placement is checked against the allocation's segment sets (ALLOCINFO.COMMITTED_OUTSIDE_SETS).
+Its template ends with a counted array, Timestamps (NumberOfTimestamps values)."""
+from __future__ import annotations
+
+from ...semantics import Placement, check
+from ..registry import Column, EventEntry, Mapping, TableSpec, register
+from ..schema import BOOLEAN, POINTER, UINT32, UINT64
+from ..state import Resolved
+from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
+
+EVENT = "ReportCommittedAllocation"
+FIELDS = (("hProcessId", POINTER), ("hDevice", POINTER), ("hAllocationHandle", POINTER), ("Pinned", BOOLEAN),
+          ("EvictionResource", BOOLEAN), ("Size", UINT64), ("ulSegmentId", UINT32), ("SegmentOffset", UINT64),
+          ("FenceId", UINT64), ("ProcessorFrequencyInMHz", UINT32), ("NumberOfTimestamps", UINT32),
+          ("Timestamps", UINT64))
+RULE = "ALLOCINFO.COMMITTED_OUTSIDE_SETS"
+
+MAPPING = (
+    Mapping(EVENT, "hProcessId", None, None, "the process whose device holds the allocation: the kernel's"),
+    Mapping(EVENT, "hDevice", None, None, "the kernel's device object"),
+    Mapping(EVENT, "hAllocationHandle", None, None,
+            "the device's allocation (a DeviceAllocation's hVidMmAlloc, [reading]: see device_allocation): through "
+            "it, the global allocation placed"),
+    Mapping(EVENT, "Pinned", None, None, "the kernel's: the allocation is pinned where it is"),
+    Mapping(EVENT, "EvictionResource", None, None, "the kernel's: the allocation is an eviction resource"),
+    Mapping(EVENT, "Size", None, None, "the committed size: the kernel's count (DXGK_ALLOCATIONINFO.Size is what "
+                                       "the driver asked for, so it is not written there)"),
+    Mapping(EVENT, "ulSegmentId", None, None, "the segment the allocation is committed to (segment n: bit n-1 of a "
+                                              "segment set; 0 names none), checked against its sets"),
+    Mapping(EVENT, "SegmentOffset", None, None, "the offset of the allocation in the segment"),
+    Mapping(EVENT, "FenceId", None, None, "the kernel's fence of the commitment"),
+    Mapping(EVENT, "ProcessorFrequencyInMHz", None, None, "the kernel's clock for Timestamps"),
+    Mapping(EVENT, "NumberOfTimestamps", None, None, "how many Timestamps follow (the manifest's count=)"),
+    Mapping(EVENT, "Timestamps", None, None, "the kernel's timestamps of the commitment, kept as they are"),
+)
+
+
+def place(tracker, event, global_handle, how: str) -> Resolved:
+    """Place the live allocation ``global_handle`` names in the event's segment, and check it there."""
+    segment, offset = event.fields["ulSegmentId"], event.fields["SegmentOffset"]
+    found = None if global_handle is None else tracker.allocation_of(global_handle)
+    if found is None:
+        tracker.note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
+        return Resolved(None, global_handle, checked=False)
+    pointer, read, write, entry = found
+    pk = tracker.packer
+    info = pk.allocation(_sets(read, write), event.where) if entry is None else entry.data
+    findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
+    if entry is not None:
+        entry.placement = (segment, offset, event.number)
+    tracker.tell(global_handle, event, f"   committed to segment {segment} at offset {offset:#x} (event "
+                                       f"#{event.number}, {event.kind.label})", findings)
+    return Resolved(pointer, global_handle, findings)
+
+
+def _sets(read: int, write: int) -> dict:
+    """Event fields whose DXGK_ALLOCATIONINFO holds these segment sets and nothing else (what a placement reads)."""
+    return {**_ZERO, "dwReadSegment": read, "dwWriteSegment": write}
+
+
+_ZERO = {name: 0 for name, _t in ALLOCATION_FIELDS}
+
+
+def apply(tracker, event) -> Resolved:
+    device = tracker.device_allocation(event.fields["hAllocationHandle"])
+    return place(tracker, event, None if device is None else device[1],
+                 "named a device allocation (hVidMmAlloc) the trace did not show starting: DeviceAllocation events "
+                 "place it")
+
+
+def findings(tracker, event, resolved: Resolved) -> list:
+    return list(resolved.findings)
+
+
+def columns(handle: str) -> tuple:
+    """The placements table's columns (shared by the placement events): the allocation found, then the
+    event's own fields (empty where an event lacks one)."""
+    def field(name):
+        return lambda e, r: e.fields.get(name) if not isinstance(e.fields.get(name), bool) else int(e.fields[name])
+
+    return (Column("allocation", "ohex", value=lambda e, r: r.allocation),
+            Column("handle", "hex", value=lambda e, r: e.fields[handle]),
+            Column("ulSegmentId", "int", field="ulSegmentId"), Column("SegmentOffset", "hex", field="SegmentOffset"),
+            Column("hDevice", "ohex", value=field("hDevice")), Column("Pinned", "opt", value=field("Pinned")),
+            Column("EvictionResource", "opt", value=field("EvictionResource")),
+            Column("Size", "ohex", value=field("Size")), Column("FenceId", "ohex", value=field("FenceId")),
+            Column("ProcessorFrequencyInMHz", "opt", value=field("ProcessorFrequencyInMHz")),
+            Column("Timestamps", "text", value=lambda e, r: None if "Timestamps" not in e.fields else
+                   " ".join(f"0x{v:x}" for v in e.fields["Timestamps"])))
+
+
+register(EventEntry(
+    event=EVENT, ids={80: "Info"}, task=55, symbols={80: EVENT}, versions={0: FIELDS}, manifest_version=0,
+    templates={80: "ReportCommittedAllocationArgs"}, mapping=MAPPING, arrays={"Timestamps": "NumberOfTimestamps"},
+    table=TableSpec("placements", columns("hAllocationHandle")), apply=apply, findings=findings,
+    rules=(RULE,), order=50))

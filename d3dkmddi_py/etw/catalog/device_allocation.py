@@ -1,0 +1,59 @@
+"""DeviceAllocation Start / Stop / DCStart (events 36 / 37 / 38, task 22, template
+DeviceAllocationStartArgs_V1): a device's reference to an allocation, hVidMmAlloc, and the global
+allocation it refers to, hVidMmGlobalAlloc.  The VidMm events that name an allocation by a device's
+handle (hAllocationHandle: ReportCommittedAllocation, SetAllocationPriority) are resolved through them."""
+from __future__ import annotations
+
+from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..schema import POINTER
+from ..section import Section, plural
+
+EVENT = "DeviceAllocation"
+FIELDS = tuple((name, POINTER) for name in (
+    "hProcessId", "hDevice", "pDxgAdapter", "hVidMmAlloc", "hVidMmGlobalAlloc", "hDxgResource", "hDxgSharedResource",
+    "hThunkAllocation", "hThunkResource", "PrivateRuntimeResourceHandle", "pVirtualAddress", "hProcessAllocDetails"))
+
+_WHY = {
+    "hProcessId": "the owning process: the kernel's",
+    "hDevice": "the kernel's device object",
+    "pDxgAdapter": "the kernel's adapter object",
+    "hVidMmAlloc": "the device's allocation: VidMm's events name it hAllocationHandle ([reading]: the manifest's "
+                   "RenameAllocation events carry an hAllocationGlobalHandle beside an hAllocationHandle, so the "
+                   "latter is not the global allocation)",
+    "hVidMmGlobalAlloc": "the global allocation it refers to: AdapterAllocation's hVidMmGlobalAlloc",
+    "hDxgResource": "the kernel's resource object",
+    "hDxgSharedResource": "the kernel's shared resource (non-zero when shared)",
+    "hThunkAllocation": "the user-mode handle of the allocation (D3DKMT_HANDLE)",
+    "hThunkResource": "the user-mode handle of the resource",
+    "PrivateRuntimeResourceHandle": "the runtime's own resource handle",
+    "pVirtualAddress": "the allocation's GPU virtual address, if mapped",
+    "hProcessAllocDetails": "the kernel's per-process allocation details",
+}
+MAPPING = tuple(Mapping(EVENT, name, None, None, _WHY[name] + "; not in any mirror structure")
+                for name, _t in FIELDS)
+
+
+def apply(tracker, event):
+    """Start and DCStart: the device allocation names its global allocation until its Stop."""
+    f = event.fields
+    if event.opcode == "Stop":
+        if tracker.devices.pop(f["hVidMmAlloc"], None) is None:
+            tracker.note(event, "stopped a device allocation the trace did not show starting")
+        return
+    tracker.devices[f["hVidMmAlloc"]] = (event.adapter, f["hVidMmGlobalAlloc"])
+
+
+class _Text(Section):
+    def counts(self, tracker) -> list:
+        return [f"{plural(len(tracker.devices), 'device allocation')} live at the end"]
+
+
+register(EventEntry(
+    event=EVENT, ids={36: "Start", 37: "Stop", 38: "DCStart"}, task=22,
+    symbols={36: "DeviceAllocationStart_V1", 37: "DeviceAllocationStop_V1", 38: "DeviceAllocationDCStart_V1"},
+    versions={1: FIELDS}, manifest_version=1,
+    templates={36: "DeviceAllocationStartArgs_V1", 37: "DeviceAllocationStartArgs_V1",
+               38: "DeviceAllocationStartArgs_V1"},
+    mapping=MAPPING, adapter="pDxgAdapter",
+    table=TableSpec("device_allocations", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
+    order=25))

@@ -1,0 +1,43 @@
+"""VidMmProcessBudgetChange (event 366, task 218, template VidMmProcessBudgetChangeArgs): a process's video
+memory budget on an adapter and memory segment group changed; a series per (process, physical adapter,
+segment group), beside its usage (VidMmProcessUsageChange)."""
+from __future__ import annotations
+
+from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..section import SeriesSection
+from .process_usage import MAPPING as USAGE_MAPPING, SEGMENT_GROUPS, key, key_text
+
+EVENT = "VidMmProcessBudgetChange"
+FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
+          ("PhysicalAdapterIndex", UINT16), ("NewPriorityBand", UINT8), ("OldPriorityBand", UINT8),
+          ("NewVisibilityState", UINT8), ("OldVisibilityState", UINT8), ("MemorySegmentGroup", UINT8))
+VISIBILITY = {"Minimized": 0, "Occluded": 1, "Visible": 2}  # the manifest's VIDMM_BUDGET_VISIBILITY_STATE
+
+SHARED = ("pDxgAdapter", "PhysicalAdapterIndex", "MemorySegmentGroup")  # said as VidMmProcessUsageChange says them
+MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m in USAGE_MAPPING
+                if m.field in SHARED) + (
+    Mapping(EVENT, "NewBudget", None, None, "the process's budget now, in bytes: the kernel's, no mirror member"),
+    Mapping(EVENT, "OldBudget", None, None, "the budget before this change (the series keeps the new values)"),
+    Mapping(EVENT, "ProcessId", None, None, "the process's id, as VidMmProcessUsageChange gives it"),
+    Mapping(EVENT, "NewPriorityBand", None, None, "the kernel's budget priority band now; no mirror member"),
+    Mapping(EVENT, "OldPriorityBand", None, None, "the band before this change"),
+    Mapping(EVENT, "NewVisibilityState", None, None, "VIDMM_BUDGET_VISIBILITY_STATE (0 Minimized, 1 Occluded, 2 "
+                                                     "Visible): the process's windows, as the kernel sees them"),
+    Mapping(EVENT, "OldVisibilityState", None, None, "the visibility before this change"),
+)
+
+
+def apply(tracker, event):
+    """One more sample of the process's budget."""
+    tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
+
+
+register(EventEntry(
+    event=EVENT, ids={366: "Info"}, task=218, symbols={366: EVENT}, versions={0: FIELDS}, manifest_version=0,
+    templates={366: "VidMmProcessBudgetChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
+    value_maps={"NewVisibilityState": VISIBILITY, "MemorySegmentGroup": SEGMENT_GROUPS},
+    table=TableSpec("process_budget", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply,
+    text=SeriesSection("budget", f"video memory budget per process and segment group ({EVENT})", "process group",
+                       key_text),
+    order=41))

@@ -1,0 +1,92 @@
+"""ReportSegment (event 78, task 53, template ReportSegmentArgs_V1): a segment the driver reported, as the
+kernel logs its DXGK_SEGMENTDESCRIPTOR; a later report of the same id replaces the earlier one."""
+from __future__ import annotations
+
+from ..registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, register
+from ..schema import POINTER, REPORT_SEGMENT, UINT8, UINT32, UINT64
+from ..section import Section, plural
+from ..state import SegmentEntry
+
+FIELDS = (
+    ("ulSegmentId", UINT32), ("pDxgAdapter", POINTER),
+    ("BaseAddress", UINT64), ("CpuTranslatedAddress", UINT64), ("Size", UINT64),
+    ("NbOfBanks", UINT32), ("Flags", UINT32), ("CommitLimit", UINT64),
+    ("SystemMemoryEndAddress", POINTER), ("MemorySegmentGroup", UINT8),
+)
+
+_M, S = Mapping, REPORT_SEGMENT
+MAPPING = (
+    _M(S, "ulSegmentId", None, None, "the segment's id: the descriptor is segment n of the adapter (bit n-1 of a "
+                                     "segment set); a later event for the same id replaces the earlier one"),
+    _M(S, "pDxgAdapter", None, None, "the kernel's adapter object: it groups segments and allocations by adapter"),
+    _M(S, "BaseAddress", SEGMENT, "BaseAddress.QuadPart", "same name; the 64 bits of the PHYSICAL_ADDRESS"),
+    _M(S, "CpuTranslatedAddress", SEGMENT, "CpuTranslatedAddress.QuadPart",
+       "same name; the 64 bits of the PHYSICAL_ADDRESS"),
+    _M(S, "Size", SEGMENT, "Size", "same name"),
+    _M(S, "NbOfBanks", SEGMENT, "NbOfBanks", "same name"),
+    _M(S, "Flags", SEGMENT, "Flags.Value", "the DXGK_SEGMENTFLAGS word the driver reported (no bit map in the "
+                                           "manifest), read at the chosen interface version"),
+    _M(S, "CommitLimit", SEGMENT, "CommitLimit", "same name"),
+    _M(S, "SystemMemoryEndAddress", SEGMENT, "SystemMemoryEndAddress",
+       "same name (DXGK_SEGMENTDESCRIPTOR3 only; no member before WIN8)"),
+    _M(S, "MemorySegmentGroup", None, None, "the kernel's local/non-local grouping; no descriptor member holds it"),
+)
+
+
+def apply(tracker, event) -> bytes:
+    """The segment's descriptor replaces any earlier one of its id; returns the descriptor's bytes."""
+    a = tracker.state(event.adapter)
+    sid = event.fields["ulSegmentId"]
+    data = tracker.packer.segment(event.fields, event.where)
+    if sid in a.segments:
+        a.segments_replaced += 1
+    a.segments[sid] = SegmentEntry(sid, event, data)
+    tracker.segments_changed(event.adapter)
+    return data
+
+
+def findings(tracker, event, _data) -> list:
+    """The segment's findings and the adapter-wide ones that name it (one AGP segment is reported with the
+    segment its field names)."""
+    per, wide = tracker.segment_findings(event.adapter)
+    sid = event.fields["ulSegmentId"]
+    head = f"segments[{sid - 1}]."
+    return per[sid] + [f for f in wide if f.field.startswith(head)]
+
+
+def record(tracker, event, data) -> tuple:
+    return SEGMENT, data, None, True
+
+
+class _Text(Section):
+    def unknown(self, tracker) -> list:
+        pk = tracker.packer
+        return [f"{pk.segment_type} {', '.join(pk.unknown_members(SEGMENT))}"]
+
+    def heading(self, a) -> str:
+        return plural(len(a.segments), "segment")
+
+    def adapter(self, out, tracker, a) -> None:
+        for sid in sorted(a.segments):
+            s = a.segments[sid]
+            out.line(f"\n-- segment {sid}: ReportSegment event #{s.event.number}, MemorySegmentGroup "
+                     f"{s.event.fields['MemorySegmentGroup']}")
+            out.record(SEGMENT, s.data, findings=s.findings)
+        out.findings(a.adapter_findings)
+
+    def summary(self, out, tracker, entry) -> None:
+        segments = sum(len(a.segments) for a in tracker.adapters.values())
+        replaced = sum(a.segments_replaced for a in tracker.adapters.values())
+        found = sum(len(s.findings) for a in tracker.adapters.values() for s in a.segments.values()) + \
+            sum(len(a.adapter_findings) for a in tracker.adapters.values())
+        out.line(f"segments: {segments} ({replaced} report{'s' if replaced != 1 else ''} replaced by a later one), "
+                 f"{plural(found, 'finding')}")
+
+
+register(EventEntry(
+    event=REPORT_SEGMENT, ids={78: "Info"}, task=53, symbols={78: "ReportSegment_V1"}, versions={1: FIELDS},
+    manifest_version=1, templates={78: "ReportSegmentArgs_V1"}, mapping=MAPPING, adapter="pDxgAdapter",
+    table=TableSpec("segments", (Column("ulSegmentId", "int", field="ulSegmentId"),
+                                 Column("MemorySegmentGroup", "int", field="MemorySegmentGroup")), (SEGMENT,)),
+    apply=apply, findings=findings, record=record, text=_Text(), barrier=True, json_names={"Flags": "Flags.Value"},
+    order=10))

@@ -1,0 +1,52 @@
+"""SetAllocationPriority (event 46, task 29, template SetAllocationPriorityArgs): an allocation's priority
+changed after it was created.  The event names the allocation by a device's handle (hAllocationHandle, a
+DeviceAllocation's hVidMmAlloc); the new priority is checked by the rules that read AllocationPriority
+alone (``semantics.check_priority``)."""
+from __future__ import annotations
+
+from ...semantics import check_priority, decode_priority
+from ..registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, register
+from ..schema import POINTER, UINT32
+from ..state import Resolved
+
+EVENT = "SetAllocationPriority"
+FIELDS = (("hAllocationHandle", POINTER), ("Priority", UINT32))
+
+MAPPING = (
+    Mapping(EVENT, "hAllocationHandle", None, None,
+            "the device's allocation (a DeviceAllocation's hVidMmAlloc, [reading]: see device_allocation): through "
+            "it, the global allocation whose priority changed"),
+    Mapping(EVENT, "Priority", ALLOCATION_TYPE, "AllocationPriority",
+            "the allocation's priority from now on: the member of that name, set after creation; the rules that "
+            "read it alone run again on the new value"),
+)
+
+
+def apply(tracker, event) -> Resolved:
+    priority = event.fields["Priority"]
+    found_rules = tuple(check_priority(priority, target=tracker.target))
+    device = tracker.device_allocation(event.fields["hAllocationHandle"])
+    found = None if device is None else tracker.allocation_of(device[1])
+    if found is None:
+        tracker.note(event, "named an allocation the trace did not show starting (through DeviceAllocation events)")
+        tracker.keep_loose(event, list(found_rules))
+        return Resolved(None if device is None else device[0], None if device is None else device[1], found_rules)
+    pointer, _read, _write, entry = found
+    if entry is not None:
+        entry.priority = (priority, event.number)
+    tracker.tell(device[1], event, f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
+                                   f"#{event.number}, {event.kind.label})", found_rules)
+    return Resolved(pointer, device[1], found_rules)
+
+
+def findings(tracker, event, resolved: Resolved) -> list:
+    return list(resolved.findings)
+
+
+register(EventEntry(
+    event=EVENT, ids={46: "Info"}, task=29, symbols={46: EVENT}, versions={0: FIELDS}, manifest_version=0,
+    templates={46: "SetAllocationPriorityArgs"}, mapping=MAPPING,
+    table=TableSpec("priorities", (Column("allocation", "ohex", value=lambda e, r: r.allocation),
+                                   Column("hAllocationHandle", "hex", field="hAllocationHandle"),
+                                   Column("Priority", "int", field="Priority"))),
+    apply=apply, findings=findings, order=52))

@@ -1,0 +1,109 @@
+"""A trace's state as the events leave it, per adapter: the records the catalog's ``apply`` functions
+fill and the text, the tables and ``etw.adapters`` read.
+
+A value over time (resident bytes, a process's usage or budget) is a ``Series``: its count, first,
+last, lowest and highest value always, and, when the Tracker keeps series, every sample as two typed
+columns (the event's number and the value; 16 bytes a sample, no Python object per event).
+"""
+from __future__ import annotations
+
+from array import array
+
+from .._records import dataclass, field
+
+
+@dataclass
+class SegmentEntry:
+    segment_id: int
+    event: object  # the ReportSegment Event
+    data: bytes  # the descriptor's bytes (Packer.segment)
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class AllocationEntry:
+    event: object  # the Start or DCStart Event
+    data: bytes  # DXGK_ALLOCATIONINFO bytes
+    usage: bytes  # DXGK_ALLOCATIONUSAGEHINT bytes
+    findings: list = field(default_factory=list)
+    placement: tuple | None = None  # (segment id, offset, event number) of its last committed placement
+    priority: tuple | None = None  # (priority, event number) of its last SetAllocationPriority
+    later: dict = field(default_factory=dict)  # event name -> Later: what the last event of each kind said of it
+
+
+@dataclass
+class Later:
+    """What a later event said of a live allocation (the last of its kind): a line of the text, its
+    findings, the event, and how many events of the kind there were."""
+
+    line: str
+    findings: list
+    event: object
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What an event that names an allocation by a handle found: the adapter and the allocation's
+    hVidMmGlobalAlloc (None where the trace did not show them), and the event's findings."""
+
+    adapter: int | None
+    allocation: int | None
+    findings: tuple = ()
+    checked: bool = True  # False: what the findings would read was not there (the allocation was not found)
+
+
+class Series:
+    """A value over time: its summary always, its samples as columns when ``keep``."""
+
+    __slots__ = ("count", "first", "last", "low", "high", "high_at", "numbers", "values")
+
+    def __init__(self, keep: bool):
+        self.count = 0
+        self.first = self.last = self.low = self.high = self.high_at = None
+        self.numbers, self.values = (array("q"), array("Q")) if keep else (None, None)
+
+    def __reduce__(self):  # every pickle protocol, 0 and 1 too (slots alone need protocol 2)
+        return _series, tuple(getattr(self, name) for name in Series.__slots__)
+
+    def add(self, number: int, value: int) -> None:
+        if self.count == 0:
+            self.first = self.low = self.high = value
+            self.high_at = number
+        elif value > self.high:
+            self.high, self.high_at = value, number
+        elif value < self.low:
+            self.low = value
+        self.count += 1
+        self.last = value
+        if self.numbers is not None:
+            self.numbers.append(number)
+            self.values.append(value)
+
+
+def _series(*values) -> Series:
+    s = Series.__new__(Series)
+    for name, value in zip(Series.__slots__, values):
+        setattr(s, name, value)
+    return s
+
+
+@dataclass
+class AdapterTrace:
+    """One pDxgAdapter: segments by id (a later ReportSegment replaces), live allocations by handle,
+    resident bytes per segment and each process's usage and budget per segment group over time."""
+
+    pointer: int
+    segments: dict = field(default_factory=dict)
+    allocations: dict = field(default_factory=dict)
+    adapter: object = None  # the semantics view of the segments, when ids are 1..n
+    adapter_note: str = ""  # why allocations were checked without the segments, if they were
+    adapter_findings: list = field(default_factory=list)  # adapter-wide rules (one AGP segment)
+    started: int = 0
+    stopped: int = 0
+    stops_unmatched: int = 0  # Stop of an allocation the trace did not show starting
+    segments_replaced: int = 0
+    resident: dict = field(default_factory=dict)  # segment id -> Series of TotalBytesResident
+    usage: dict = field(default_factory=dict)  # (process id, physical adapter index, segment group) -> Series
+    budget: dict = field(default_factory=dict)  # the same key -> Series of the budget
+    device_allocations: dict = field(default_factory=dict)  # hVidMmAlloc -> hVidMmGlobalAlloc, while live
