@@ -113,9 +113,11 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
     for key, label in _SUMMARY_FACTS:
         w(f"  {label + ':':<18} {facts[key] if facts[key] is not None else '-'}\n")
     w(f"  {'event headers:':<18} " + ", ".join(f"{n} {k}" for k, n in facts["header_kinds"].items()) + "\n")
-    w(f"\n{len(facts['providers'])} providers, most events first:\n")
+    count = len(facts["providers"])
+    w(f"\n{count} provider{'s' if count != 1 else ''}{', most events first' if count > 1 else ''}:\n")
     for p in facts["providers"]:
-        ids = ", ".join(f"{k}: {n}" for k, n in list(p["ids"].items())[:8])
+        names = p["id_names"]
+        ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}" for k, n in list(p["ids"].items())[:8])
         more = f", ... ({len(p['ids'])} ids)" if len(p["ids"]) > 8 else ""
         w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
         w(f"             ids {ids}{more}\n")

@@ -114,8 +114,6 @@ EXT_TYPE_PROV_TRAITS = 0x000C  # a TraceLogging provider's traits: its name firs
 # The kernel logger's provider: classic kernel events (system, compact and perfinfo headers) carry a
 # HookId (group << 8 | type) in place of a provider GUID, and are counted under this GUID.
 KERNEL_LOGGER_GUID = "9e814aad-3204-11d2-9a82-006008a86939"
-KNOWN_PROVIDERS = {KERNEL_LOGGER_GUID: "Windows Kernel",
-                   "802ec45a-1e99-4b83-9920-87c98277ba9d": "Microsoft-Windows-DxgKrnl"}
 
 # TRACE_LOGFILE_HEADER, the log-file header event's data: the part before its two pointers
 LOGFILE = Layout("TRACE_LOGFILE_HEADER", 56, (  # to its two name pointers, of the writer's width

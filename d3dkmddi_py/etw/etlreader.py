@@ -14,6 +14,7 @@ import struct
 from ..errors import EtwInputError
 from .._numpy import numpy_module
 from . import etlcount, etlfile
+from .providers import dxgkrnl_event_name, provider_name
 from .catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
 from .events import Event, _flag
 from .registry import on_change, payload_bytes
@@ -158,7 +159,7 @@ def events_of(reader, etl):
             reader.other_providers += 1
             key = names.get(rec.provider)
             if key is None:
-                key = etlfile.KNOWN_PROVIDERS.get(rec.provider) or rec.traits or \
+                key = rec.traits or provider_name(rec.provider) or \
                     (f"{{{rec.provider}}}" if rec.provider else f"{etlfile.KIND_NAMES[rec.kind]} events")
                 if len(names) < 1024:
                     names[rec.provider] = key
@@ -196,13 +197,15 @@ def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first
     for (provider, event_id), n in counts.items():
         entry = providers.get(provider)
         if entry is None:
-            entry = providers[provider] = {"guid": provider, "name": names.get(provider)
-                                           or etlfile.KNOWN_PROVIDERS.get(provider), "events": 0, "ids": {}}
+            entry = providers[provider] = {"guid": provider, "name": names.get(provider) or provider_name(provider),
+                                           "events": 0, "ids": {}, "id_names": {}}
         entry["events"] += n
         entry["ids"][event_id] = entry["ids"].get(event_id, 0) + n
     ordered = sorted(providers.values(), key=lambda e: (-e["events"], e["guid"] or ""))
     for entry in ordered:
         entry["ids"] = {str(k): v for k, v in sorted(entry["ids"].items())}
+        if entry["guid"] == DXGKRNL:
+            entry["id_names"] = {k: name for k in entry["ids"] if (name := dxgkrnl_event_name(int(k))) is not None}
     header = etl.header
     facts = {k: v for k, v in header.as_dict().items() if k not in ("start_filetime", "header_time")}
     return {
