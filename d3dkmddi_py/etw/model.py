@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._records import replace
 from .. import bulk
 from ..semantics import Adapter, check
-from ..errors import EtwInputError
+from ..errors import EtwInputError, flag_argument
 from ..target import as_target
 from .catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
@@ -246,7 +246,7 @@ def adapters(events, *, target=None, series: bool = True) -> dict:
     ``target``: a Target or (abi, version); default x64 at the newest interface version (the trace
     does not say the driver's).
     """
-    tracker = Tracker(target, series=series)
+    tracker = Tracker(target, series=flag_argument(series, "series"))
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise EtwInputError(f"events must be an iterable of etw Events (etw.read, etw.from_records), not "
                             f"{type(events).__name__}")

@@ -96,7 +96,7 @@ _FLAG_BITS: dict = {}  # flag type -> ((name, bit value) of each member, every n
 
 def flag_names(flag_type, value: int) -> str:
     """``CpuVisible|Primary``, unnamed bits as ``bit 15``; ``0`` when none is set."""
-    if flag_type not in (AllocationFlag, UsageFlag) or isinstance(value, bool) or not isinstance(value, int) \
+    if not (flag_type is AllocationFlag or flag_type is UsageFlag) or isinstance(value, bool) or not isinstance(value, int) \
             or not 0 <= value < 1 << 32:
         raise EtwInputError(f"flag_names takes AllocationFlag or UsageFlag and a 32-bit unsigned int, not "
                             f"{_short(flag_type)} and {_short(value)}")

@@ -13,7 +13,7 @@ import io
 import os
 import pyexpat
 
-from ..errors import EtwInputError
+from ..errors import EtwInputError, flag_argument, text_argument
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .catalog import KINDS
@@ -37,8 +37,8 @@ class TraceReader:
     """
 
     def __init__(self, source, *, name: str | None = None, chunk_size: int = CHUNK, fast: bool = True):
-        self.source, self.chunk_size, self.fast = source, chunk_size, fast
-        self.name = safe_name(name or _name_of(source))  # echoed in one-line messages
+        self.source, self.chunk_size, self.fast = source, chunk_size, flag_argument(fast, "fast")
+        self.name = safe_name(text_argument(name, "name") or _name_of(source))  # echoed in one-line messages
         self.total = 0
         self.decoded = 0
         self.other_providers = 0

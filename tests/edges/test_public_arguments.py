@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
-from d3dkmddi_py import bulk
+from d3dkmddi_py import bulk, etw
 from d3dkmddi_py.errors import D3dkmddiError
 from d3dkmddi_py.resolve import resolve_layout
 from d3dkmddi_py.samples import ALLOCATIONS_PATH, DIRECTORY, sample_adapter, sample_target
@@ -25,13 +25,16 @@ from d3dkmddi_py.semantics import Adapter, ValidationError
 from ..conftest import require
 from .public import MODULES, public_callables, public_methods
 
-# The trace reader's own functions and classes (d3dkmddi_py.etw) are not here: issue 21 gave them to their owners.
-ARGUMENT_MODULES = tuple(m for m in MODULES if m != "d3dkmddi_py.etw")
+ARGUMENT_MODULES = MODULES
+# Left out, said so in issue 23's note: the per-event machinery an event entry is built on (the readers call
+# these once per event or sample with values they made; a check of each argument there is a cost on every event).
+MACHINERY = ("Tracker", "Packer", "Series", "Column")
 
 SAMPLE = sample_target()
 ALLOC = SAMPLE.DXGK_ALLOCATIONINFO
 DESCRIPTOR = SAMPLE.DXGK_SEGMENTDESCRIPTOR()
 TRACE = DIRECTORY / "etw_trace.xml"
+MADE_UP = "MadeUpArgumentEvent"
 
 # The wrong kinds, each standing for a mistake a caller makes.
 WRONG = {
@@ -69,6 +72,43 @@ def _query():
     q = SAMPLE.DXGK_QUERYSEGMENTOUT3()
     q.NbSegment, q.pSegmentDescriptor = 1, 0x1100
     return kmd.as_memory(bytes(q).ljust(0x100, b"\0") + bytes(SAMPLE.DXGK_SEGMENTDESCRIPTOR3()), base=0x1000), 0x1000
+
+
+def _etl() -> bytes:
+    """An .etl file of its log-file header alone."""
+    from d3dkmddi_py.samples import etl_build
+
+    return etl_build.etl_bytes([])
+
+
+def _segment_fields() -> dict:
+    return next(e for e in etw.read(TRACE) if e.event == "ReportSegment").fields
+
+
+def _read_through():
+    reader = etw.read(TRACE)
+    for _event in reader:
+        pass
+    return reader
+
+
+def _entry():
+    """A made-up event (its own id, no state change), unregistered again by the fixture."""
+    from d3dkmddi_py.etw.registry import field_columns
+    from d3dkmddi_py.etw.schema import UINT32
+
+    fields = (("Count", UINT32),)
+    return etw.EventEntry(event=MADE_UP, ids={61000: "Info"}, task=61000, symbols={61000: MADE_UP},
+                          versions={0: fields}, manifest_version=0, templates={61000: "MadeUpArgs"},
+                          mapping=(etw.Mapping(MADE_UP, "Count", None, None, "made up for the test"),),
+                          table=etw.TableSpec("made_up_argument", field_columns(fields)))
+
+
+def _registered() -> str:
+    """The made-up event's name, registered."""
+    if MADE_UP not in etw.ENTRIES:
+        etw.register(_entry())
+    return MADE_UP
 
 
 def _followed():
@@ -158,6 +198,21 @@ VALID = {
     "Columns.to_csv": lambda: ((_columns(), "out.csv"), {"header": False}),
     "Columns.to_jsonl": lambda: ((_columns(), "out.jsonl"), {}),
     "Columns.to_parquet": lambda: ((_columns(), "out.parquet"), {}),
+    "read": lambda: ((TRACE,), {"name": "trace", "fast": True}),
+    "summary": lambda: ((_etl(),), {"name": "trace"}),
+    "from_records": lambda: (([{"event": "ReportSegment", "version": 1, "fields": _segment_fields()}],), {}),
+    "adapters": lambda: ((etw.read(TRACE),), {"target": SAMPLE, "series": True}),
+    "applies": lambda: (("SEGFLAGS.CPUVISIBLE_ON_APERTURE",), {}),
+    "descriptor_type": lambda: (("WDDM2_0",), {}),
+    "mapping_table": lambda: ((), {}),
+    "flag_names": lambda: ((etw.AllocationFlag, 5), {}),
+    "register": lambda: ((_entry(),), {}),
+    "unregister": lambda: ((_registered(),), {}),
+    "registered": lambda: ((_entry(),), {}),
+    "Event.where": lambda: ((next(iter(etw.read(TRACE))),), {}),
+    "TraceReader.check_found": lambda: ((_read_through(),), {}),
+    "EventEntry.optional": lambda: ((etw.ENTRIES["ReportSegment"],), {}),
+    "EventEntry.kinds": lambda: ((etw.ENTRIES["ReportSegment"],), {}),
 }
 
 
@@ -167,6 +222,8 @@ def _functions() -> dict:
     for module_name, name in public_callables(ARGUMENT_MODULES):
         found.setdefault(name, getattr(importlib.import_module(module_name), name))
     for module_name, class_name, name in public_methods(ARGUMENT_MODULES):
+        if class_name in MACHINERY:
+            continue
         cls = getattr(importlib.import_module(module_name), class_name)
         value = vars(cls)[name]
         found[f"{class_name}.{name}"] = getattr(cls, name) if isinstance(value, classmethod) else value
@@ -182,6 +239,9 @@ CASES = [(name, param) for name, fn in FUNCTIONS.items()
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    yield
+    if MADE_UP in etw.ENTRIES:
+        etw.unregister(MADE_UP)
 
 
 def test_every_public_function_has_a_valid_call_here():
