@@ -26,9 +26,11 @@ MAPPING = (
 )
 
 
+KEY = ("ProcessId", "PhysicalAdapterIndex", "MemorySegmentGroup")  # a series per these fields' values
+
+
 def key(event) -> tuple:
-    f = event.fields
-    return f["ProcessId"], f["PhysicalAdapterIndex"], f["MemorySegmentGroup"]
+    return tuple(event.fields[name] for name in KEY)
 
 
 def key_text(k: tuple) -> str:
