@@ -6,7 +6,7 @@ findings marked at their time.
 
 The series are the tables' rows: the trace is read by ``TraceTables`` with sinks in place of files (the
 rows ``--format`` writes), and a row's time becomes a point's x in ``seconds`` alone.  Memory: 24 bytes a
-sample (x, event number, value, as arrays), no Python object per event, and about 200 bytes a live
+sample (x, event number, value, as arrays), no Python object per event, and about 270 bytes a live
 allocation (its process and size, for its Stop); at most 4 points a pixel column are drawn per series
 (first, lowest, highest, last).  Keys are bounded: MAX_ADAPTERS adapters and MAX_SERIES series per
 adapter and panel are collected, the rest counted and said in the figure.  matplotlib is imported only
@@ -22,7 +22,7 @@ from hashlib import sha256
 
 from .._numpy import numpy_module, optional_module
 from .._records import dataclass, field
-from ..errors import bad_argument
+from ..errors import EtwInputError, bad_argument
 from ..outfile import check_output, open_output, safe_name
 from ..semantics.explain import _size_text
 from .catalog import ENTRIES
@@ -167,7 +167,7 @@ class _Collector:
     def reset(self) -> None:
         self.adapters: dict = {}
         self.rules: dict = {}
-        self.live: dict = {}  # (adapter, allocation identity) -> (hProcessId, Size) of a live allocation
+        self.live: dict = {}  # adapter -> {allocation identity: (hProcessId, Size)} of its live allocations
         self.totals: dict = {}  # (adapter, hProcessId) -> live bytes, for the processes drawn
         self.dropped_events = 0
         self.loose = Samples()
@@ -262,16 +262,23 @@ class _Collector:
             if a is None:
                 self.dropped_events += 1
                 continue
-            key = (pointer, identity_of(dxg, vidmm))
-            gone = live.pop(key, None)
+            held = live.get(pointer)
+            if held is None:
+                held = live[pointer] = {}
+            key = identity_of(dxg, vidmm)
+            gone = held.pop(key, None)
             if opcode == "Stop" and gone is None:
                 a.unmatched += 1
                 continue
+            replaced = 0  # a Start of a live allocation of the same process: one change, one sample
             if gone is not None:
-                self._change(a, gone[0], -gone[1], xs[i], nums[i])
+                if opcode != "Stop" and gone[0] == process:
+                    replaced = gone[1]
+                else:
+                    self._change(a, gone[0], -gone[1], xs[i], nums[i])
             if opcode != "Stop":
-                live[key] = (process, size)
-                self._change(a, process, size, xs[i], nums[i])
+                held[key] = (process, size)
+                self._change(a, process, size - replaced, xs[i], nums[i])
 
     def _change(self, a: AdapterPicture, process: int, delta: int, x: float, number: int) -> None:
         key, totals = (a.pointer, process), self.totals
@@ -566,6 +573,11 @@ def plot(source, output, *, target=None, name: str | None = None) -> Picture:
 def run(args, reader, tracker, stderr, input_path) -> int:
     """``d3dkmddi etw TRACE --plot OUT``: the picture and a line saying what it holds; 1 when an event had an
     error finding (as the tables)."""
+    output_format(args.plot)
+    try:
+        optional_module("matplotlib", EXTRA, "--plot")
+    except ImportError as exc:  # the command's one line, exit 2
+        raise EtwInputError(str(exc)) from None
     picture, errors = _draw(args.plot, [input_path], lambda: series(None, target=tracker.target, reader=reader))
     if stderr is not None:
         count = sum(len(d) for a in picture.adapters.values() for d in (a.resident, a.usage, a.budget, a.live))
