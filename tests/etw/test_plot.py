@@ -24,7 +24,7 @@ from d3dkmddi_py.semantics.explain import _size_text
 from d3dkmddi_py.samples import etl_build, etw_build
 from tests.etw.etl_twin import Dxg, outputs, sample_items, twin
 from tests.etw.helpers import ADAPTER, alloc_fields, run, seg_fields
-from tests.etw.test_memory_events import RESIDENT, SEGMENT, START, resident, story
+from tests.etw.memory_story import RESIDENT, SEGMENT, START, resident, story
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("matplotlib")  # the test extra has it: a missing one is a broken environment
