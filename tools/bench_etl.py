@@ -11,6 +11,10 @@
   Goal: >= 300,000 events/s.
 - the same with the events that say where memory is among them (the sample's device allocations,
   placements, priority changes, residency, usage and budgets, one event in four), to every table.
+- ``--plot``: the picture (``etw --plot``) of a trace of ``--plot-events`` events (default 1,000,000; the
+  memory events one in four), against today's three tables: the tables of as many AdapterAllocation events
+  (``allocation_trace``: segments, allocations, findings), in one run; and its peak RSS beside the tables'.
+  Goal (issue 23): the new tables and the picture within 2 x the three tables' time.
 - ``--memory``: the peak RSS of the command on the worst files the limits let through (kilobytes
   that decompress to the most each path holds: one buffer per processor, up to 256 MiB in time order,
   64 MiB as columns; 16-byte events and DxgKrnl events; thousands of processors), against the bound
@@ -123,9 +127,13 @@ def main(argv=None) -> int:
     parser.add_argument("--allocations", type=int, default=300_000, help="AdapterAllocation events to decode")
     parser.add_argument("--runs", type=int, default=3, help="runs per measurement; the best is kept")
     parser.add_argument("--memory", action="store_true", help="only the peak memory on the worst files")
+    parser.add_argument("--plot", action="store_true", help="only the picture against the three tables")
+    parser.add_argument("--plot-events", type=int, default=1_000_000, help="events of --plot's traces")
     args = parser.parse_args(argv)
     if args.memory:
         return memory()
+    if args.plot:
+        return plot(args.plot_events, args.runs)
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big.etl")
         repeated_trace(big, args.copies)
@@ -218,6 +226,36 @@ def memory() -> int:
                       f"= {peak / MEMORY_BOUND_MB:.2f} x the bound, exit {status}, {seconds:.1f} s", flush=True)
     print(f"worst peak {worst:,.0f} MB = {worst / MEMORY_BOUND_MB:.2f} x the {MEMORY_BOUND_MB} MB bound "
           f"({'met' if worst <= MEMORY_BOUND_MB else 'NOT met'})")
+    return 0
+
+
+GOAL_PLOT_RATIO = 2.0  # issue 23: the new tables and the picture within 2 x today's three tables
+
+
+def plot(n: int, runs: int) -> int:
+    """The picture of ``n`` events (the memory events one in four) and the new tables of them, against the
+    three tables (segments, allocations, findings) of ``n`` AdapterAllocation events, in one run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        alloc, mixed = os.path.join(tmp, "allocations.etl"), os.path.join(tmp, "memory.etl")
+        allocation_trace(alloc, n)
+        memory_trace(mixed, n)
+        picture = os.path.join(tmp, "memory.png")
+        t_three, _ = best_of(runs, lambda: to_columns(alloc, True))
+        t_tables, _ = best_of(runs, lambda: to_columns(mixed, True))
+        t_plot, _ = best_of(runs, lambda: etw.plot(mixed, picture))
+        ratio = t_plot / t_three
+        print(f"today's three tables of {n:,} AdapterAllocation events (segments, allocations, findings; made, not "
+              f"written): {t_three:.2f} s = {n / t_three:,.0f} events/s")
+        print(f"every table of {n:,} events, the memory events one in four: {t_tables:.2f} s = "
+              f"{t_tables / t_three:.2f} x the three tables")
+        print(f"etw.plot of the same {n:,} events to PNG (the tables' rows, the series, the figure): {t_plot:.2f} s = "
+              f"{ratio:.2f} x the three tables, {t_plot / t_tables:.2f} x every table (goal <= {GOAL_PLOT_RATIO} x the "
+              f"three tables: {'met' if ratio <= GOAL_PLOT_RATIO else 'NOT met'})")
+        tables = os.path.join(tmp, "tables")
+        for label, args in (("etw --format csv", ["--format", "csv", "-o", tables]), ("etw --plot", ["--plot", picture])):
+            status, peak, seconds = peak_rss(["etw", mixed, *args], tmp)
+            print(f"  {label} of the {n:,} events in a child process: peak RSS {peak:,.0f} MB, {seconds:.1f} s, "
+                  f"exit {status}")
     return 0
 
 

@@ -5,7 +5,7 @@ structures and checked against the documented rules that hold for them.
 
 ``read(source)`` streams an .etl file or its tracerpt / Event Viewer XML (told apart by content);
 ``summary(source)`` says what any .etl file holds; ``from_records(dicts)`` takes the output of any
-other ETW reader; ``adapters(events, target=...)`` groups them per adapter.
+other ETW reader; ``adapters(events, target=...)`` groups them per adapter; ``plot(source, "out.png")`` draws it.
 ``MAPPING`` and ``RULES_APPLY`` are the evidence: which event field fills which mirror member, and
 which rules apply to the kernel's view of these values.
 """
@@ -20,8 +20,9 @@ from .registry import Column, EventEntry, TableSpec, register, registered, unreg
 from .schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)
 from .xmlreader import TraceReader, read, summary
+from .plot import plot  # matplotlib is imported when a picture is drawn
 
-__all__ = ["read", "summary", "from_records", "adapters", "Event", "EventKind", "TraceReader", "Tracker",
+__all__ = ["read", "summary", "from_records", "adapters", "plot", "Event", "EventKind", "TraceReader", "Tracker",
            "AdapterTrace", "SegmentEntry", "AllocationEntry", "Series", "AllocationFlag", "UsageFlag", "SHARED_FLAGS",
            "KERNEL_FLAGS", "KINDS", "ENTRIES", "PROVIDER", "PROVIDER_GUID", "MAPPING", "Mapping", "RULES_APPLY",
            "REASONS", "applies", "descriptor_type", "mapping_table", "Packer", "packer", "flag_names", "EventEntry",

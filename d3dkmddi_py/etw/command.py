@@ -24,6 +24,7 @@ from ..bulk.write import Progress
 from .catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
 from .etlfile import WIDE_FACTS
 from .events import json_value
+from .plot import run as plot_run
 from .mapping import SEGMENT
 from .model import Tracker
 from .schema import flag_names
@@ -57,6 +58,10 @@ def add_arguments(parser) -> None:
                              "per event (or finding), written into the directory --output names")
     parser.add_argument("--output", "-o", metavar="DIR", help="the directory --format writes its tables into "
                                                              "(created if missing)")
+    parser.add_argument("--plot", metavar="OUT.png|OUT.svg",
+                        help="a picture: per adapter, resident bytes per segment, process usage against budget, live "
+                             "allocated bytes per process, error findings at their time (needs matplotlib: "
+                             "pip install 'd3dkmddi_py[plot]')")
 
 
 def _source(args):
@@ -80,6 +85,8 @@ def run(args, stdout, stderr=None) -> int:
     if args.format and args.output in (None, "-"):
         raise EtwInputError(f"--format {args.format} writes {len(table_names())} tables "
                             f"({', '.join(table_names())}): give --output DIR, a directory (created if missing)")
+    if args.plot is not None and (args.json or args.format or args.summary or args.output is not None):
+        raise EtwInputError("--plot writes a picture alone; give --json, --format or --summary in another run")
     source, name, path = _source(args)
     if args.summary:
         if args.format or args.output is not None:
@@ -87,6 +94,8 @@ def run(args, stdout, stderr=None) -> int:
         return _summary(summary(source, name=name), args.json, stdout)
     reader = read(source, name=name)
     tracker = Tracker(tgt)
+    if args.plot is not None:
+        return plot_run(args, reader, tracker, stderr, path)
     if args.format:
         return _tables(args, reader, tracker, stderr, path)
     if args.json:

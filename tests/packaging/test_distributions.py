@@ -22,7 +22,7 @@ from tests.golden_output.cases import CASES, HERE as GOLDEN_OUTPUT, command, exp
 REPO = pathlib.Path(__file__).resolve().parents[2]
 HEADERS = {"d3dkmddi.h", "d3dukmdt.h", "d3dkmddi_base.h"}
 # What the sdist carries: these folders whole and these files.
-SDIST_FOLDERS = ("d3dkmddi_py", "headers", "tests", "tools")
+SDIST_FOLDERS = ("d3dkmddi_py", "docs", "headers", "tests", "tools")
 SDIST_FILES = ("LICENSE", "MANIFEST.in", "README.md", "pyproject.toml", "setup.py")
 # Tracked files that belong to the repository only (CI's script, git's own settings).
 REPOSITORY_ONLY = (".ci/", ".gitignore")

@@ -72,8 +72,12 @@ MAPPING = (
 
 def identity(event) -> tuple:
     """The allocation's identity: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
-    h = event.fields["hDxgGlobalAlloc"]
-    return ("hDxgGlobalAlloc", h) if h else ("hVidMmGlobalAlloc", event.fields["hVidMmGlobalAlloc"])
+    return identity_of(event.fields["hDxgGlobalAlloc"], event.fields["hVidMmGlobalAlloc"])
+
+
+def identity_of(dxg: int, vidmm: int) -> tuple:
+    """``identity`` of the two handles (a table row's cells)."""
+    return ("hDxgGlobalAlloc", dxg) if dxg else ("hVidMmGlobalAlloc", vidmm)
 
 
 def apply(tracker, event) -> bytes:

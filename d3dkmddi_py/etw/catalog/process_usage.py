@@ -3,6 +3,8 @@ memory usage on an adapter and memory segment group changed; a series per (proce
 segment group)."""
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
 from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
 from ..section import SeriesSection, bytes_text
@@ -26,9 +28,12 @@ MAPPING = (
 )
 
 
+KEY = ("ProcessId", "PhysicalAdapterIndex", "MemorySegmentGroup")  # a series per these fields' values
+_KEY = itemgetter(*KEY)
+
+
 def key(event) -> tuple:
-    f = event.fields
-    return f["ProcessId"], f["PhysicalAdapterIndex"], f["MemorySegmentGroup"]
+    return _KEY(event.fields)
 
 
 def key_text(k: tuple) -> str:

@@ -1,0 +1,309 @@
+"""The picture of a trace (``etw --plot``, ``etw.plot``): its series are the tables' values (the sample, and
+an .etl twin with residency events against its XML), a trace without the memory events says what to record,
+the output is deterministic and goes through outfile, matplotlib is imported only to draw, and the README's
+picture of the sample is fresh."""
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import os
+import pathlib
+import subprocess
+import sys
+import tracemalloc
+
+import pytest
+
+from d3dkmddi_py import etw
+from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+from d3dkmddi_py.etw.command import SAMPLE_FILE, SAMPLE_PATH
+from d3dkmddi_py.etw.catalog.process_usage import key_text
+from d3dkmddi_py.etw.plot import KEYWORDS, POINTS_PER_COLUMN, digest, figure, reduce, series
+from d3dkmddi_py.semantics.explain import _size_text
+from d3dkmddi_py.samples import etl_build, etw_build
+from tests.etw.etl_twin import Dxg, outputs, sample_items, twin
+from tests.etw.helpers import ADAPTER, alloc_fields, run, seg_fields
+from tests.etw.memory_story import RESIDENT, SEGMENT, START, resident, story
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("matplotlib")  # the test extra has it: a missing one is a broken environment
+REPO = pathlib.Path(__file__).resolve().parents[2]
+README_PICTURE = REPO / "docs" / "etw_sample.png"
+PLOT = importlib.import_module("d3dkmddi_py.etw.plot")  # the module (etw.plot is its function)
+
+
+def lines(fig) -> dict:
+    """label -> (x, y) of every line drawn."""
+    return {ln.get_label(): (np.asarray(ln.get_xdata(), dtype=float), np.asarray(ln.get_ydata(), dtype=float))
+            for ax in fig.axes for ln in ax.get_lines()}
+
+
+def table(tables: dict, name: str) -> list:
+    return list(csv.DictReader(io.StringIO(tables[f"{name}.csv"].decode())))
+
+
+def csv_tables(data: bytes, monkeypatch, tmp_path) -> dict:
+    return outputs(data, monkeypatch, tmp_path)["csv"][0]
+
+
+def steps(xy) -> list:
+    """A step line's values without the point that holds the last one to the end."""
+    x, y = xy
+    return y[:-1].tolist() if len(x) > 1 and x[-1] > x[-2] and y[-1] == y[-2] else y.tolist()
+
+
+def test_the_samples_picture_draws_the_values_of_its_tables(monkeypatch, tmp_path):
+    picture, errors = series(SAMPLE_PATH)
+    drawn = lines(figure(picture))
+    tables = csv_tables(SAMPLE_PATH.read_bytes(), monkeypatch, tmp_path)
+    residency = table(tables, "residency")
+    for sid in {int(r["SegmentId"]) for r in residency}:
+        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"]) for r in residency
+                                                  if int(r["SegmentId"]) == sid]
+    for name, value in (("process_usage", "NewUsage"), ("process_budget", "NewBudget")):
+        rows = table(tables, name)
+        kind = "usage" if name == "process_usage" else "budget"
+        for key in {(r["ProcessId"], r["PhysicalAdapterIndex"], r["MemorySegmentGroup"]) for r in rows}:
+            label = f"{key_text(tuple(map(int, key)))}: {kind}"
+            assert steps(drawn[label]) == [int(r[value]) for r in rows
+                                           if (r["ProcessId"], r["PhysicalAdapterIndex"], r["MemorySegmentGroup"]) == key]
+    segments = {int(r["ulSegmentId"]): int(r["Size"]) for r in table(tables, "segments")}  # the last report
+    for sid, size in segments.items():
+        (y,) = set(drawn[f"segment {sid} Size {_size_text(size)}"][1].tolist())
+        assert y == size
+    assert errors == sum(int(r["errors"]) for name in tables if name != "findings.csv"
+                         for r in table(tables, name[:-4]))
+    findings = [r for r in table(tables, "findings") if r["severity"] == "error"]
+    assert sum(picture.rules.values()) == len(findings) and picture.rules
+    (a,) = picture.adapters.values()
+    assert sorted(a.marks.numbers) == sorted({int(r["number"]) for r in findings})
+
+
+def test_the_live_bytes_are_the_trackers_live_allocations_after_each_event():
+    events = list(etw.read(SAMPLE_PATH))
+    picture, _errors = series(SAMPLE_PATH)
+    (a,) = picture.adapters.values()
+    (process,) = a.live
+    s = a.live[process]
+    assert len(s) > 30
+    for number, value in zip(s.numbers, s.values):
+        (state,) = etw.adapters([e for e in events if e.number <= number], series=False).values()
+        assert value == sum(e.event.fields["allocSize"] for e in state.allocations.values()
+                            if e.event.fields["hProcessId"] == process)
+    assert a.unmatched == 1  # the sample's Stop of an allocation created before the trace
+
+
+@pytest.mark.parametrize("variant", [dict(), dict(compress=True, processors=3)], ids=["etl", "compressed etl"])
+def test_an_etl_twin_with_residency_events_draws_what_its_xml_draws_and_its_tables_hold(variant, monkeypatch,
+                                                                                        tmp_path):
+    etl, xml = twin(story(), **variant)
+    from_etl, _ = series(etl)
+    from_xml, _ = series(xml.encode())
+    (a,), (b,) = from_etl.adapters.values(), from_xml.adapters.values()
+    for panel in ("resident", "usage", "budget", "live"):
+        assert {k: (list(s.numbers), list(s.values)) for k, s in getattr(a, panel).items()} == \
+               {k: (list(s.numbers), list(s.values)) for k, s in getattr(b, panel).items()}
+    assert {k: list(s.values) for k, s in a.resident.items()} == {1: [0x100000, 0x300000], 3: [5]}
+    rows = table(csv_tables(etl, monkeypatch, tmp_path), "residency")
+    drawn = lines(figure(from_etl))
+    for sid in (1, 3):
+        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"]) for r in rows
+                                                  if int(r["SegmentId"]) == sid]
+    x, _y = drawn["segment 1"]
+    assert x[0] == pytest.approx(from_etl.x(a.resident[1])[0])  # the x of a row is its time, from the first point
+
+
+def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywords_record_the_rest():
+    items = [i for i in sample_items() if isinstance(i, Dxg) and i.kind.event in ("ReportSegment", "AdapterAllocation")]
+    etl, _xml = twin(items)
+    picture, _ = series(etl)
+    (a,) = picture.adapters.values()
+    assert not a.resident and not a.usage and a.live
+    fig = figure(picture)
+    texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text") and hasattr(o, "get_position"))]
+    resident_note = next(t for t in texts if t.startswith("no TotalBytesResidentInSegment events"))
+    assert "keyword Base (0x1)" in resident_note and "{802ec45a-1e99-4b83-9920-87c98277ba9d}" in resident_note
+    memory_note = next(t for t in texts if t.startswith("no VidMmProcessUsageChange or VidMmProcessBudgetChange"))
+    assert "keyword References (0x4)" in memory_note
+    assert any(label.startswith("process 0x") for label in lines(fig))
+
+
+def test_the_keywords_to_record_are_the_manifests():
+    """Typed from Microsoft-Windows-DxgKrnl.manifest.xml: the keywords= of events 274, 367, 366 and 33/34/35,
+    and the masks of those keywords."""
+    assert KEYWORDS == {"TotalBytesResidentInSegment": ("Base", 0x1), "VidMmProcessUsageChange": ("References", 0x4),
+                        "VidMmProcessBudgetChange": ("References", 0x4), "AdapterAllocation": ("Resource", 0x40)}
+
+
+def test_a_trace_without_times_is_drawn_against_event_numbers():
+    _etl, xml = twin(story())
+    xml = xml.replace('SystemTime="', 'RawTime="1').replace("RawTime=\"1", "RawTime=\"", 1)
+    picture, _ = series(xml.encode())
+    (a,) = picture.adapters.values()
+    assert picture.axis == "number"
+    assert picture.x(a.resident[1]).tolist() == [float(n) for n in a.resident[1].numbers]
+
+
+def test_reduce_keeps_each_pixel_columns_first_lowest_highest_and_last_point():
+    rng = np.random.default_rng(23)
+    x = np.sort(rng.random(100_000))
+    y = rng.integers(0, 1 << 40, len(x)).astype(np.float64)
+    columns = 300
+    rx, ry = reduce(np, x, y, columns)
+    assert len(rx) <= POINTS_PER_COLUMN * columns
+    bins = np.minimum(((x - x[0]) / (x[-1] - x[0]) * columns).astype(int), columns - 1)
+    kept = np.minimum(((rx - x[0]) / (x[-1] - x[0]) * columns).astype(int), columns - 1)
+    for c in range(columns):
+        inside, got = y[bins == c], ry[kept == c]
+        assert got.min() == inside.min() and got.max() == inside.max()
+        assert got[0] == inside[0] and got[-1] == inside[-1]
+    assert reduce(np, x[:10], y[:10], columns)[0].tolist() == x[:10].tolist()  # few points: all of them
+
+
+def test_series_past_the_bound_are_counted_and_said(monkeypatch):
+    monkeypatch.setattr(PLOT, "MAX_SERIES", 2)
+    items = [Dxg(SEGMENT, seg_fields(i, 0), version=1) for i in (1, 2, 3)]
+    items += [Dxg(RESIDENT, resident(i, 0x1000 * i)) for i in (1, 2, 3, 3)]
+    etl, _xml = twin(items)
+    picture, _ = series(etl)
+    (a,) = picture.adapters.values()
+    assert list(a.resident) == [1, 2] and a.dropped == {"resident": 2}
+    legend = [ax.get_legend() for ax in figure(picture).axes if ax.get_legend() is not None][0]
+    assert legend.get_title().get_text() == "1 more segments not drawn"
+
+
+def test_adapters_past_the_bound_are_counted_and_said(monkeypatch):
+    monkeypatch.setattr(PLOT, "MAX_ADAPTERS", 1)
+    other = ADAPTER + 0x1000
+    items = [Dxg(START, alloc_fields()), Dxg(START, alloc_fields(pDxgAdapter=other, hDxgGlobalAlloc=0xFFFF0002,
+                                                                 hVidMmGlobalAlloc=0xEEEE0002))]
+    picture, _ = series(twin(items)[0])
+    assert list(picture.adapters) == [ADAPTER] and picture.dropped_events == 1
+    fig = figure(picture)
+    assert any("1 events of adapters past the first 1 not collected" in t.get_text() for t in fig.texts + [
+        t for ax in fig.axes for t in ax.texts])
+
+
+def test_the_picture_holds_arrays_not_an_object_per_event():
+    """24 bytes a sample (x, number, value), whatever the events: a trace of 40,000 allocation events (the
+    sample's, repeated: few live at once) retains well under 100 bytes an event."""
+    kind = KIND_BY_NAME
+    made = [etl_build.dxgkrnl_event(kind[("AdapterAllocation", o)], f) for o, _n, f in etw_build.allocation_events()]
+    n = 40_000
+    events = [etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
+                                 task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 2)
+              for i, e in ((i, made[i % len(made)]) for i in range(n))]
+    data = etl_build.etl_bytes(events, processors=2, buffer_size=65536)
+    series(data)  # warm: the schema, the layouts, NumPy
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        picture, _ = series(data)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    samples = sum(len(s) for a in picture.adapters.values() for s in a.live.values())
+    assert samples == n
+    assert held / n < 100, held / n
+
+
+# ---- the file
+def _draw(tmp_path, name: str) -> bytes:
+    out = tmp_path / name
+    etw.plot(SAMPLE_PATH, out)
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_the_picture_is_the_same_bytes_every_run_and_carries_no_date(suffix, tmp_path):
+    first, second = _draw(tmp_path, f"a.{suffix}"), _draw(tmp_path, f"b.{suffix}")
+    assert first == second
+    if suffix == "svg":
+        assert b"<dc:date>" not in first and b"sha256 of what is drawn" in first
+    else:
+        from PIL import Image
+
+        text = Image.open(io.BytesIO(first)).text
+        assert set(text) == {"Title", "Description"} and text["Description"].startswith("sha256 of what is drawn")
+
+
+def test_plot_from_the_command_writes_the_picture_and_says_what_it_holds(monkeypatch, tmp_path):
+    out = tmp_path / "sample.svg"
+    err = io.StringIO()
+    status = run_stderr(["sample", "--plot", str(out)], err)
+    assert status == 1  # the sample has error findings, as its tables
+    assert out.read_bytes().startswith(b"<?xml")
+    assert err.getvalue() == f"d3dkmddi: wrote the picture of 1 adapters (8 series, 11 error findings) to {out}\n"
+
+
+def run_stderr(argv, err) -> int:
+    import argparse
+
+    from d3dkmddi_py.etw import command
+
+    p = argparse.ArgumentParser(prog="d3dkmddi etw")
+    command.add_arguments(p)
+    return command.run(p.parse_args(argv), io.StringIO(), err)
+
+
+def _cli(args, tmp_path, *, block_matplotlib: bool = False) -> subprocess.CompletedProcess:
+    code = "import sys\n"
+    if block_matplotlib:
+        code += "sys.modules['matplotlib'] = None\n"
+    code += "from d3dkmddi_py.__main__ import main\nsys.exit(main())\n"
+    return subprocess.run([sys.executable, "-c", code, "etw", *args], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+
+
+def test_plot_without_matplotlib_says_the_one_command_that_installs_it(tmp_path):
+    done = _cli(["sample", "--plot", "out.png"], tmp_path, block_matplotlib=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().count("\n") == 0 and "pip install 'd3dkmddi_py[plot]'" in done.stderr
+    assert not (tmp_path / "out.png").exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["sample", "--plot", "out.txt"], "a file name ending in .png or .svg"),
+    (["sample", "--plot", "-"], "a file name ending in .png or .svg"),
+    (["sample", "--plot", "out.png", "--json"], "--plot writes a picture alone"),
+    (["sample", "--plot", "out.png", "--format", "csv", "-o", "t"], "--plot writes a picture alone"),
+    (["trace.png", "--plot", "trace.png"], "it is the input trace.png"),
+    (["missing.xml", "--plot", "out.png"], "missing.xml"),
+], ids=["suffix", "stdout", "json", "format", "the input", "no trace"])
+def test_a_picture_that_cannot_be_written_is_one_line_and_no_file(argv, words, tmp_path):
+    (tmp_path / "trace.png").write_bytes(SAMPLE_PATH.read_bytes())
+    done = _cli(argv, tmp_path)
+    assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.png"]
+    assert (tmp_path / "trace.png").read_bytes() == SAMPLE_PATH.read_bytes()
+
+
+def test_a_trace_that_cannot_be_read_leaves_an_existing_picture_as_it_was(tmp_path):
+    (tmp_path / "out.png").write_bytes(b"before")
+    (tmp_path / "bad.xml").write_text("<Events><Event>")
+    done = _cli(["bad.xml", "--plot", "out.png"], tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.xml", "out.png"]
+    assert (tmp_path / "out.png").read_bytes() == b"before"
+
+
+def test_importing_the_package_and_reading_a_trace_do_not_import_matplotlib():
+    code = ("import sys, d3dkmddi_py; from d3dkmddi_py import etw; from d3dkmddi_py.etw.command import SAMPLE_PATH; "
+            "list(etw.read(SAMPLE_PATH)); etw.plot; print('matplotlib' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_readme_picture_of_the_sample_is_fresh():
+    """docs/etw_sample.png carries the digest of what it draws; redraw the sample and compare
+    (``d3dkmddi etw sample --plot docs/etw_sample.png`` makes it again)."""
+    from PIL import Image
+
+    fig = figure(series(SAMPLE_PATH, name=f"<samples>/{SAMPLE_FILE}")[0])  # as the command names it
+    held = Image.open(README_PICTURE).text["Description"]
+    assert held == f"sha256 of what is drawn: {digest(fig)}", \
+        "stale: run d3dkmddi etw sample --plot docs/etw_sample.png"
+    assert "![" in (REPO / "README.md").read_text() and "docs/etw_sample.png" in (REPO / "README.md").read_text()
+
