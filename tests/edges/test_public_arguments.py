@@ -209,6 +209,7 @@ VALID = {
     "register": lambda: ((_entry(),), {}),
     "unregister": lambda: ((_registered(),), {}),
     "registered": lambda: ((_entry(),), {}),
+    "plot": lambda: ((TRACE, "memory.svg"), {"target": SAMPLE, "name": "trace"}),
     "Event.where": lambda: ((next(iter(etw.read(TRACE))),), {}),
     "TraceReader.check_found": lambda: ((_read_through(),), {}),
     "EventEntry.optional": lambda: ((etw.ENTRIES["ReportSegment"],), {}),
