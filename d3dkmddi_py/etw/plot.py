@@ -510,7 +510,7 @@ def _live(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None:
     keys = _top(a.live, list(a.live))
     colors = _colors(keys)
     _axes(np, picture, ax, title, max(max(a.live[k].values) for k in keys))
-    _lines(np, picture, ax, [(f"process 0x{k:x}", a.live[k], colors[k]) for k in keys], columns)
+    _lines(np, picture, ax, [(f"hProcessId 0x{k:x}", a.live[k], colors[k]) for k in keys], columns)
     _marks(np, picture, a, ax, columns)
     if a.unmatched:
         ax.text(0.99, 0.97, f"{plural(a.unmatched, 'Stop')} of allocations not seen starting: nothing taken away",
@@ -581,8 +581,9 @@ def run(args, reader, tracker, stderr, input_path) -> int:
     picture, errors = _draw(args.plot, [input_path], lambda: series(None, target=tracker.target, reader=reader))
     if stderr is not None:
         count = sum(len(d) for a in picture.adapters.values() for d in (a.resident, a.usage, a.budget, a.live))
-        stderr.write(f"d3dkmddi: wrote the picture of {len(picture.adapters):,} adapters ({count:,} series, "
-                     f"{sum(picture.rules.values()):,} error findings) to {safe_name(args.plot)}\n")
+        stderr.write(f"d3dkmddi: wrote the picture of {plural(len(picture.adapters), 'adapter')} "
+                     f"({count:,} series, {plural(sum(picture.rules.values()), 'error finding')}) "
+                     f"to {safe_name(args.plot)}\n")
     return 1 if errors else 0
 
 

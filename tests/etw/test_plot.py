@@ -126,7 +126,7 @@ def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywor
     assert "keyword Base (0x1)" in resident_note and "{802ec45a-1e99-4b83-9920-87c98277ba9d}" in resident_note
     memory_note = next(t for t in texts if t.startswith("no VidMmProcessUsageChange or VidMmProcessBudgetChange"))
     assert "keyword References (0x4)" in memory_note
-    assert any(label.startswith("process 0x") for label in lines(fig))
+    assert any(label.startswith("hProcessId 0x") for label in lines(fig))
 
 
 def test_the_keywords_to_record_are_the_manifests():
@@ -234,7 +234,7 @@ def test_plot_from_the_command_writes_the_picture_and_says_what_it_holds(monkeyp
     status = run_stderr(["sample", "--plot", str(out)], err)
     assert status == 1  # the sample has error findings, as its tables
     assert out.read_bytes().startswith(b"<?xml")
-    assert err.getvalue() == f"d3dkmddi: wrote the picture of 1 adapters (8 series, 11 error findings) to {out}\n"
+    assert err.getvalue() == f"d3dkmddi: wrote the picture of 1 adapter (8 series, 11 error findings) to {out}\n"
 
 
 def run_stderr(argv, err) -> int:
