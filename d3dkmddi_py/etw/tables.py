@@ -29,7 +29,6 @@ from .registry import HEAD, MIRROR_PREFIX
 
 CHUNK_EVENTS = 65536
 SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
-FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
 
 
 def table_names() -> tuple:
@@ -314,9 +313,8 @@ class TraceTables:
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
         self._writers["findings"].write(Table(
-            [n for n, _k in FINDING_COLUMNS], [k for _n, k in FINDING_COLUMNS],
-            [numbers, [c["rule_id"] for c in cells], [c["severity"] for c in cells], [c["field"] for c in cells],
-             [c["message"] for c in cells]]))
+            ("number", *render.FINDING_CELLS), ("int",) + ("text",) * len(render.FINDING_CELLS),
+            [numbers] + [[c[key] for c in cells] for key in render.FINDING_CELLS]))
         self._started.add("findings")
         self.counts["findings"] += len(numbers)
 

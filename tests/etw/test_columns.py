@@ -68,13 +68,13 @@ def _value(v):
 
 def test_tables_carry_the_findings_json_reports(tmp_path):
     json_out, _ = run(["sample", "--json"])
-    expected = sorted((o["number"], f["rule"], f["severity"], f["field"], f["message"])
+    expected = sorted((o["number"], f["rule_id"], f["severity"], f["field"], f["message"])
                       for o in map(json.loads, json_out.splitlines()) for f in o["findings"])
     _, status = run(["sample", "--format", "csv", "-o", str(tmp_path)])
     tables = read_tables(tmp_path, "csv")
     header, rows = tables["findings"]
-    assert header == ["number", "rule", "severity", "field", "message"] and status == 1
-    assert sorted((r["number"], r["rule"], r["severity"], r["field"], r["message"]) for r in rows) == expected
+    assert header == ["number", "rule_id", "severity", "field", "message"] and status == 1
+    assert sorted((r["number"], r["rule_id"], r["severity"], r["field"], r["message"]) for r in rows) == expected
     per_event = {}
     for n, _rule, severity, *_ in expected:
         per_event.setdefault(n, [0, 0])[severity == "warning"] += 1
@@ -131,7 +131,7 @@ def test_a_trace_without_findings_still_gets_every_table(tmp_path):
     p.write_bytes(trace(tracerpt_event(33, alloc_fields())))
     _, status = run([str(p), "--format", "csv", "-o", str(tmp_path / "out")])
     assert status == 0
-    assert (tmp_path / "out" / "findings.csv").read_text() == "number,rule,severity,field,message\n"
+    assert (tmp_path / "out" / "findings.csv").read_text() == "number,rule_id,severity,field,message\n"
     assert (tmp_path / "out" / "segments.csv").read_text().startswith("number,time,opcode,process,adapter,")
 
 
@@ -163,7 +163,7 @@ def test_standard_input(monkeypatch):
     data = trace(tracerpt_event(33, alloc_fields(Priority=0)))
     out, status = run(["-", "--json"], stdin=data, monkeypatch=monkeypatch)
     (obj,) = [json.loads(line) for line in out.splitlines()]
-    assert status == 1 and [f["rule"] for f in obj["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
+    assert status == 1 and [f["rule_id"] for f in obj["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
 
 
 WITHOUT_PYARROW = """
