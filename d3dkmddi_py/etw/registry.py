@@ -28,8 +28,10 @@ USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINF
 SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
 MIRROR_TYPES = (SEGMENT, ALLOCATION_TYPE, USAGE_TYPE)
 FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
-# before an event's own columns, in every table: the event's number, time, opcode, process and adapter
-HEAD = (("number", "int"), ("time", "text"), ("opcode", "text"), ("process", "opt"), ("adapter", "hex"))
+# before an event's own columns, in every table: the event's number, time (and ms from the trace's start), opcode,
+# process and adapter (empty for an event that names none and whose allocation was not found)
+HEAD = (("number", "int"), ("time", "time"), ("ms", "float"), ("opcode", "text"), ("process", "opt"),
+        ("adapter", "handle"))
 MIRROR_PREFIX = {USAGE_TYPE: "UsageHint."}  # a mirror type's leaves are named with this prefix in a table
 
 
@@ -271,16 +273,22 @@ def entry_of(kind: EventKind) -> EventEntry:
     return ENTRIES[kind.event]
 
 
-def field_kind(in_type: str) -> str:
-    """The table kind of a field of this in-type: pointers and 64-bit words hex, the rest numbers."""
-    return "hex" if in_type in (POINTER, UINT64) else "int"
+_FIELD_KINDS = {POINTER: "handle", UINT64: "hex", BOOLEAN: "bool"}
+_OPTIONAL_KINDS = {"int": "opt", "hex": "ohex"}  # the kind that also holds None; handle and bool do
+
+
+def field_kind(in_type: str, optional: bool = False) -> str:
+    """The table kind of a field of this in-type: pointers and handles "handle", other 64-bit words "hex",
+    Booleans "bool", the rest numbers; ``optional``: a kind that holds None as well."""
+    kind = _FIELD_KINDS.get(in_type, "int")
+    return _OPTIONAL_KINDS.get(kind, kind) if optional else kind
 
 
 def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
     """A Column per template field (but ``skip``), named as the field, of its in-type's kind; a field only
-    some versions have (``optional``) is "opt" (empty where the event's version lacks it), a counted array
-    (``arrays``) "text" (its values, space-separated)."""
-    return tuple(Column(n, "text" if n in arrays else "opt" if n in optional else field_kind(t), field=n)
+    some versions have (``optional``) is of a kind that holds None (empty where the event's version lacks it),
+    a counted array (``arrays``) "text" (its values, space-separated)."""
+    return tuple(Column(n, "text" if n in arrays else field_kind(t, n in optional), field=n)
                  for n, t in fields if n not in skip)
 
 

@@ -46,7 +46,7 @@ def findings(tracker, event, resolved: Resolved) -> list:
 register(EventEntry(
     event=EVENT, ids={46: "Info"}, task=29, symbols={46: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={46: "SetAllocationPriorityArgs"}, mapping=MAPPING,
-    table=TableSpec("priorities", (Column("allocation", "ohex", value=lambda e, r: r.allocation),
-                                   Column("hAllocationHandle", "hex", field="hAllocationHandle"),
+    table=TableSpec("priorities", (Column("allocation", "handle", value=lambda e, r: r.allocation),
+                                   Column("hAllocationHandle", "handle", field="hAllocationHandle"),
                                    Column("Priority", "int", field="Priority"))),
     apply=apply, findings=findings, order=52))
