@@ -90,6 +90,18 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
+class StateTable:
+    """A table of the trace's state at its end (a row per live allocation, per process), not of its events:
+    ``rows(tracker, when)`` gives a tuple per row in ``columns``' order ((name, kind) pairs), ``when(t)``
+    making an event's time as the Tracker keeps it (its reader's text, or nanoseconds) into the (time, ms)
+    cells every table has."""
+
+    name: str
+    columns: tuple
+    rows: object
+
+
+@dataclass(frozen=True)
 class EventEntry:
     """One event of the manifest (one task: Start, Stop and DCStart share an entry and a template)."""
 
@@ -112,11 +124,12 @@ class EventEntry:
     rules: tuple = ()  # rule ids its own findings report (outside the record checks)
     batched: bool = False  # its findings are checked column-wise in batches (AdapterAllocation)
     unchecked: tuple = ()  # opcodes whose mirror record is not checked (a Stop: the allocation is gone)
-    track: object = None  # track(np, tracker, columns, unchecked, adapters): what apply does, for a batch's rows
+    track: object = None  # track(np, tracker, columns, unchecked, adapters, numbers, times): apply's state, for a batch's rows
     barrier: bool = False  # it changes what batched events are checked against (ReportSegment)
     record: object = None  # record(tracker, event, applied) -> (mirror kind, bytes, adapter, checked) for --json
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
     order: int = 100  # where its table and text come among the others' (the lowest first)
+    state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
 
     @property
     def fields(self) -> tuple:
@@ -196,6 +209,11 @@ def _problem(entry: EventEntry) -> str | None:
                                               or (c.field is not None and c.field not in types)
                                               for c in spec.columns):
         return f"{entry.event}: a table column needs a kind ({', '.join(COLUMN_KINDS)}) and a field or a value"
+    if any(not isinstance(t, StateTable) or any(k not in COLUMN_KINDS for _n, k in t.columns) or
+           t.name == spec.name or any(t.name in (o.table.name, *(u.name for u in o.state_tables))
+                                      for o in ENTRIES.values()) for t in entry.state_tables):
+        return f"{entry.event}: a state table is a StateTable of its own name, each column's kind one of " \
+               f"{', '.join(COLUMN_KINDS)}"
     if any(c.field in entry.arrays and c.kind != "text" for c in spec.columns):
         return f"{entry.event}: a counted array's column is text (its values, space-separated)"
     for other in ENTRIES.values():

@@ -33,8 +33,10 @@ SHORT_RUN = 64  # batched rows between two other events that are read as Events,
 
 
 def table_names() -> tuple:
-    """Every table: each entry's (in the catalog's order, once when entries share one), then findings."""
-    return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + ("findings",)
+    """Every table: each entry's (in the catalog's order, once when entries share one), the tables of the state at
+    the end the entries declare, then findings."""
+    return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + \
+        tuple(t.name for e in ENTRIES.values() for t in e.state_tables) + ("findings",)
 
 
 def __getattr__(name):  # TABLES follows the registry
@@ -109,6 +111,7 @@ class TraceTables:
         try:
             if exc_type is None:
                 self.flush()
+                self._state_tables()
                 self._empty_tables()
             self._close_writers(quiet=exc_type is not None)
         except BaseException:
@@ -126,6 +129,22 @@ class TraceTables:
             except Exception:  # noqa: BLE001 - only when quiet: the first failure is the one reported
                 if not quiet:
                     raise
+
+    def _state_tables(self) -> None:
+        """The tables of the state the trace leaves at its end (live allocations, processes)."""
+        start = self.trace_start()
+
+        def when(time) -> tuple:
+            ns = time if time is None or isinstance(time, int) else time_ns(time)
+            return ns, milliseconds(ns, start)
+
+        for entry in ENTRIES.values():
+            for table in entry.state_tables:
+                rows = list(table.rows(self.tracker, when))
+                columns = [list(c) for c in zip(*rows)] if rows else [[] for _c in table.columns]
+                self._writers[table.name].write(Table([n for n, _k in table.columns], [k for _n, k in table.columns],
+                                                      columns))
+                self.counts[table.name] += len(rows)
 
     def _empty_tables(self) -> None:
         """A table without rows still gets its columns (a CSV header, a Parquet schema)."""
@@ -427,7 +446,8 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
     if entry.track is not None:
-        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters)
+        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters,
+                    out.numbers, out.times)
     return out
 
 

@@ -101,7 +101,7 @@ def test_the_memory_events_as_etl_and_as_xml_give_identical_text_json_and_tables
     assert status == 1 and "-- resident bytes per segment (TotalBytesResidentInSegment)" in text
     tables = from_xml["csv"][0]
     assert tables["placements.csv"].count(b"\n") == 4 and b"0x10 0x20" in tables["placements.csv"]
-    assert tables["residency.csv"].count(b"\n") == 4 and tables["process_usage.csv"].count(b"\n") == 4
+    assert tables["residency.csv"].count(b"\n") == 4 and tables["process_memory.csv"].count(b"\n") == 5
 
 
 # ---- state

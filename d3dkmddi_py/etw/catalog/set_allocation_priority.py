@@ -32,6 +32,7 @@ def apply(tracker, event) -> Resolved:
         tracker.keep_loose(event, list(found_rules))
         return Resolved(None if device is None else device[0], None if device is None else device[1], found_rules)
     pointer, _read, _write, entry = found
+    tracker.live_update(device[1], "Priority", priority)
     if entry is not None:
         entry.priority = (priority, event.number)
     tracker.tell(device[1], event, f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
