@@ -10,3 +10,10 @@ def csv_cell(text) -> str:
     if "," in text or '"' in text or "\n" in text or "\r" in text:
         return '"' + text.replace('"', '""') + '"'
     return text
+
+
+def csv_bool(value) -> str:
+    """A Boolean cell: ``true`` or ``false`` (JSON's words, so one reading serves both), None an empty cell."""
+    if value is None:
+        return ""
+    return "true" if value else "false"

@@ -15,6 +15,10 @@
   memory events one in four), against today's three tables: the tables of as many AdapterAllocation events
   (``allocation_trace``: segments, allocations, findings), in one run; and its peak RSS beside the tables'.
   Goal (issue 23): the new tables and the picture within 2 x the three tables' time.
+- ``--tables N`` (1,000,000 by default; 0 skips it): issue 23's goal, the tables of an N-event trace with the
+  memory events (one in four) against today's three tables' work (segments, allocations, findings: the same
+  number of events, all allocations), ``etw --format parquet -o DIR`` end to end, both in one run and the
+  ratio (goal <= 2).  ``--tables-only``: that measurement alone.
 - ``--memory``: the peak RSS of the command on the worst files the limits let through (kilobytes
   that decompress to the most each path holds: one buffer per processor, up to 256 MiB in time order,
   64 MiB as columns; 16-byte events and DxgKrnl events; thousands of processors), against the bound
@@ -40,6 +44,7 @@ from d3dkmddi_py.etw import etlreader  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SHUTDOWN = os.path.join(ROOT, "tests", "etw", "real", "ShutdownPerfDiagLogger.etl.gz")
 GOAL_SUMMARY_RATE, GOAL_SUMMARY_VS_FLOOR, GOAL_DECODE_RATE = 1_000_000, 0.5, 300_000
+GOAL_TABLES_RATIO = 2.0  # issue 23: the new tables within 2 x the time of the three of before
 MEMORY_BOUND_MB = 600  # the README's bound on any input
 
 
@@ -129,11 +134,15 @@ def main(argv=None) -> int:
     parser.add_argument("--memory", action="store_true", help="only the peak memory on the worst files")
     parser.add_argument("--plot", action="store_true", help="only the picture against the three tables")
     parser.add_argument("--plot-events", type=int, default=1_000_000, help="events of --plot's traces")
+    parser.add_argument("--tables", type=int, default=1_000_000, help="events of the tables' measurement (0: skip it)")
+    parser.add_argument("--tables-only", action="store_true", help="only the tables' measurement")
     args = parser.parse_args(argv)
     if args.memory:
         return memory()
     if args.plot:
         return plot(args.plot_events, args.runs)
+    if args.tables_only:
+        return tables_ratio(args.tables)
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big.etl")
         repeated_trace(big, args.copies)
@@ -179,6 +188,29 @@ def main(argv=None) -> int:
         print(f"with the memory events (one in four: placements, priorities, residency, usage, budgets, device "
               f"allocations), to every table: {n:,} events in {t_mix:.2f} s = {n / t_mix:,.0f} events/s; event by "
               f"event: {n / t_mix_exact:,.0f} events/s")
+    return tables_ratio(args.tables) if args.tables else 0
+
+
+def tables_ratio(n: int) -> int:
+    """Every table of an ``n``-event trace with the memory events, against the three tables of before (the same
+    number of events, all allocations: segments, allocations, findings), end to end to Parquet; one run each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        three, every = os.path.join(tmp, "three.etl"), os.path.join(tmp, "every.etl")
+        allocation_trace(three, n)
+        memory_trace(every, n)
+        times, rows = {}, {}
+        for label, path in (("three", three), ("every", every)):
+            out, err = os.path.join(tmp, f"out-{label}"), io.StringIO()
+            times[label], _ = best_of(1, lambda: cli.execute(["etw", path, "--format", "parquet", "-o", out],
+                                                             io.StringIO(), err))
+            rows[label] = err.getvalue().strip()
+        ratio = times["every"] / times["three"]
+        print(f"the tables of a {n:,}-event trace, etw --format parquet -o DIR end to end:")
+        print(f"  all allocations (today's three tables' work: segments, allocations, findings): {times['three']:.2f} s "
+              f"= {n / times['three']:,.0f} events/s\n    {rows['three']}")
+        print(f"  one event in four a memory event, every table (residency, process_memory, placements, priorities, "
+              f"live, processes too): {times['every']:.2f} s = {n / times['every']:,.0f} events/s\n    {rows['every']}")
+        print(f"  ratio {ratio:.2f} (goal <= {GOAL_TABLES_RATIO}: {'met' if ratio <= GOAL_TABLES_RATIO else 'NOT met'})")
     return 0
 
 

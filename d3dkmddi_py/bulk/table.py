@@ -9,8 +9,14 @@ how a value is written, the same in every chunk and the same rule as ``decode --
   its bit pattern, as ``decode --format jsonl`` writes it.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
-- ``ohex``: a pointer or handle, or None (an adapter only a later lookup names): empty, ``"0x..."`` or null,
-  Parquet uint64.
+- ``ohex``: a 64-bit number, or None (a field some events lack): empty, ``"0x..."`` or null, Parquet uint64.
+- ``handle``: a pointer or handle, or None (an adapter only a later lookup names): ``0x...`` in CSV and
+  JSON alike (lowercase hex; empty, null), Parquet uint64.
+- ``time``: nanoseconds since 1970-01-01 UTC, or None: ISO 8601 UTC with nine fractional digits
+  (``2024-03-01T12:34:56.123456789Z``) in CSV and JSON (empty, null), Parquet ``timestamp[ns, UTC]``.
+- ``float``: a float, or None: its shortest round-trip decimal (Python's ``repr``) in CSV and JSON, Parquet
+  float64.
+- ``bool``: a bool (or 0 / 1), or None: ``true`` / ``false`` in CSV (``csvtext.csv_bool``) and JSON, Parquet bool.
 
 A column is a sequence, or ``Coded``: codes into a list of values, for cells that repeat (a finding's
 record, its rule, severity and field).  Each value is written once and the codes pick them; adjacent
@@ -23,11 +29,12 @@ import io
 import json
 from itertools import islice
 
-from ..csvtext import csv_cell
+from ..csvtext import csv_bool, csv_cell
 from ..outfile import binary_stream, write_lines
 from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
-KINDS = ("int", "hex", "text", "opt", "ohex")
+KINDS = ("int", "hex", "text", "opt", "ohex", "handle", "time", "float", "bool")
+ROW_GROUP_ROWS = 65536  # rows of a Parquet row group (the last of a file may have fewer)
 FORMATS = ("csv", "jsonl", "parquet")
 LINES_AT_ONCE = 1024  # rows of plain columns made into text before it is written
 
@@ -190,7 +197,8 @@ class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
 
-    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s", "ohex": "%s"}
+    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
+              "float": "%s", "bool": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
@@ -222,6 +230,9 @@ class CsvWriter(_TextWriter):
             return [csv_cell(v) for v in values]
         if kind in ("opt", "ohex"):
             return ["" if v is None else int(v) for v in values]
+        if kind in _TEXT_FORMS:
+            return [csv_bool(v) for v in values] if kind == "bool" else \
+                ["" if t is None else t for t in _TEXT_FORMS[kind](values)]
         return values
 
     def write(self, table: Table) -> None:
@@ -241,9 +252,36 @@ def _numbers_only(table: Table) -> bool:
         all(getattr(c, "dtype", None) is not None and c.dtype.kind in "iu" for c in table.columns)
 
 
+def time_texts(values) -> list:
+    """The ``time`` kind's text of each value (nanoseconds since 1970 UTC): ``2024-03-01T12:34:56.123456789Z``,
+    None for None."""
+    np = _need("numpy", "bulk", "a table of times")
+    if hasattr(values, "dtype"):
+        return [t + "Z" for t in np.datetime_as_string(values.astype(np.int64).view("datetime64[ns]"), unit="ns").tolist()]
+    values = list(values)
+    stamps = np.array([_NAT if v is None else v for v in values], dtype=np.int64).view("datetime64[ns]")
+    return [None if v is None else t + "Z" for v, t in zip(values, np.datetime_as_string(stamps, unit="ns").tolist())]
+
+
+_NAT = -(1 << 63)  # NumPy's "not a time": a cell without one
+
+
+def _handle_texts(values) -> list:
+    return [None if v is None else f"0x{int(v):x}" for v in _plain(values)]
+
+
+def _float_texts(values) -> list:
+    return [None if v is None else repr(float(v)) for v in _plain(values)]
+
+
+_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "float": _float_texts, "bool": None}
+
+
 class JsonlWriter(_TextWriter):
     HEAD, TAIL = "{", "}"
-    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s"}
+    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
+             "float": "%s", "bool": "%s"}
+    _BOOL = {None: "null", False: "false", True: "true"}
 
     def _piece(self, name: str, kind: str) -> str:
         return json.dumps(name).replace("%", "%%") + ":" + self._CELL[kind]
@@ -253,8 +291,12 @@ class JsonlWriter(_TextWriter):
             return [json.dumps(v) for v in values]
         if kind == "opt":
             return ["null" if v is None else int(v) for v in values]
-        if kind == "ohex":
+        if kind in ("ohex", "handle"):
             return ["null" if v is None else f'"0x{int(v):x}"' for v in values]
+        if kind == "bool":
+            return [self._BOOL[None if v is None else bool(v)] for v in values]
+        if kind in _TEXT_FORMS:
+            return ["null" if t is None else f'"{t}"' if kind == "time" else t for t in _TEXT_FORMS[kind](values)]
         if mask is not None:
             return [v & mask for v in values]
         return values
@@ -278,41 +320,73 @@ class _Bytes:
 
 
 class ParquetWriter:
-    def __init__(self, out):
+    """Chunks as row groups of ``ROW_GROUP_ROWS`` rows (the last one of a file may have fewer): small chunks
+    are held until they fill one, a chunk of that many rows or more is written as it comes."""
+
+    def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS):
         self.pa = _need("pyarrow", "arrow", "--format parquet")
         self.pq = _need("pyarrow.parquet", "arrow", "--format parquet")
         self.out = _Bytes(binary_stream(out))
+        self.group_rows = group_rows
         self.writer = None
         self.schema = None
+        self.held: list = []  # chunks not yet written, fewer rows than a group in all
+        self.held_rows = 0
 
     def write(self, table: Table) -> None:
         pa = self.pa
-        types = {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64()}
-        arrays = []
-        for column, kind in zip(table.columns, table.kinds):
-            arrays.append(_arrow(pa, column, types[kind]))
+        types = _arrow_types(pa)
+        held = (self.held_rows + table.rows) % self.group_rows != 0  # some rows wait: the caller may reuse its arrays
+        arrays = [_arrow(pa, column, kind, types[kind], copy=held) for column, kind in zip(table.columns, table.kinds)]
         chunk = pa.Table.from_arrays(arrays, names=table.names)
         if table.metadata:
             chunk = chunk.replace_schema_metadata(table.metadata)
-        if self.writer is None:
+        if self.schema is None:
             self.schema = chunk.schema
-            self.writer = self.pq.ParquetWriter(self.out, self.schema)
         elif chunk.schema != self.schema:
             chunk = chunk.cast(self.schema)
-        self.writer.write_table(chunk)
+        self.held.append(chunk)
+        self.held_rows += chunk.num_rows
+        if self.held_rows >= self.group_rows:
+            self._write(final=False)
+
+    def _write(self, *, final: bool) -> None:
+        """The held chunks as whole groups (``final``: the rest too, as the last group)."""
+        if self.writer is None:
+            self.writer = self.pq.ParquetWriter(self.out, self.schema)
+        held = self.held[0] if len(self.held) == 1 else self.pa.concat_tables(self.held)
+        whole = held.num_rows if final else held.num_rows - held.num_rows % self.group_rows
+        if whole or held.num_rows == 0:
+            self.writer.write_table(held.slice(0, whole), row_group_size=self.group_rows)
+        rest = held.slice(whole)
+        self.held, self.held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
+        if self.schema is not None and (self.held or self.writer is None):
+            self._write(final=True)
         if self.writer is not None:
             self.writer.close()
             self.writer = None
 
 
-def _arrow(pa, column, kind_type):
-    """A column as a pyarrow array; a Coded one taken from its values' array."""
+def _arrow_types(pa) -> dict:
+    return {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64(),
+            "handle": pa.uint64(), "time": pa.timestamp("ns", tz="UTC"), "float": pa.float64(), "bool": pa.bool_()}
+
+
+def _arrow(pa, column, kind: str, kind_type, *, copy: bool = False):
+    """A column as a pyarrow array (``copy``: of its own memory, not a view of a NumPy column); a Coded one
+    taken from its values' array."""
     if isinstance(column, Coded):
-        return _arrow(pa, column.values, kind_type).take(pa.array(column.codes, type=pa.int64()))
-    if hasattr(column, "dtype"):  # decoded leaves: their own width and sign, as decode writes them
-        return pa.array(column)
+        return _arrow(pa, column.values, kind, kind_type).take(pa.array(column.codes, type=pa.int64()))
+    if hasattr(column, "dtype"):  # decoded leaves keep their own width and sign, as decode writes them
+        column = column.copy() if copy else column
+        if kind == "time":
+            return pa.array(column.astype("int64"), type=kind_type)
+        return pa.array(column.astype(bool) if kind == "bool" else column, type=None if kind in ("int", "hex")
+                        else kind_type)
+    if kind == "bool":
+        column = [None if v is None else bool(v) for v in column]
     return pa.array(list(column), type=kind_type)
 
 

@@ -136,7 +136,7 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
 # ------------------------------------------------------------------ JSON lines, as the events come
 def _finding(f) -> dict:
     j = render.finding_json(f)
-    return {"rule": j["rule_id"], "severity": j["severity"], "field": j["field"], "message": j["message"]}
+    return {key: j[key] for key in render.FINDING_CELLS}
 
 
 def _types(event: str) -> dict:

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import EtwInputError
 from ..pipeline.source import MAX_UNSIZED_BYTES
+from .times import UNIX_EPOCH_FILETIME, filetime_ns
 from .xpress import XpressError, decompress
 
 
@@ -132,7 +133,6 @@ def logfile_tail_at(fixed_at: int, pointer_size: int) -> int:
 
 
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
-_UNIX_EPOCH_FILETIME = 116_444_736_000_000_000  # 1970-01-01 in 100 ns since 1601
 _LAST_FILETIME = 2_650_467_743_990_000_000  # 9999-12-31T23:59:59 in 100 ns since 1601
 _INT64 = 1 << 63
 CLOCKS = {1: "QPC", 2: "system time", 3: "CPU cycle counter"}
@@ -496,7 +496,7 @@ class LogHeader:
         return self.perf_freq if self.perf_freq > 0 else None
 
     # The time rule, stated once: a raw event timestamp counts ticks of the header's clock from the
-    # header event's, which is StartTime (a FILETIME).  ``utc_texts`` runs the same rule on an array.
+    # header event's, which is StartTime (a FILETIME).  ``nanoseconds`` runs the same rule on an array.
     def filetime(self, timestamp: int) -> int | None:
         """A raw event timestamp as a FILETIME (100 ns since 1601), exactly; None without a clock rate."""
         tps = self.ticks_per_second()
@@ -518,27 +518,24 @@ class LogHeader:
         ticks = (timestamp - self.header_time) * 2_000_000 // tps
         return (ticks + 1) // 2 / 1000
 
-    def utc_texts(self, np, timestamps) -> list:
-        """``utc`` of each of an int64 array of raw timestamps, as a list: in NumPy where no step of
-        the rule can overflow 64 bits (checked on the extremes: the rule is monotonic), else ``utc``
-        of each."""
-        if len(timestamps) == 0:
-            return []
+    def nanoseconds(self, np, timestamps):
+        """``times.filetime_ns(filetime(t))`` of each of an int64 array of raw timestamps: an int64 array
+        where no step of the rule can overflow 64 bits (checked on the extremes: the rule is monotonic)
+        and every time is one, else a list (None where there is no time)."""
         tps = self.ticks_per_second()
         if tps is None:
             return [None] * len(timestamps)
-        if not self._fits_int64(int(timestamps.min()), int(timestamps.max()), tps):
-            return [self.utc(t) for t in timestamps.tolist()]
+        if len(timestamps) == 0 or not self._fits_int64(int(timestamps.min()), int(timestamps.max()), tps):
+            return [filetime_ns(self.filetime(t)) for t in timestamps.tolist()]
         diff = timestamps - self.header_time
         hundred_ns = self.start_filetime + (diff // tps) * 10_000_000 + (diff % tps) * 10_000_000 // tps
-        if hundred_ns.min() <= 0 or hundred_ns.max() >= _LAST_FILETIME:  # no date, or past year 9999
-            return [filetime_text(v) for v in hundred_ns.tolist()]
-        seconds = (hundred_ns - _UNIX_EPOCH_FILETIME) // 10_000_000
-        stamps = np.datetime_as_string(seconds.astype("datetime64[s]")).tolist()
-        return [f"{s}.{f:07d}Z" for s, f in zip(stamps, (hundred_ns % 10_000_000).tolist())]
+        low, high = int(hundred_ns.min()), int(hundred_ns.max())
+        if filetime_ns(low) is None or filetime_ns(high) is None:  # no date, or past 64-bit nanoseconds
+            return [filetime_ns(v) for v in hundred_ns.tolist()]
+        return (hundred_ns - UNIX_EPOCH_FILETIME) * 100
 
     def _fits_int64(self, low: int, high: int, tps: int) -> bool:
-        """Whether every step of ``utc_texts``' arithmetic stays inside int64 for timestamps in [low, high]."""
+        """Whether every step of ``nanoseconds``' arithmetic stays inside int64 for timestamps in [low, high]."""
         if tps * 10_000_000 >= _INT64:  # (diff % tps) * 10**7
             return False
         for timestamp in (low, high):

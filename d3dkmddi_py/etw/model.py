@@ -10,7 +10,8 @@ from ..target import as_target
 from .catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event
-from .state import AdapterTrace, AllocationEntry, Later, SegmentEntry, Series  # noqa: F401 (the state's types, here too)
+from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
+                    Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
 
 CHUNK = 65536  # allocations checked column-wise at once
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
@@ -38,7 +39,8 @@ class Tracker:
         self.entries, self.series = entries, series
         self.adapters: dict = {}
         self.counts: dict = {}  # event name -> events applied
-        self.live: dict = {}  # hVidMmGlobalAlloc -> (adapter pointer, read set, write set) of a live allocation
+        self.live: dict = {}  # hVidMmGlobalAlloc -> a live allocation: its row of ``track_allocations`` from the adapter
+        self.processes: dict = {}  # hProcessId -> ProcessTally of its allocations
         self.live_entries: dict = {}  # hVidMmGlobalAlloc -> its AllocationEntry (``entries`` only)
         self.devices: dict = {}  # hVidMmAlloc -> (adapter pointer, hVidMmGlobalAlloc) of a live device allocation
         self.notes: dict = {}  # event name -> {what: count}: what its events could not be applied to
@@ -94,7 +96,7 @@ class Tracker:
         found = self.live.get(global_handle)
         if found is None:
             return None
-        return found + (self.live_entries.get(global_handle),)
+        return found[:3] + (self.live_entries.get(global_handle),)
 
     def device_allocation(self, handle: int):
         """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
@@ -114,20 +116,37 @@ class Tracker:
             self.keep_loose(old.event, old.findings)
         entry.later[name] = Later(line, list(findings), event, 1 if old is None else old.count + 1)
 
-    def track_run(self, np, globals_, stops, adapters, reads, writes) -> None:
-        """A run of AdapterAllocation rows, in order, into ``live`` (columns: hVidMmGlobalAlloc, Stop or
-        not, the adapter, the read and write sets): each allocation as its last row in the run leaves it."""
-        n = len(globals_)
-        if not n:
-            return
-        last = n - 1 - np.unique(globals_[::-1], return_index=True)[1]
-        stopped = stops[last]
-        started = last[~stopped]
-        self.live.update(zip(globals_[started].tolist(),
-                             zip(adapters[started].tolist(), reads[started].tolist(), writes[started].tolist())))
-        for handle in globals_[last[stopped]].tolist():
-            self.live.pop(handle, None)
-        self.live.pop(0, None)  # no VidMm handle: nothing can name it
+    def track_allocations(self, rows) -> None:
+        """AdapterAllocation events in order, each a row of ``LIVE_ROW`` (Stop or not, hVidMmGlobalAlloc, then
+        what a live allocation keeps): the live allocations by hVidMmGlobalAlloc (what later events name them
+        by; 0 names none, so such an allocation is counted, not kept) and each hProcessId's tally.  One loop for
+        an Event (``apply``) and for a run of a batch's rows (``track``), so the two keep the same state."""
+        live, processes = self.live, self.processes
+        for row in rows:
+            stop, handle, kept = row[0], row[1], row[2:]
+            process = kept[LIVE_PROCESS]
+            tally = processes.get(process)
+            if tally is None:
+                tally = processes[process] = ProcessTally()
+            old = live.pop(handle, None) if handle else None
+            if old is not None:  # stopped, or started again: its bytes leave its owner
+                owner = processes[old[LIVE_PROCESS]]
+                owner.live -= 1
+                owner.live_bytes -= old[LIVE_SIZE]
+            if stop:
+                tally.stopped += 1
+                continue
+            tally.started += 1
+            if handle:
+                live[handle] = kept
+                tally.add(kept[LIVE_SIZE], kept[LIVE_NUMBER], kept[LIVE_TIME])
+
+    def live_update(self, global_handle: int, name: str, value) -> None:
+        """A live allocation's kept ``name`` (of ``LIVE_ROW``) is now ``value`` (a priority changed)."""
+        kept = self.live.get(global_handle)
+        if kept is not None:
+            i = LIVE_ROW.index(name) - 2
+            self.live[global_handle] = kept[:i] + (value,) + kept[i + 1:]
 
     # ---- checks against the segments reported so far
     def view(self, pointer: int):

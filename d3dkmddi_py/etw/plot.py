@@ -24,6 +24,7 @@ from .._numpy import numpy_module, optional_module
 from .._records import dataclass, field
 from ..errors import EtwInputError, bad_argument
 from ..outfile import check_output, open_output, safe_name
+from ..render import RULE_KEY
 from ..semantics.explain import _size_text
 from .catalog import ENTRIES
 from .catalog.adapter_allocation import identity_of
@@ -159,8 +160,7 @@ class _Collector:
     def __init__(self):
         self.np = numpy_module()
         self.handlers = {ENTRIES[REPORT_SEGMENT].table.name: self._segments,
-                         ENTRIES[RESIDENT].table.name: self._resident, ENTRIES[USAGE].table.name: self._usage,
-                         ENTRIES[BUDGET].table.name: self._budget,
+                         ENTRIES[RESIDENT].table.name: self._resident, ENTRIES[USAGE].table.name: self._memory,
                          ENTRIES[ADAPTER_ALLOCATION].table.name: self._allocations}
         self.reset()
 
@@ -197,9 +197,11 @@ class _Collector:
             return
         cells = dict(zip(table.names, table.columns))
         if name == "findings":
-            for rule, severity in zip(_plain(cells["rule"]), _plain(cells["severity"])):
+            for rule, severity in zip(_plain(cells[RULE_KEY]), _plain(cells["severity"])):
                 if severity == "error":
                     self.rules[rule] = self.rules.get(rule, 0) + 1
+            return
+        if "errors" not in cells:  # a table of the state at the trace's end (live, processes), not of events
             return
         np = self.np
         x = seconds(np, table)
@@ -243,11 +245,15 @@ class _Collector:
     def _resident(self, np, cells, x, numbers, adapters) -> None:
         self._grouped(np, "resident", adapters, [cells["SegmentId"]], cells["TotalBytesResident"], x, numbers)
 
-    def _usage(self, np, cells, x, numbers, adapters) -> None:
-        self._grouped(np, "usage", adapters, [cells[k] for k in USAGE_KEY], cells["NewUsage"], x, numbers)
-
-    def _budget(self, np, cells, x, numbers, adapters) -> None:
-        self._grouped(np, "budget", adapters, [cells[k] for k in USAGE_KEY], cells["NewBudget"], x, numbers)
+    def _memory(self, np, cells, x, numbers, adapters) -> None:
+        """The process_memory table: a usage event's rows carry NewUsage, a budget event's NewBudget."""
+        keys = [_plain(cells[k]) for k in USAGE_KEY]
+        for panel, field in (("usage", "NewUsage"), ("budget", "NewBudget")):
+            values = _plain(cells[field])
+            rows = [i for i, v in enumerate(values) if v is not None]
+            if rows:
+                self._grouped(np, panel, [adapters[i] for i in rows], [[k[i] for i in rows] for k in keys],
+                              [values[i] for i in rows], x[rows], numbers[rows])
 
     def _allocations(self, np, cells, x, numbers, adapters) -> None:
         """Live bytes per process after each row: as Tracker.apply keeps live allocations (per adapter, by

@@ -28,8 +28,10 @@ USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINF
 SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
 MIRROR_TYPES = (SEGMENT, ALLOCATION_TYPE, USAGE_TYPE)
 FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
-# before an event's own columns, in every table: the event's number, time, opcode, process and adapter
-HEAD = (("number", "int"), ("time", "text"), ("opcode", "text"), ("process", "opt"), ("adapter", "hex"))
+# before an event's own columns, in every table: the event's number, time (and ms from the trace's start), opcode,
+# process and adapter (empty for an event that names none and whose allocation was not found)
+HEAD = (("number", "int"), ("time", "time"), ("ms", "float"), ("opcode", "text"), ("process", "opt"),
+        ("adapter", "handle"))
 MIRROR_PREFIX = {USAGE_TYPE: "UsageHint."}  # a mirror type's leaves are named with this prefix in a table
 
 
@@ -88,6 +90,18 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
+class StateTable:
+    """A table of the trace's state at its end (a row per live allocation, per process), not of its events:
+    ``rows(tracker, when)`` gives a tuple per row in ``columns``' order ((name, kind) pairs), ``when(t)``
+    making an event's time as the Tracker keeps it (its reader's text, or nanoseconds) into the (time, ms)
+    cells every table has."""
+
+    name: str
+    columns: tuple
+    rows: object
+
+
+@dataclass(frozen=True)
 class EventEntry:
     """One event of the manifest (one task: Start, Stop and DCStart share an entry and a template)."""
 
@@ -110,11 +124,12 @@ class EventEntry:
     rules: tuple = ()  # rule ids its own findings report (outside the record checks)
     batched: bool = False  # its findings are checked column-wise in batches (AdapterAllocation)
     unchecked: tuple = ()  # opcodes whose mirror record is not checked (a Stop: the allocation is gone)
-    track: object = None  # track(np, tracker, columns, unchecked, adapters): what apply does, for a batch's rows
+    track: object = None  # track(np, tracker, columns, unchecked, adapters, numbers, times): apply's state, for a batch's rows
     barrier: bool = False  # it changes what batched events are checked against (ReportSegment)
     record: object = None  # record(tracker, event, applied) -> (mirror kind, bytes, adapter, checked) for --json
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
     order: int = 100  # where its table and text come among the others' (the lowest first)
+    state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
 
     @property
     def fields(self) -> tuple:
@@ -194,6 +209,11 @@ def _problem(entry: EventEntry) -> str | None:
                                               or (c.field is not None and c.field not in types)
                                               for c in spec.columns):
         return f"{entry.event}: a table column needs a kind ({', '.join(COLUMN_KINDS)}) and a field or a value"
+    if any(not isinstance(t, StateTable) or any(k not in COLUMN_KINDS for _n, k in t.columns) or
+           t.name == spec.name or any(t.name in (o.table.name, *(u.name for u in o.state_tables))
+                                      for o in ENTRIES.values()) for t in entry.state_tables):
+        return f"{entry.event}: a state table is a StateTable of its own name, each column's kind one of " \
+               f"{', '.join(COLUMN_KINDS)}"
     if any(c.field in entry.arrays and c.kind != "text" for c in spec.columns):
         return f"{entry.event}: a counted array's column is text (its values, space-separated)"
     for other in ENTRIES.values():
@@ -271,16 +291,22 @@ def entry_of(kind: EventKind) -> EventEntry:
     return ENTRIES[kind.event]
 
 
-def field_kind(in_type: str) -> str:
-    """The table kind of a field of this in-type: pointers and 64-bit words hex, the rest numbers."""
-    return "hex" if in_type in (POINTER, UINT64) else "int"
+_FIELD_KINDS = {POINTER: "handle", UINT64: "hex", BOOLEAN: "bool"}
+_OPTIONAL_KINDS = {"int": "opt", "hex": "ohex"}  # the kind that also holds None; handle and bool do
+
+
+def field_kind(in_type: str, optional: bool = False) -> str:
+    """The table kind of a field of this in-type: pointers and handles "handle", other 64-bit words "hex",
+    Booleans "bool", the rest numbers; ``optional``: a kind that holds None as well."""
+    kind = _FIELD_KINDS.get(in_type, "int")
+    return _OPTIONAL_KINDS.get(kind, kind) if optional else kind
 
 
 def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
     """A Column per template field (but ``skip``), named as the field, of its in-type's kind; a field only
-    some versions have (``optional``) is "opt" (empty where the event's version lacks it), a counted array
-    (``arrays``) "text" (its values, space-separated)."""
-    return tuple(Column(n, "text" if n in arrays else "opt" if n in optional else field_kind(t), field=n)
+    some versions have (``optional``) is of a kind that holds None (empty where the event's version lacks it),
+    a counted array (``arrays``) "text" (its values, space-separated)."""
+    return tuple(Column(n, "text" if n in arrays else field_kind(t, n in optional), field=n)
                  for n, t in fields if n not in skip)
 
 

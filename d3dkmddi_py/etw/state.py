@@ -11,6 +11,15 @@ from array import array
 
 from .._records import dataclass, field
 
+# a row of Tracker.track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
+# in Tracker.live): its adapter and segment sets first (what a placement reads), the event fields, the event's
+# number and time (as its reader gives it: text, or nanoseconds column-wise)
+LIVE_ROW = ("stop", "hVidMmGlobalAlloc", "pDxgAdapter", "dwReadSegment", "dwWriteSegment", "hProcessId",
+            "hDxgGlobalAlloc", "allocSize", "dwEvictionSegment", "PreferredSegment", "HintedBank", "Priority",
+            "number", "time")
+LIVE_PROCESS, LIVE_SIZE, LIVE_NUMBER, LIVE_TIME = (LIVE_ROW.index(n) - 2 for n in ("hProcessId", "allocSize", "number",
+                                                                                   "time"))
+
 
 @dataclass
 class SegmentEntry:
@@ -51,6 +60,24 @@ class Resolved:
     allocation: int | None
     findings: tuple = ()
     checked: bool = True  # False: what the findings would read was not there (the allocation was not found)
+
+
+class ProcessTally:
+    """A process's allocations (by hProcessId): started (Start, DCStart), stopped, live now and their bytes, and
+    the highest live bytes with the event that reached them (its number and time)."""
+
+    __slots__ = ("started", "stopped", "live", "live_bytes", "peak", "peak_number", "peak_time")
+
+    def __init__(self):
+        self.started = self.stopped = self.live = self.live_bytes = self.peak = 0
+        self.peak_number = self.peak_time = None
+
+    def add(self, size: int, number: int, time) -> None:
+        """One more live allocation of ``size`` bytes, by event ``number`` at ``time``."""
+        self.live += 1
+        self.live_bytes += size
+        if self.live_bytes > self.peak:
+            self.peak, self.peak_number, self.peak_time = self.live_bytes, number, time
 
 
 class Series:

@@ -26,15 +26,17 @@ from .catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
 from .mapping import ALLOCATION_TYPE, SEGMENT
 from .model import Tracker
 from .registry import HEAD, MIRROR_PREFIX
+from .times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
 SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
-FINDING_COLUMNS = (("number", "int"), ("rule", "text"), ("severity", "text"), ("field", "text"), ("message", "text"))
 
 
 def table_names() -> tuple:
-    """Every table: each entry's (in the catalog's order, once when entries share one), then findings."""
-    return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + ("findings",)
+    """Every table: each entry's (in the catalog's order, once when entries share one), the tables of the state at
+    the end the entries declare, then findings."""
+    return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + \
+        tuple(t.name for e in ENTRIES.values() for t in e.state_tables) + ("findings",)
 
 
 def __getattr__(name):  # TABLES follows the registry
@@ -43,9 +45,7 @@ def __getattr__(name):  # TABLES follows the registry
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _head(entry) -> tuple:
-    """The head's (name, kind) pairs: an event that names no adapter has one only a lookup may find."""
-    return HEAD if entry.adapter is not None else HEAD[:-1] + (("adapter", "ohex"),)
+_UNSET = object()
 
 
 def adapter_of(event, applied):
@@ -76,6 +76,9 @@ class TraceTables:
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
         self._started: set = set()  # tables that have had a chunk
+        self._source = None  # the TraceReader read, for the trace's start
+        self._first = _UNSET  # the first event's time text, the start of events given without a reader
+        self.start = _UNSET  # the trace's start, nanoseconds since 1970 UTC or None (``trace_start``)
         pk = tracker.packer
         self._types = {ALLOCATION_TYPE: ALLOCATION_TYPE, SEGMENT: pk.segment_type}
         self._paths = {}
@@ -108,6 +111,7 @@ class TraceTables:
         try:
             if exc_type is None:
                 self.flush()
+                self._state_tables()
                 self._empty_tables()
             self._close_writers(quiet=exc_type is not None)
         except BaseException:
@@ -126,6 +130,22 @@ class TraceTables:
                 if not quiet:
                     raise
 
+    def _state_tables(self) -> None:
+        """The tables of the state the trace leaves at its end (live allocations, processes)."""
+        start = self.trace_start()
+
+        def when(time) -> tuple:
+            ns = time if time is None or isinstance(time, int) else time_ns(time)
+            return ns, milliseconds(ns, start)
+
+        for entry in ENTRIES.values():
+            for table in entry.state_tables:
+                rows = list(table.rows(self.tracker, when))
+                columns = [list(c) for c in zip(*rows)] if rows else [[] for _c in table.columns]
+                self._writers[table.name].write(Table([n for n, _k in table.columns], [k for _n, k in table.columns],
+                                                      columns))
+                self.counts[table.name] += len(rows)
+
     def _empty_tables(self) -> None:
         """A table without rows still gets its columns (a CSV header, a Parquet schema)."""
         for entry in ENTRIES.values():
@@ -143,6 +163,8 @@ class TraceTables:
         written before an event that changes what batched events are checked against (a barrier: a
         ReportSegment), and every ``chunk`` events."""
         self.events += 1
+        if self._first is _UNSET:
+            self._first = event.time
         entry = ENTRIES[event.kind.event]
         if entry.barrier:
             self.flush()
@@ -161,6 +183,7 @@ class TraceTables:
         exactly, the reader starts again with Events (after RESTART) and so do the tables.
         ``columns=False``: Events only (the column-wise path's oracle in the tests)."""
         reader.columns = columns and numpy_module() is not None  # NumPy that cannot be imported: event by event
+        self._source = reader
         items = iter(reader)
         item = next(items, None)
         while item is not None:
@@ -228,9 +251,10 @@ class TraceTables:
         if self.sinks is not None:
             for sink in self.sinks.values():
                 sink.restart()
-        old = self.tracker
+        old, source = self.tracker, self._source
         self.__init__(self.fmt, self.directory, Tracker(old.target, series=old.series),
                       inputs=self.inputs, progress=self.progress, chunk=self.chunk, sinks=self.sinks)
+        self._source = source
         self.__enter__()
 
     def flush(self) -> None:
@@ -254,15 +278,35 @@ class TraceTables:
         if self.progress is not None:
             self.progress.update(self.events)
 
+    def trace_start(self):
+        """The trace's start (nanoseconds since 1970 UTC, or None), which ``ms`` counts from: an .etl file's
+        StartTime, an XML trace's first event's time (tracerpt's first event is the log-file header), or for
+        events given one by one (``add``) the first one's."""
+        if self.start is _UNSET:
+            header = getattr(self._source, "etl_header", None)
+            first = getattr(self._source, "first_time", None) if self._source is not None else self._first
+            self.start = filetime_ns(header.start_filetime) if header is not None else \
+                time_ns(None if first is _UNSET else first)
+        return self.start
+
+    def _ms(self, times):
+        """``ms`` of a ``time`` column: a float64 array of an int64 array (where no difference overflows), or
+        a list."""
+        start = self.trace_start()
+        if hasattr(times, "dtype") and start is not None and len(times) and \
+                -(1 << 63) <= int(times.min()) - start and int(times.max()) - start < 1 << 63:
+            return milliseconds(times, start)
+        return [milliseconds(t, start) for t in _list(times)]
+
     def _write_rows(self, table: str, items) -> list:
         """Rows of events one at a time: ``items`` are (entry, event, applied, findings); an event of None
         gives the table's columns with no row.  Returns their (number, finding) pairs."""
         entry = items[0][0]
         items = [item for item in items if item[1] is not None]
         events = [e for _n, e, _a, _f in items]
-        head = _head(entry)
-        names, kinds = [n for n, _k in head], [k for _n, k in head]
-        columns = [[e.number for e in events], [e.time for e in events], [e.opcode for e in events],
+        names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
+        times = [time_ns(e.time) for e in events]
+        columns = [[e.number for e in events], times, self._ms(times), [e.opcode for e in events],
                    [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
         own = all(n is entry for n, _e, _a, _f in items)
         for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
@@ -280,10 +324,9 @@ class TraceTables:
 
     def _batched_rows(self, entry, rows) -> list:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
-        head = _head(entry)
-        names = [n for n, _k in head] + [c.name for c in entry.table.columns]
-        kinds = [k for _n, k in head] + [c.kind for c in entry.table.columns]
-        columns = [_list(rows.numbers), rows.times, rows.opcodes, _list(rows.pids), rows.adapters]
+        names = [n for n, _k in HEAD] + [c.name for c in entry.table.columns]
+        kinds = [k for _n, k in HEAD] + [c.kind for c in entry.table.columns]
+        columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), rows.adapters]
         columns += [_list(rows.fields[c.name]) for c in entry.table.columns]  # typed by kind
         target = self.tracker.target
         decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
@@ -314,9 +357,8 @@ class TraceTables:
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
         self._writers["findings"].write(Table(
-            [n for n, _k in FINDING_COLUMNS], [k for _n, k in FINDING_COLUMNS],
-            [numbers, [c["rule_id"] for c in cells], [c["severity"] for c in cells], [c["field"] for c in cells],
-             [c["message"] for c in cells]]))
+            ("number", *render.FINDING_CELLS), ("int",) + ("text",) * len(render.FINDING_CELLS),
+            [numbers] + [[c[key] for c in cells] for key in render.FINDING_CELLS]))
         self._started.add("findings")
         self.counts["findings"] += len(numbers)
 
@@ -362,7 +404,7 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
     """(Event, record bytes) items of a batched entry as rows."""
     rows = _Rows()
     events = [e for e, _d in items]
-    rows.numbers, rows.times, rows.opcodes = [e.number for e in events], [e.time for e in events], \
+    rows.numbers, rows.times, rows.opcodes = [e.number for e in events], [time_ns(e.time) for e in events], \
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode not in entry.unchecked for e in events]
@@ -382,7 +424,7 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
         part = part.rows(rows)
     out = _Rows()
     event = entry.event
-    out.numbers, out.times = part.numbers, header.utc_texts(np, part.times)
+    out.numbers, out.times = part.numbers, header.nanoseconds(np, part.times)
     opcodes = [entry.ids[i] for i in part.ids.tolist()]
     out.opcodes, out.pids = opcodes, part.pids
     adapters = part.column(event, entry.adapter)
@@ -404,7 +446,8 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
     if entry.track is not None:
-        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters)
+        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters,
+                    out.numbers, out.times)
     return out
 
 

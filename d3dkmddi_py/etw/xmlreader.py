@@ -48,6 +48,7 @@ class TraceReader:
         self.blocks_expat = 0
         self.format = None
         self.etl_header = None
+        self.first_time = None  # the time text of an XML trace's first event, any provider's: the trace's start
         # set by a reader of columns (the tables): an .etl file then gives etlcolumns.DxgBatch objects,
         # or etlcolumns.RESTART and then Events from the start
         self.columns = False
@@ -196,6 +197,8 @@ class TraceReader:
     def _decode(self, rec: _Raw) -> Event | None:
         self.total += 1
         number = self.total
+        if number == 1:
+            self.first_time = rec.time
         if rec.local is not None:
             raise EtwInputError(f"{self.name}: event #{number} is an <{rec.local}> element in <Events>, not an "
                                 f"<Event> of {EVENT_NAMESPACE}: another schema", event=number)

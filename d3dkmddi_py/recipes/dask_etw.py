@@ -55,12 +55,26 @@ class _Frames:
         return pd.DataFrame(columns)
 
 
+_NULLABLE = {"opt": ("IntegerArray", "int64"), "ohex": ("IntegerArray", "uint64"),
+             "handle": ("IntegerArray", "uint64"), "float": ("FloatingArray", "float64"),
+             "bool": ("BooleanArray", "bool")}  # pandas' masked array and its values' type (exact: no float on the way)
+
+
 def _series(pd, parts: list, kind: str):
+    """A column of a table's chunks, typed as the kind says (a cell without a value is NA, a time NaT)."""
     np = _need("numpy", "dask", "trace_allocations")
     if kind == "text":
         return pd.Series([v for p in parts for v in p], dtype=object)
-    if kind in ("opt", "ohex"):
-        return pd.Series(pd.array([v for p in parts for v in p], dtype="Int64" if kind == "opt" else "UInt64"))
+    if kind in _NULLABLE:
+        values = [v for p in parts for v in (p.tolist() if hasattr(p, "tolist") else p)]
+        array, dtype = _NULLABLE[kind]
+        mask = np.array([v is None for v in values], dtype=bool)
+        data = np.array([0 if v is None else v for v in values], dtype=dtype)
+        return pd.Series(getattr(pd.arrays, array)(data, mask))
+    if kind == "time":  # nanoseconds since 1970 UTC; None is NaT
+        values = [v for p in parts for v in (p.tolist() if hasattr(p, "tolist") else p)]
+        stamps = np.array([np.iinfo(np.int64).min if v is None else v for v in values], dtype=np.int64)
+        return pd.Series(stamps.view("datetime64[ns]")).dt.tz_localize("UTC")
     arrays = [p if hasattr(p, "dtype") else np.array(p, dtype=np.uint64 if kind == "hex" else np.int64)
               for p in parts]
     return pd.Series(np.concatenate(arrays))

@@ -87,5 +87,5 @@ def test_adapter_wide_rule_in_adapters_and_in_json(tmp_path):
     p.write_bytes(trace(*(tracerpt_event(78, r["fields"], version=1) for r in recs)))
     out, status = run([str(p), "--json", "--ddi", "WDDM3_0"])
     lines = [json.loads(line) for line in out.splitlines()]
-    assert [[f["rule"] for f in line["findings"]] for line in lines] == [[], ["ADAPTER.ONE_AGP"]]
+    assert [[f["rule_id"] for f in line["findings"]] for line in lines] == [[], ["ADAPTER.ONE_AGP"]]
     assert status == 1

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 
+import numpy as np
 import pytest
 
 from d3dkmddi_py import etw, target
@@ -50,31 +51,44 @@ def read_tables(directory, fmt: str) -> dict:
             header = list(rows[0]) if rows else None
         else:
             pq = pytest.importorskip("pyarrow.parquet")
+            import pyarrow as pa
+
             table = pq.read_table(path)
+            if "time" in table.column_names:  # a timestamp[ns, UTC]: its nanoseconds
+                table = table.set_column(1, "time", table.column("time").cast(pa.int64()))
             rows, header = table.to_pylist(), table.column_names
-        out[name] = (header, [{k: _value(v) for k, v in row.items()} for row in rows])
+        out[name] = (header, [{k: _value(k, v) for k, v in row.items()} for row in rows])
     return out
 
 
-def _value(v):
+def _value(name, v):
+    """A cell as a Python value: "0x..." and decimal text int, true/false bool, the ISO time nanoseconds
+    (read by NumPy, not by the package), the ms float."""
     if isinstance(v, str):
+        if name == "time":
+            assert v.endswith("Z") and len(v) == 30, v  # 2026-11-23T09:15:02.174837013Z
+            return int(np.datetime64(v[:-1], "ns").astype(np.int64))
+        if name == "ms":
+            return float(v) if v else None
         if v.startswith("0x"):
             return int(v, 16)
         if v.lstrip("-").isdigit():
             return int(v)
+        if v in ("true", "false"):
+            return v == "true"
         return v if v else None
     return v
 
 
 def test_tables_carry_the_findings_json_reports(tmp_path):
     json_out, _ = run(["sample", "--json"])
-    expected = sorted((o["number"], f["rule"], f["severity"], f["field"], f["message"])
+    expected = sorted((o["number"], f["rule_id"], f["severity"], f["field"], f["message"])
                       for o in map(json.loads, json_out.splitlines()) for f in o["findings"])
     _, status = run(["sample", "--format", "csv", "-o", str(tmp_path)])
     tables = read_tables(tmp_path, "csv")
     header, rows = tables["findings"]
-    assert header == ["number", "rule", "severity", "field", "message"] and status == 1
-    assert sorted((r["number"], r["rule"], r["severity"], r["field"], r["message"]) for r in rows) == expected
+    assert header == ["number", "rule_id", "severity", "field", "message"] and status == 1
+    assert sorted((r["number"], r["rule_id"], r["severity"], r["field"], r["message"]) for r in rows) == expected
     per_event = {}
     for n, _rule, severity, *_ in expected:
         per_event.setdefault(n, [0, 0])[severity == "warning"] += 1
@@ -101,7 +115,8 @@ def test_tables_rows_and_columns(tmp_path):
         assert r["Size"] == e.fields["allocSize"] and r["AllocationPriority"] == e.fields["Priority"]
         assert r["UsageHint.v1.Width"] == e.fields["Width"]
     header = tables["allocations"][0]
-    assert header[:5] == ["number", "time", "opcode", "process", "adapter"] and header[-2:] == ["errors", "warnings"]
+    assert header[:6] == ["number", "time", "ms", "opcode", "process", "adapter"] and \
+        header[-2:] == ["errors", "warnings"]
     assert "FlagsWddm2.CpuVisible" in header and "pPrivateDriverData" not in header  # no event fills it
 
 
@@ -131,8 +146,8 @@ def test_a_trace_without_findings_still_gets_every_table(tmp_path):
     p.write_bytes(trace(tracerpt_event(33, alloc_fields())))
     _, status = run([str(p), "--format", "csv", "-o", str(tmp_path / "out")])
     assert status == 0
-    assert (tmp_path / "out" / "findings.csv").read_text() == "number,rule,severity,field,message\n"
-    assert (tmp_path / "out" / "segments.csv").read_text().startswith("number,time,opcode,process,adapter,")
+    assert (tmp_path / "out" / "findings.csv").read_text() == "number,rule_id,severity,field,message\n"
+    assert (tmp_path / "out" / "segments.csv").read_text().startswith("number,time,ms,opcode,process,adapter,")
 
 
 def test_output_may_not_be_the_input(tmp_path):
@@ -163,7 +178,7 @@ def test_standard_input(monkeypatch):
     data = trace(tracerpt_event(33, alloc_fields(Priority=0)))
     out, status = run(["-", "--json"], stdin=data, monkeypatch=monkeypatch)
     (obj,) = [json.loads(line) for line in out.splitlines()]
-    assert status == 1 and [f["rule"] for f in obj["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
+    assert status == 1 and [f["rule_id"] for f in obj["findings"]] == ["ALLOCINFO.PRIORITY_ZERO"]
 
 
 WITHOUT_PYARROW = """

@@ -47,7 +47,7 @@ def test_sample_json_lines():
         assert (line["type"] is not None) == bool(entry.table.mirror)
         assert isinstance(line["fields"], dict) and isinstance(line["findings"], list)
         for f in line["findings"]:
-            assert set(f) == {"rule", "severity", "field", "message"}
+            assert set(f) == {"rule_id", "severity", "field", "message"}
     assert any(f["severity"] == "error" for line in lines for f in line["findings"])
 
 

@@ -1,6 +1,7 @@
 """One time per event, whichever path reads it: the log-file header's clock (QPC, system time, CPU
 cycles; any frequency, any start) gives the same time in the column-wise tables as in the
-event-by-event reader (whose time --json and text print), or none on both ("" in CSV, null in JSON)."""
+event-by-event reader (whose time --json and text print; the tables write that instant in nanoseconds,
+``etw.times``), or none on both ("" in CSV, null in JSON), and the same ``ms`` from the trace's start."""
 from __future__ import annotations
 
 import io
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from d3dkmddi_py.bulk.table import time_texts
 from d3dkmddi_py.etw import read
+from d3dkmddi_py.etw.times import filetime_ns, milliseconds, time_ns
 from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
@@ -32,6 +35,11 @@ def trace(clock: Clock, header_ticks: int, ticks: list) -> bytes:
 def times_of(csv: bytes) -> list:
     """The time column of a table."""
     return [line.split(b",")[1] for line in csv.splitlines()[1:]]
+
+
+def ms_of(csv: bytes) -> list:
+    """The ms column of a table, as floats (None for an empty cell)."""
+    return [float(line.split(b",")[2]) if line.split(b",")[2] else None for line in csv.splitlines()[1:]]
 
 
 STEPS = [0, 1, 1234, 10 ** 7, 3600 * 10 ** 7, 10 ** 12 - 1, 10 ** 15, 2 ** 40]
@@ -66,7 +74,10 @@ def test_one_time_per_event_whichever_path_reads_it(case, tmp_path):
     assert fast == exact and "error" not in exact
     reader = read(io.BytesIO(data), name="trace.etl")
     events = [e for e in reader if e.event == "AdapterAllocation"]  # what --json and text print
-    assert times_of(exact["allocations.csv"]) == [(e.time or "").encode() for e in events]
+    ns = [time_ns(e.time) for e in events]
+    assert times_of(exact["allocations.csv"]) == [(t or "").encode() for t in time_texts(ns)]
+    start = filetime_ns(reader.etl_header.start_filetime)
+    assert ms_of(exact["allocations.csv"]) == [milliseconds(t, start) for t in ns]
 
 
 def test_a_clock_without_a_rate_gives_no_time_not_a_made_up_one(tmp_path):
@@ -93,9 +104,11 @@ int64 = st.integers(-INT64, INT64 - 1)
        header_time=int64, timestamps=st.lists(st.one_of(int64, st.integers(-10 ** 12, 10 ** 12)), min_size=1,
                                               max_size=8))
 def test_the_column_wise_time_rule_is_the_rule(clock_type, perf_freq, cpu_mhz, start, header_time, timestamps):
-    """``utc_texts`` (NumPy, column-wise) equals ``utc`` (exact integers) on any header and timestamps."""
+    """``nanoseconds`` (NumPy, column-wise) equals ``utc`` (exact integers) read by ``time_ns``, the rule of
+    every table's time, on any header and timestamps."""
     header = LogHeader({"clock_type": clock_type, "perf_freq": perf_freq, "cpu_mhz": cpu_mhz,
                         "start_filetime": start}, header_time)
     near = [header_time + t if -INT64 <= header_time + t < INT64 else t for t in timestamps]  # times near the start
     for values in (timestamps, near):
-        assert header.utc_texts(np, np.array(values, dtype=np.int64)) == [header.utc(t) for t in values]
+        got = header.nanoseconds(np, np.array(values, dtype=np.int64))
+        assert list(got.tolist() if hasattr(got, "tolist") else got) == [time_ns(header.utc(t)) for t in values]

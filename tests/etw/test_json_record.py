@@ -31,7 +31,7 @@ def test_each_event_carries_its_record_as_decode_writes_it(tmp_path):
             continue
         assert record["type"] == line["type"]
         assert record["findings"] and line["findings"] or not record["findings"] and not line["findings"]
-        assert [f["rule_id"] for f in record["findings"]] == [f["rule"] for f in line["findings"]]
+        assert [f["rule_id"] for f in record["findings"]] == [f["rule_id"] for f in line["findings"]]
         if record["bytes"] in seen:
             continue
         seen.add(record["bytes"])

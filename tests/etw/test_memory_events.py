@@ -43,7 +43,7 @@ def test_the_memory_events_as_etl_and_as_xml_give_identical_text_json_and_tables
     assert status == 1 and "-- resident bytes per segment (TotalBytesResidentInSegment)" in text
     tables = from_xml["csv"][0]
     assert tables["placements.csv"].count(b"\n") == 4 and b"0x10 0x20" in tables["placements.csv"]
-    assert tables["residency.csv"].count(b"\n") == 4 and tables["process_usage.csv"].count(b"\n") == 4
+    assert tables["residency.csv"].count(b"\n") == 4 and tables["process_memory.csv"].count(b"\n") == 5
 
 
 # ---- state
@@ -72,11 +72,11 @@ def test_a_placement_outside_the_allocations_sets_is_a_warning_labelled_as_the_r
     inside, outside, outside_too = lines[7], lines[8], lines[9]  # segment 1 (rundown), 2, 3
     assert inside["findings"] == [] and inside["adapter"] == f"0x{ADAPTER:x}" and inside["checked"]
     (f,) = outside["findings"]
-    assert f["rule"] == "ALLOCINFO.COMMITTED_OUTSIDE_SETS" and f["severity"] == "warning"
+    assert f["rule_id"] == "ALLOCINFO.COMMITTED_OUTSIDE_SETS" and f["severity"] == "warning"
     assert f["message"].startswith("committed to segment 2 at offset 0x2000, which is not in SupportedWriteSegmentSet "
                                    "= 0x5 (segments 1, 3) ([reading] ")
     assert outside_too["findings"] == []  # segment 3 is in the set
-    rule = sem.RULES[f["rule"]]
+    rule = sem.RULES[f["rule_id"]]
     assert rule.reading and rule.source.kind is sem._rules.SourceKind.PAGE and "write operations" in rule.sentence
 
 

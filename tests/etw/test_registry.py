@@ -57,9 +57,12 @@ def test_a_made_up_event_in_one_entry_is_in_every_output(monkeypatch, tmp_path):
         (line,) = [o for o in map(json.loads, got["json"][0].splitlines()) if o["event"] == NAME]
         assert line["fields"] == {"pDxgAdapter": f"0x{ADAPTER:x}", "Count": 7, "Busy": True, "Bytes": "0x10000000000",
                                   "Samples": 2, "Sample": [3, 4]} and line["record"] is None
-        assert got["csv"][0]["made_up.csv"] == (b"number,time,opcode,process,adapter,Count,Busy,Bytes,Samples,Sample,"
-                                                b"errors,warnings\n3," + made.time.encode() + b",Info,8000,"
-                                                + str(ADAPTER).encode() + b",7,1,1099511627776,2,0x3 0x4,0,0\n")
+        # typed as its fields' in-types say: the time to the nanosecond (a FILETIME's 100 ns), ms from the header
+        # event (2 x 1,234 ticks of 100 ns), the pointer 0x..., the Boolean true
+        assert got["csv"][0]["made_up.csv"] == (b"number,time,ms,opcode,process,adapter,Count,Busy,Bytes,Samples,Sample,"
+                                                b"errors,warnings\n3," + made.time[:-1].encode() + b"00Z,0.2468,Info,"
+                                                b"8000," + f"0x{ADAPTER:x}".encode() + b",7,true,1099511627776,2,"
+                                                b"0x3 0x4,0,0\n")
         assert tables(etl, tmp_path, True) == tables(etl, tmp_path, False)  # column-wise as event by event
         assert "made_up" in table_names()
     assert NAME not in etw.ENTRIES and 250 not in KINDS and "made_up" not in table_names()

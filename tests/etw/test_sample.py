@@ -62,7 +62,7 @@ def test_json_lines_have_the_documented_keys():
         assert {"event", "opcode", "adapter", "type", "fields", "findings"} <= set(line)
         assert line["adapter"] in ("0xffffb80c4d2e5000", None)
         for f in line["findings"]:
-            assert set(f) == {"rule", "severity", "field", "message"}
+            assert set(f) == {"rule_id", "severity", "field", "message"}
     alloc = next(line for line in lines if line["event"] == "AdapterAllocation")
     assert alloc["type"] == "DXGK_ALLOCATIONINFO" and alloc["fields"]["hDxgGlobalAlloc"].startswith("0x")
     assert isinstance(alloc["fields"]["allocSize"], str) and isinstance(alloc["fields"]["ulAlignment"], int)

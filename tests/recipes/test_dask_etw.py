@@ -73,12 +73,13 @@ def test_every_table_of_the_catalog_is_a_frame_as_the_command_writes_it(folder, 
 
 
 def _plain(v):
-    try:
-        import pandas as pd
-        if v is pd.NA:
-            return None
-    except ImportError:
-        pass
+    import pandas as pd
+
+    if v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, pd.Timestamp):  # the time: the text the command writes
+        assert str(v.tz) == "UTC"
+        return v.strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.value % 10 ** 9:09d}Z"
     return v.item() if hasattr(v, "item") else v
 
 

@@ -6,12 +6,12 @@ PageTableOrDirectory.  Start and DCStart add a live allocation, Stop removes it 
 from __future__ import annotations
 
 from ... import render
-from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, TableSpec, field_columns,
-                        register)
+from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, StateTable, TableSpec,
+                        field_columns, register)
 from ..schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
                       UsageFlag, flag_names)
 from ..section import Section, plural
-from ..state import AllocationEntry
+from ..state import LIVE_ROW, AllocationEntry
 
 FIELDS = (
     ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),
@@ -86,9 +86,9 @@ def apply(tracker, event) -> bytes:
     a = tracker.state(event.adapter)
     data = tracker.packer.allocation(f, event.where)
     handle = f["hVidMmGlobalAlloc"]
+    tracker.track_allocations(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
     if event.opcode == "Stop":
         a.stopped += 1
-        tracker.live.pop(handle, None)
         tracker.live_entries.pop(handle, None)
         gone = a.allocations.pop(identity(event), None) if tracker.entries else None
         if tracker.entries and gone is None:
@@ -97,8 +97,6 @@ def apply(tracker, event) -> bytes:
             tracker.keep_loose(later.event, later.findings)
         return data
     a.started += 1
-    if handle:
-        tracker.live[handle] = (event.adapter, f["dwReadSegment"], f["dwWriteSegment"])
     if tracker.entries:
         entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.usage(f, event.where))
         if handle:
@@ -106,11 +104,15 @@ def apply(tracker, event) -> bytes:
     return data
 
 
-def track(np, tracker, columns: dict, stops, adapters) -> None:
+def track(np, tracker, columns: dict, stops, adapters, numbers, times) -> None:
     """``apply`` for a run of rows given as columns (the tables' column-wise path), for what later events
-    read: the live allocations' segment sets."""
-    tracker.track_run(np, columns["hVidMmGlobalAlloc"], stops, adapters, columns["dwReadSegment"],
-                      columns["dwWriteSegment"])
+    and the end's tables read: the live allocations and each process's tally."""
+    fields = [columns[n].tolist() if n != "pDxgAdapter" else adapters.tolist() for n in LIVE_ROW[1:-2]]
+    tracker.track_allocations(zip(stops.tolist(), *fields, _list(numbers), _list(times)))
+
+
+def _list(values) -> list:
+    return values.tolist() if hasattr(values, "tolist") else values
 
 
 def findings(tracker, event, data) -> list:
@@ -175,6 +177,34 @@ COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("Allo
                      if m.mirror_type is None and m.field not in HANDLES + ("pDxgAdapter",)],
                     optional=("PageTableOrDirectory",))
 
+def live_rows(tracker, when):
+    """A row per allocation live at the trace's end (by hVidMmGlobalAlloc, in the order they started): the event
+    that started it, its owner, its adapter and handles, and its size, sets and preferences (the priority its
+    last SetAllocationPriority gave, if any), named as the allocations table names the members they fill."""
+    for handle, kept in tracker.live.items():
+        adapter, read, write, process, dxg, size, eviction, preferred, hinted, priority, number, time = kept
+        yield (number, *when(time), process, adapter, handle, dxg, size, read, write, eviction, preferred, hinted,
+               priority)
+
+
+LIVE = StateTable("live", (
+    ("number", "int"), ("time", "time"), ("ms", "float"), ("hProcessId", "handle"), ("adapter", "handle"),
+    ("hVidMmGlobalAlloc", "handle"), ("hDxgGlobalAlloc", "handle"), ("Size", "hex"), ("SupportedReadSegmentSet", "int"),
+    ("SupportedWriteSegmentSet", "int"), ("EvictionSegmentSet", "int"), ("PreferredSegment.Value", "int"),
+    ("HintedBank.Value", "int"), ("AllocationPriority", "int")), live_rows)
+
+
+def process_rows(tracker, when):
+    """A row per hProcessId that owned an allocation event: allocations started (Start, DCStart), stopped, live at
+    the end and their bytes, and the highest live bytes with the event that reached them."""
+    for process, t in tracker.processes.items():
+        yield (process, t.started, t.stopped, t.live, t.live_bytes, t.peak, t.peak_number, *when(t.peak_time))
+
+
+PROCESSES = StateTable("processes", (
+    ("hProcessId", "handle"), ("started", "int"), ("stopped", "int"), ("live", "int"), ("live_bytes", "hex"),
+    ("peak_live_bytes", "hex"), ("peak_number", "opt"), ("peak_time", "time"), ("peak_ms", "float")), process_rows)
+
 register(EventEntry(
     event=ADAPTER_ALLOCATION, ids={33: "Start", 34: "Stop", 35: "DCStart"}, task=21,
     symbols={33: "AdapterAllocationStart_V2", 34: "AdapterAllocationStop_V2", 35: "AdapterAllocationDCStart_V2"},
@@ -184,4 +214,4 @@ register(EventEntry(
     mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
     table=TableSpec("allocations", COLUMNS, (ALLOCATION_TYPE, USAGE_TYPE)),
     apply=apply, findings=findings, record=record, text=_Text(), batched=True, unchecked=("Stop",), track=track,
-    order=20))
+    state_tables=(LIVE, PROCESSES), order=20))

@@ -79,13 +79,13 @@ def columns(handle: str) -> tuple:
     """The placements table's columns (shared by the placement events): the allocation found, then the
     event's own fields (empty where an event lacks one)."""
     def field(name):
-        return lambda e, r: e.fields.get(name) if not isinstance(e.fields.get(name), bool) else int(e.fields[name])
+        return lambda e, r: e.fields.get(name)
 
-    return (Column("allocation", "ohex", value=lambda e, r: r.allocation),
-            Column("handle", "hex", value=lambda e, r: e.fields[handle]),
+    return (Column("allocation", "handle", value=lambda e, r: r.allocation),
+            Column("handle", "handle", value=lambda e, r: e.fields[handle]),
             Column("ulSegmentId", "int", field="ulSegmentId"), Column("SegmentOffset", "hex", field="SegmentOffset"),
-            Column("hDevice", "ohex", value=field("hDevice")), Column("Pinned", "opt", value=field("Pinned")),
-            Column("EvictionResource", "opt", value=field("EvictionResource")),
+            Column("hDevice", "handle", value=field("hDevice")), Column("Pinned", "bool", value=field("Pinned")),
+            Column("EvictionResource", "bool", value=field("EvictionResource")),
             Column("Size", "ohex", value=field("Size")), Column("FenceId", "ohex", value=field("FenceId")),
             Column("ProcessorFrequencyInMHz", "opt", value=field("ProcessorFrequencyInMHz")),
             Column("Timestamps", "text", value=lambda e, r: None if "Timestamps" not in e.fields else

@@ -3,10 +3,10 @@ memory budget on an adapter and memory segment group changed; a series per (proc
 segment group), beside its usage (VidMmProcessUsageChange)."""
 from __future__ import annotations
 
-from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..registry import EventEntry, Mapping, register
 from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
 from ..section import SeriesSection
-from .process_usage import MAPPING as USAGE_MAPPING, SEGMENT_GROUPS, key, key_text
+from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, SEGMENT_GROUPS, key, key_text, memory
 
 EVENT = "VidMmProcessBudgetChange"
 FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
@@ -28,16 +28,17 @@ MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m
 )
 
 
-def apply(tracker, event):
-    """One more sample of the process's budget."""
+def apply(tracker, event) -> tuple:
+    """One more sample of the process's budget; returns (usage, budget) after it."""
     tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
+    return memory(tracker, event)
 
 
 register(EventEntry(
     event=EVENT, ids={366: "Info"}, task=218, symbols={366: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={366: "VidMmProcessBudgetChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
     value_maps={"NewVisibilityState": VISIBILITY, "MemorySegmentGroup": SEGMENT_GROUPS},
-    table=TableSpec("process_budget", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply,
+    table=MEMORY_TABLE, apply=apply,
     text=SeriesSection("budget", f"video memory budget per process and segment group ({EVENT})", "process group",
                        key_text),
     order=41))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..registry import Column, EventEntry, Mapping, TableSpec, register
 from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
 from ..section import SeriesSection, bytes_text
 
@@ -41,9 +41,31 @@ def key_text(k: tuple) -> str:
     return f"process {process}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
 
 
-def apply(tracker, event):
-    """One more sample of the process's usage."""
+def memory(tracker, event) -> tuple:
+    """(usage, budget) of the event's process, physical adapter and segment group after it (None: not seen yet)."""
+    a, k = tracker.state(event.adapter), key(event)
+    return tuple(None if s is None else s.last for s in (a.usage.get(k), a.budget.get(k)))
+
+
+def apply(tracker, event) -> tuple:
+    """One more sample of the process's usage; returns ``memory``."""
     tracker.sample(event, "usage", key(event), event.fields["NewUsage"])
+    return memory(tracker, event)
+
+
+def _field(name: str):
+    return lambda e, r: e.fields.get(name)
+
+
+# the table of both events (VidMmProcessUsageChange, VidMmProcessBudgetChange): a row per event with the process's
+# usage and budget after it, then each event's own fields (empty in the other's rows)
+MEMORY_TABLE = TableSpec("process_memory", (
+    Column("ProcessId", "int", field="ProcessId"), Column("PhysicalAdapterIndex", "int", field="PhysicalAdapterIndex"),
+    Column("MemorySegmentGroup", "int", field="MemorySegmentGroup"),
+    Column("usage", "ohex", value=lambda e, r: r[0]), Column("budget", "ohex", value=lambda e, r: r[1]),
+    *(Column(n, "ohex", value=_field(n)) for n in ("NewUsage", "OldUsage", "NewBudget", "OldBudget")),
+    *(Column(n, "opt", value=_field(n)) for n in ("NewPriorityBand", "OldPriorityBand", "NewVisibilityState",
+                                                  "OldVisibilityState"))))
 
 
 def _budget(a, k) -> str:
@@ -58,5 +80,5 @@ TEXT = SeriesSection("usage", f"video memory usage per process and segment group
 register(EventEntry(
     event=EVENT, ids={367: "Info"}, task=219, symbols={367: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={367: "VidMmProcessUsageChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
-    table=TableSpec("process_usage", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=TEXT,
+    table=MEMORY_TABLE, apply=apply, text=TEXT,
     order=40))

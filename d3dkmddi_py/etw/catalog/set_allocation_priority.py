@@ -32,6 +32,7 @@ def apply(tracker, event) -> Resolved:
         tracker.keep_loose(event, list(found_rules))
         return Resolved(None if device is None else device[0], None if device is None else device[1], found_rules)
     pointer, _read, _write, entry = found
+    tracker.live_update(device[1], "Priority", priority)
     if entry is not None:
         entry.priority = (priority, event.number)
     tracker.tell(device[1], event, f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
@@ -46,7 +47,7 @@ def findings(tracker, event, resolved: Resolved) -> list:
 register(EventEntry(
     event=EVENT, ids={46: "Info"}, task=29, symbols={46: EVENT}, versions={0: FIELDS}, manifest_version=0,
     templates={46: "SetAllocationPriorityArgs"}, mapping=MAPPING,
-    table=TableSpec("priorities", (Column("allocation", "ohex", value=lambda e, r: r.allocation),
-                                   Column("hAllocationHandle", "hex", field="hAllocationHandle"),
+    table=TableSpec("priorities", (Column("allocation", "handle", value=lambda e, r: r.allocation),
+                                   Column("hAllocationHandle", "handle", field="hAllocationHandle"),
                                    Column("Priority", "int", field="Priority"))),
     apply=apply, findings=findings, order=52))
