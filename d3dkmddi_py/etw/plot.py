@@ -537,7 +537,7 @@ def output_format(output) -> str:
     name = os.fsdecode(os.fspath(output)) if isinstance(output, (str, bytes, os.PathLike)) else None
     suffix = os.path.splitext(name)[1][1:].lower() if name else ""
     if name in (None, "-") or suffix not in FORMATS:
-        raise bad_argument("the picture's output", output if name is None else safe_name(name),
+        raise bad_argument("the picture's output", output if name is None else name,  # repr escapes control chars
                            "a file name ending in .png or .svg")
     return suffix
 

@@ -14,12 +14,11 @@ from d3dkmddi_py import etw
 from d3dkmddi_py.etw import providers, registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS
 from d3dkmddi_py.etw.dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
-from d3dkmddi_py.etw.schema import PROVIDER, PROVIDER_GUID
+from d3dkmddi_py.etw.schema import PROVIDER, PROVIDER_GUID, UINT32
 from tests.conftest import require
 from tests.etw import etl_files
 from tests.etw.etl_twin import DXGKRNL, Dxg, Other, twin
 from tests.etw.helpers import alloc_fields, seg_fields
-from tests.etw.test_registry import made_up
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT.parent / "shared" / "etw" / "Microsoft-Windows-DxgKrnl.manifest.xml"
@@ -76,8 +75,12 @@ def test_dxgkrnl_ids_of_registered_events_name_the_registered_kind():
 
 def test_dxgkrnl_event_name_of_an_event_the_manifest_lacks_is_the_registered_name():
     assert 60000 not in DXGKRNL_SYMBOLS and providers.dxgkrnl_event_name(60000) is None
-    entry = made_up(ids={60000: "Info"}, task=250, symbols={60000: "MadeUpGpuEvent"},
-                    templates={60000: "MadeUpGpuEventArgs"})
+    fields = (("Count", UINT32),)
+    entry = registry.EventEntry(event="MadeUpGpuEvent", ids={60000: "Info"}, task=250,
+                                symbols={60000: "MadeUpGpuEvent"}, versions={0: fields}, manifest_version=0,
+                                templates={60000: "MadeUpGpuEventArgs"},
+                                mapping=(registry.Mapping("MadeUpGpuEvent", "Count", None, None, "made up"),),
+                                table=registry.TableSpec("made_up", registry.field_columns(fields)))
     with registry.registered(entry):
         assert providers.dxgkrnl_event_name(60000) == "MadeUpGpuEvent Info"
     assert providers.dxgkrnl_event_name(60000) is None
