@@ -214,15 +214,24 @@ def tables_ratio(n: int) -> int:
     return 0
 
 
+# A child's ru_maxrss counts the memory of the process it was spawned from (Linux keeps the old image's
+# high-water mark across exec), so the command is spawned by a small launcher, not by this process that
+# holds the traces it built: what is measured is the command's own peak, as /usr/bin/time measures it.
+_LAUNCHER = """import os, sys, time
+err = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+start = time.perf_counter()
+pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "d3dkmddi_py", *sys.argv[2:]], os.environ,
+                     file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_DUP2, err, 2)])
+_pid, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, time.perf_counter() - start)
+"""
+
+
 def peak_rss(args: list, folder: str) -> tuple:
     """(exit status, peak RSS in MB, seconds) of one command line in a child process."""
-    with open(os.path.join(folder, "stderr.txt"), "wb") as err:
-        start = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "d3dkmddi_py", *args], stdout=subprocess.DEVNULL,
-                                 stderr=err, cwd=ROOT)
-        _pid, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    return child.returncode, usage.ru_maxrss / 1024, time.perf_counter() - start
+    out = subprocess.run([sys.executable, "-c", _LAUNCHER, os.path.join(folder, "stderr.txt"), *args], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1]) / 1024, float(out[2])
 
 
 def memory() -> int:
