@@ -41,6 +41,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from d3dkmddi_py import cli, etw  # noqa: E402
 from d3dkmddi_py.etw import etlreader  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import _WRAPPER  # noqa: E402  (how the command-line benchmarks measure a command's own peak)
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SHUTDOWN = os.path.join(ROOT, "tests", "etw", "real", "ShutdownPerfDiagLogger.etl.gz")
 GOAL_SUMMARY_RATE, GOAL_SUMMARY_VS_FLOOR, GOAL_DECODE_RATE = 1_000_000, 0.5, 300_000
@@ -214,24 +217,13 @@ def tables_ratio(n: int) -> int:
     return 0
 
 
-# A child's ru_maxrss counts the memory of the process it was spawned from (Linux keeps the old image's
-# high-water mark across exec), so the command is spawned by a small launcher, not by this process that
-# holds the traces it built: what is measured is the command's own peak, as /usr/bin/time measures it.
-_LAUNCHER = """import os, sys, time
-err = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-start = time.perf_counter()
-pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "d3dkmddi_py", *sys.argv[2:]], os.environ,
-                     file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_DUP2, err, 2)])
-_pid, status, usage = os.wait4(pid, 0)
-print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, time.perf_counter() - start)
-"""
-
-
-def peak_rss(args: list, folder: str) -> tuple:
-    """(exit status, peak RSS in MB, seconds) of one command line in a child process."""
-    out = subprocess.run([sys.executable, "-c", _LAUNCHER, os.path.join(folder, "stderr.txt"), *args], cwd=ROOT,
+def peak_rss(args: list) -> tuple:
+    """(exit status, peak RSS in MB, seconds) of one command line, started by bench.py's small wrapper (a
+    child of this process, which holds the traces it built, would report this process's peak: Linux keeps
+    a process's high-water mark across exec)."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "d3dkmddi_py", *args], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout.split()
-    return int(out[0]), int(out[1]) / 1024, float(out[2])
+    return int(out[2]), int(out[1]) / 1024, float(out[0])
 
 
 def memory() -> int:
@@ -261,7 +253,7 @@ def memory() -> int:
             with open(path, "wb") as f:
                 f.write(data)
             for mode in (["--summary"], [], ["--json"], ["--format", "csv", "-o", os.path.join(tmp, "tables")]):
-                status, peak, seconds = peak_rss(["etw", path, *mode], tmp)
+                status, peak, seconds = peak_rss(["etw", path, *mode])
                 worst = max(worst, peak)
                 print(f"{label}, {len(data):,} bytes, etw {' '.join(mode[:2]) or '(text)'}: peak {peak:,.0f} MB "
                       f"= {peak / MEMORY_BOUND_MB:.2f} x the bound, exit {status}, {seconds:.1f} s", flush=True)
@@ -294,7 +286,7 @@ def plot(n: int, runs: int) -> int:
               f"three tables: {'met' if ratio <= GOAL_PLOT_RATIO else 'NOT met'})")
         tables = os.path.join(tmp, "tables")
         for label, args in (("etw --format csv", ["--format", "csv", "-o", tables]), ("etw --plot", ["--plot", picture])):
-            status, peak, seconds = peak_rss(["etw", mixed, *args], tmp)
+            status, peak, seconds = peak_rss(["etw", mixed, *args])
             print(f"  {label} of the {n:,} events in a child process: peak RSS {peak:,.0f} MB, {seconds:.1f} s, "
                   f"exit {status}")
     return 0
