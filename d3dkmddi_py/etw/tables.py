@@ -29,7 +29,7 @@ from .registry import HEAD, MIRROR_PREFIX
 from .times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
-SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
+SHORT_RUN = 64  # batched rows of a stretch (between barriers, within a chunk) read as Events, not as columns
 
 
 def table_names() -> tuple:
@@ -205,36 +205,54 @@ class TraceTables:
             item = next(items, None)
 
     def add_batch(self, batch, header, source: str) -> None:
-        """An ``etlcolumns.DxgBatch``: the runs of batched events (allocations) column-wise, every other
-        row as an Event, written where ``add`` would write them (so both paths write the same chunks).
+        """An ``etlcolumns.DxgBatch``: the batched events (allocations) column-wise, every other row as an Event
+        where it falls, written where ``add`` would write them (so both paths write the same chunks).
         Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
         its mirror member): the caller starts again from the Events."""
         np = numpy_module()
-        batched = [i for i, k in KINDS.items() if ENTRIES[k.event].batched]
-        ids = batch.ids
-        singles = np.flatnonzero(~np.isin(ids, batched)).tolist()
+        barriers = np.flatnonzero(np.isin(batch.ids, [i for i, k in KINDS.items() if ENTRIES[k.event].barrier]))
         start = 0
-        for row in singles + [len(batch)]:
-            if row - start < SHORT_RUN:  # a few rows between other events: as Events (columns cost more)
-                for i in range(start, row):
-                    self.add(batch.event(i, header.utc(int(batch.times[i])), source))
-                start = row
-            part = start
-            while part < row:  # a run, cut where ``add`` would write the buffers
-                stop = min(row, part + self.chunk - self._buffered)
-                for event_name, rows in _by_event(np, ids[part:stop]):
-                    entry = ENTRIES[event_name]
-                    self._run(entry, _rows_of_batch(np, entry, self.tracker, batch, part, stop, rows, header))
-                self.events += stop - part
-                self._buffered += stop - part
+        for cut in barriers.tolist() + [len(batch)]:
+            while start < cut:  # a stretch, cut where ``add`` would write the buffers
+                stop = min(cut, start + self.chunk - self._buffered)
+                self._stretch(np, batch, start, stop, header, source)
                 if self._buffered >= self.chunk:
                     self.flush()
-                part = stop
-            if row < len(batch):
-                self.add(batch.event(row, header.utc(int(batch.times[row])), source))
-            start = row + 1
+                start = stop
+            if cut < len(batch):
+                self.add(batch.event(cut, header.utc(int(batch.times[cut])), source))  # it flushes first
+            start = cut + 1
         if self.progress is not None:
             self.progress.update(self.events)
+
+    def _stretch(self, np, batch, start: int, stop: int, header, source: str) -> None:
+        """Rows ``start:stop`` of a batch, no barrier among them and within one chunk: the batched rows as
+        columns (checked when written, against the segments a barrier last changed), each other row an Event
+        applied after the state the batched rows before it leave (a placement finds the allocations started
+        before it)."""
+        ids = batch.ids[start:stop]
+        runs = _by_event(np, ids)
+        if sum(len(rows) for _n, rows in runs) < SHORT_RUN:  # a few batched rows: as Events (columns cost more)
+            for i in range(start, stop):
+                self.add(batch.event(i, header.utc(int(batch.times[i])), source))
+            return
+        singles = np.flatnonzero(~np.isin(ids, [i for i, k in KINDS.items() if ENTRIES[k.event].batched]))
+        tracks = []
+        for event_name, rows in runs:
+            entry = ENTRIES[event_name]
+            part, advance = _rows_of_batch(np, entry, self.tracker, batch, start, stop, rows, header)
+            self._run(entry, part)
+            if advance is not None:  # each single sees the state of the batched rows before it
+                tracks.append((advance, np.diff(np.searchsorted(rows, singles), prepend=0).tolist(), len(rows)))
+        batched = stop - start - len(singles)
+        self.events += batched
+        self._buffered += batched  # the stretch fits in the chunk: only its last event's ``add`` can flush
+        for j, i in enumerate(singles.tolist()):
+            for advance, before, _n in tracks:
+                advance(before[j])
+            self.add(batch.event(start + i, header.utc(int(batch.times[start + i])), source))
+        for advance, before, total in tracks:
+            advance(total - sum(before))
 
     def _run(self, entry, rows) -> None:
         """A run of a batched event's rows, after any of its Events buffered before it."""
@@ -416,9 +434,10 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
     return rows
 
 
-def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, header) -> _Rows:
-    """Rows ``rows`` (of ``start:stop``) of an etlcolumns.DxgBatch, all events of ``entry``; their live
-    allocations tracked as ``Tracker.apply`` tracks them."""
+def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, header) -> tuple:
+    """(_Rows, advance) of rows ``rows`` (of ``start:stop``) of an etlcolumns.DxgBatch, all events of ``entry``;
+    ``advance(n)`` tracks the next n rows' live allocations as ``Tracker.apply`` tracks them (None: the entry
+    tracks nothing)."""
     part = batch.rows(slice(start, stop))
     if len(rows) != stop - start:
         part = part.rows(rows)
@@ -445,10 +464,10 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     out.data = {kind: pk.pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
-    if entry.track is not None:
-        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters,
-                    out.numbers, out.times)
-    return out
+    if entry.track is None:
+        return out, None
+    return out, entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool),
+                            adapters, out.numbers, out.times)
 
 
 def allocation_columns(events, *, target=None):

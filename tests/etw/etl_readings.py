@@ -18,11 +18,11 @@ def answer(reading):
         return str(exc)
 
 
-def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
-    """Every table's bytes by name, or {"error": its text}, from one path of the reader."""
+def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64", **options) -> dict:
+    """Every table's bytes by name, or {"error": its text}, from one path of the reader (``options``: TraceTables')."""
     out = folder / f"out-{columns}-{fmt}"
     reader = read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
+    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")), **options)
     try:
         with t:
             t.read(reader, columns=columns)

@@ -50,6 +50,26 @@ def test_column_wise_tables_with_the_memory_events_equal_the_event_by_event_ones
     assert b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"] and b" 0x" in exact["placements.csv"]
 
 
+@pytest.mark.parametrize("chunk", [65536, 97], ids=["one-chunk", "chunks-of-97"])
+def test_memory_events_among_the_allocations_leave_them_column_wise(chunk, tmp_path, monkeypatch):
+    """One event in three a memory event: the allocations between them are still read as columns (a run is cut
+    only by a ReportSegment and a chunk's end), and each placement, priority and device allocation reads the live
+    allocations as the ones before it left them (Stops among them), on both paths alike; chunks that end on
+    either kind of event."""
+    from d3dkmddi_py.etw import tables as tables_module
+
+    batches = []
+    real = tables_module._rows_of_batch
+    monkeypatch.setattr(tables_module, "_rows_of_batch", lambda *a: batches.append(a[6]) or real(*a))
+    data = hard_trace(17, n=4000, memory=True)
+    fast = tables(data, tmp_path, True, chunk=chunk)
+    assert sum(map(len, batches)) > 2000  # the allocations went column-wise, not as Events
+    batches.clear()
+    exact = tables(data, tmp_path, False, chunk=chunk)
+    assert not batches and "error" not in exact and fast == exact
+    assert exact["placements.csv"].count(b"\n") > 300 and b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"]
+
+
 def test_column_wise_in_big_runs_and_every_format(tmp_path):
     pytest.importorskip("pyarrow")
     data = hard_trace(12, n=3000)
