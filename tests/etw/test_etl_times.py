@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from d3dkmddi_py.bulk.table import time_texts
 from d3dkmddi_py.etw import read
 from d3dkmddi_py.etw.times import filetime_ns, milliseconds, time_ns
-from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
+from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader, filetime_text
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
@@ -93,6 +93,16 @@ def test_the_times_are_the_clocks():
     assert header.utc(100 + 1234) == "2025-11-22T17:35:02.1235801Z"
     cycles = LogHeader({"clock_type": 3, "perf_freq": 0, "cpu_mhz": 3000, "start_filetime": START_FILETIME}, 0)
     assert cycles.utc(3_000_000_000) == "2025-11-22T17:35:03.1234567Z"  # a second of a 3 GHz counter
+
+
+@pytest.mark.parametrize("hundred_ns, text", [
+    (1, "1601-01-01T00:00:00.0000001Z"), (10 ** 7 - 1, "1601-01-01T00:00:00.9999999Z"),
+    (10 ** 7, "1601-01-01T00:00:01.0000000Z"), (_LAST_FILETIME + 10 ** 7 - 1, "9999-12-31T23:59:59.9999999Z"),
+    (_LAST_FILETIME + 10 ** 7, None), (0, None), (None, None)])
+def test_an_etl_time_text_from_its_second_and_its_fraction(hundred_ns, text):
+    """The text is its second's (cached: events come in time order), then the 7 digits of 100 ns, to the last
+    of 9999 (typed in by hand)."""
+    assert filetime_text(hundred_ns) == text == filetime_text(hundred_ns)  # the second time from the cache
 
 
 int64 = st.integers(-INT64, INT64 - 1)
