@@ -71,7 +71,7 @@ class TraceTables:
         self.events = 0
         self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
         self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
-        self._rows: dict = {}  # table -> [(entry, event, applied, findings)] of the other events
+        self._rows: dict = {}  # table -> [(entry, event, applied, findings, time in ns)] of the other events
         self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
@@ -153,15 +153,16 @@ class TraceTables:
                 if entry.batched:
                     self._batched_rows(entry, _rows_of_events(entry, self.tracker, []))
                 else:
-                    self._write_rows(entry.table.name, [(entry, None, None, [])])
+                    self._write_rows(entry.table.name, [(entry, None, None, [], None)])
         if "findings" not in self._started:
             self._write_findings([], [])
 
     # ---- events
-    def add(self, event) -> None:
+    def add(self, event, ns=_UNSET) -> None:
         """One event: applied now (later events read the state it leaves), its row buffered; the buffers are
         written before an event that changes what batched events are checked against (a barrier: a
-        ReportSegment), and every ``chunk`` events."""
+        ReportSegment), and every ``chunk`` events.  ``ns``: its time as ``time_ns`` reads it, where the
+        caller has it (the column-wise path: ``LogHeader.nanoseconds``)."""
         self.events += 1
         if self._first is _UNSET:
             self._first = event.time
@@ -173,7 +174,8 @@ class TraceTables:
             self._pending.setdefault(entry.event, []).append((event, applied))
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, self.tracker.findings(event, applied)))
+                (entry, event, applied, self.tracker.findings(event, applied), time_ns(event.time) if ns is _UNSET
+                 else ns))
         self._buffered += 1
         if self._buffered >= self.chunk:
             self.flush()
@@ -247,10 +249,11 @@ class TraceTables:
         batched = stop - start - len(singles)
         self.events += batched
         self._buffered += batched  # the stretch fits in the chunk: only its last event's ``add`` can flush
+        times = _list(header.nanoseconds(np, batch.times[start:stop][singles]))
         for j, i in enumerate(singles.tolist()):
             for advance, before, _n in tracks:
                 advance(before[j])
-            self.add(batch.event(start + i, header.utc(int(batch.times[start + i])), source))
+            self.add(batch.event(start + i, header.utc(int(batch.times[start + i])), source), times[j])
         for advance, before, total in tracks:
             advance(total - sum(before))
 
@@ -317,28 +320,36 @@ class TraceTables:
         return [milliseconds(t, start) for t in _list(times)]
 
     def _write_rows(self, table: str, items) -> list:
-        """Rows of events one at a time: ``items`` are (entry, event, applied, findings); an event of None
-        gives the table's columns with no row.  Returns their (number, finding) pairs."""
+        """Rows of events one at a time: ``items`` are (entry, event, applied, findings, time in ns); an event of
+        None gives the table's columns with no row.  Returns their (number, finding) pairs."""
         entry = items[0][0]
         items = [item for item in items if item[1] is not None]
-        events = [e for _n, e, _a, _f in items]
+        events, applied = [i[1] for i in items], [i[2] for i in items]
         names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
-        times = [time_ns(e.time) for e in events]
+        times = [i[4] for i in items]
         columns = [[e.number for e in events], times, self._ms(times), [e.opcode for e in events],
-                   [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
-        own = all(n is entry for n, _e, _a, _f in items)
-        for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
+                   [e.process_id for e in events], [adapter_of(e, a) for e, a in zip(events, applied)]]
+        shares = {}  # each event's own entry reads its cells (a shared table): its rows
+        for row, item in enumerate(items):
+            shares.setdefault(item[0].event, []).append(row)
+        for j, column in enumerate(entry.table.columns):
             names.append(column.name)
             kinds.append(column.kind)
-            columns.append(column.cells(events, [a for _n, _e, a, _f in items]) if own else
-                           [n.table.columns[j].of(e, a) for n, e, a, _f in items])
+            if len(shares) <= 1:
+                columns.append(column.cells(events, applied))
+                continue
+            cells = [None] * len(items)
+            for own, rows in shares.items():
+                for row, cell in zip(rows, ENTRIES[own].table.columns[j].cells([events[r] for r in rows],
+                                                                      [applied[r] for r in rows])):
+                    cells[row] = cell
+            columns.append(cells)
         decoded = {}
         for kind in entry.table.mirror:
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
-                            for _n, e, a, _f in items)
+                            for e, a in zip(events, applied))
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
-        return self._write(table, names, kinds, columns, decoded, [f for _n, _e, _a, f in items],
-                           [e.number for e in events])
+        return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])

@@ -16,7 +16,7 @@ from d3dkmddi_py.etw.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
-from .etl_readings import tables
+from .etl_readings import column_runs, tables
 from .helpers import alloc_fields, seg_fields
 
 
@@ -56,14 +56,10 @@ def test_memory_events_among_the_allocations_leave_them_column_wise(chunk, tmp_p
     only by a ReportSegment and a chunk's end), and each placement, priority and device allocation reads the live
     allocations as the ones before it left them (Stops among them), on both paths alike; chunks that end on
     either kind of event."""
-    from d3dkmddi_py.etw import tables as tables_module
-
-    batches = []
-    real = tables_module._rows_of_batch
-    monkeypatch.setattr(tables_module, "_rows_of_batch", lambda *a: batches.append(a[6]) or real(*a))
+    batches = column_runs(monkeypatch)
     data = hard_trace(17, n=4000, memory=True)
     fast = tables(data, tmp_path, True, chunk=chunk)
-    assert sum(map(len, batches)) > 2000  # the allocations went column-wise, not as Events
+    assert sum(batches) > 2000  # the allocations went column-wise, not as Events
     batches.clear()
     exact = tables(data, tmp_path, False, chunk=chunk)
     assert not batches and "error" not in exact and fast == exact

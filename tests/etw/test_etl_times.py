@@ -18,8 +18,8 @@ from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
 
-from .etl_readings import tables
-from .helpers import alloc_fields, seg_fields
+from .etl_readings import column_runs, tables
+from .helpers import ADAPTER, alloc_fields, seg_fields
 
 INT64 = 1 << 63
 
@@ -78,6 +78,30 @@ def test_one_time_per_event_whichever_path_reads_it(case, tmp_path):
     assert times_of(exact["allocations.csv"]) == [(t or "").encode() for t in time_texts(ns)]
     start = filetime_ns(reader.etl_header.start_filetime)
     assert ms_of(exact["allocations.csv"]) == [milliseconds(t, start) for t in ns]
+
+
+@pytest.mark.parametrize("case", list(CLOCKS))
+def test_one_time_per_event_among_allocations_read_as_columns(case, tmp_path, monkeypatch):
+    """An event among a run of allocations read as columns (residency here) takes its time from the clock as the
+    allocations do (``LogHeader.nanoseconds``), the time the event-by-event reader's text reads as."""
+    clock, header_ticks = CLOCKS[case]
+    resident = KIND_BY_NAME[("TotalBytesResidentInSegment", "Info")]
+    start = KIND_BY_NAME[("AdapterAllocation", "Start")]
+    events = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], seg_fields(1, 0x11), ticks=STEPS[0])]
+    for i, t in enumerate(STEPS):
+        events += [etl_build.dxgkrnl_event(start, alloc_fields(hDxgGlobalAlloc=i * 10 + j + 1), ticks=t)
+                   for j in range(10)]
+        events.append(etl_build.dxgkrnl_event(resident, {"DxgAdapter": ADAPTER, "SegmentId": 1,
+                                                         "TotalBytesResident": i}, ticks=t))
+    data = etl_build.etl_bytes(events, clock=clock, header_ticks=header_ticks)
+    runs = column_runs(monkeypatch)
+    fast = tables(data, tmp_path, True)
+    assert sum(runs) == 10 * len(STEPS)
+    exact = tables(data, tmp_path, False)
+    assert fast == exact and "error" not in exact
+    reader = read(io.BytesIO(data), name="trace.etl")
+    ns = [time_ns(e.time) for e in reader if e.event == "TotalBytesResidentInSegment"]
+    assert times_of(exact["residency.csv"]) == [(t or "").encode() for t in time_texts(ns)]
 
 
 def test_a_clock_without_a_rate_gives_no_time_not_a_made_up_one(tmp_path):
