@@ -66,6 +66,26 @@ def test_memory_events_among_the_allocations_leave_them_column_wise(chunk, tmp_p
     assert exact["placements.csv"].count(b"\n") > 300 and b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"]
 
 
+def test_reading_the_tables_leaves_the_collectors_frozen_objects_as_it_found_them(tmp_path):
+    """The tables freeze the objects from before while they read (the collector's full passes skip them), and give
+    them back; a caller's own freeze is left alone, and so is the freeze when the reading fails."""
+    import gc
+
+    data = hard_trace(18, n=300, memory=True)
+    assert gc.get_freeze_count() == 0
+    tables(data, tmp_path, True)
+    assert gc.get_freeze_count() == 0
+    assert "error" in tables(data[:len(data) // 2] + b"\xff" * 64, tmp_path, False)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        tables(data, tmp_path, False)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_column_wise_in_big_runs_and_every_format(tmp_path):
     pytest.importorskip("pyarrow")
     data = hard_trace(12, n=3000)
