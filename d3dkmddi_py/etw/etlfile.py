@@ -23,6 +23,7 @@ import tempfile
 import uuid
 from array import array
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 
 from ..errors import EtwInputError
 from ..pipeline.source import MAX_UNSIZED_BYTES
@@ -550,11 +551,18 @@ class LogHeader:
 def filetime_text(hundred_ns: int | None) -> str | None:
     if hundred_ns is None or hundred_ns <= 0:
         return None
+    second = _second_text(hundred_ns // 10_000_000)
+    return None if second is None else second + f"{hundred_ns % 10_000_000:07d}Z"
+
+
+@lru_cache(maxsize=1024)  # events come in time order: the date and second repeat (strftime costs as much as the rest)
+def _second_text(seconds: int) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SS.`` of a second since 1601, or None past 9999 (a later fraction overflows alike)."""
     try:
-        moment = _FILETIME_EPOCH + timedelta(microseconds=hundred_ns // 10)
+        moment = _FILETIME_EPOCH + timedelta(seconds=seconds)
     except OverflowError:
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{hundred_ns % 10_000_000:07d}Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.")
 
 
 def log_header(buffer: Buffer, name: str) -> LogHeader:

@@ -124,7 +124,8 @@ class EventEntry:
     rules: tuple = ()  # rule ids its own findings report (outside the record checks)
     batched: bool = False  # its findings are checked column-wise in batches (AdapterAllocation)
     unchecked: tuple = ()  # opcodes whose mirror record is not checked (a Stop: the allocation is gone)
-    track: object = None  # track(np, tracker, columns, unchecked, adapters, numbers, times): apply's state, for a batch's rows
+    track: object = None  # track(np, tracker, columns, unchecked, adapters, numbers, times) -> advance(n): apply's
+    # state for the next n of a batch's rows (the other events among them apply in between)
     barrier: bool = False  # it changes what batched events are checked against (ReportSegment)
     record: object = None  # record(tracker, event, applied) -> (mirror kind, bytes, adapter, checked) for --json
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows

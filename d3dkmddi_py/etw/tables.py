@@ -12,6 +12,7 @@ complete or not at all (``outfile.open_output``).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from itertools import chain
@@ -29,7 +30,7 @@ from .registry import HEAD, MIRROR_PREFIX
 from .times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
-SHORT_RUN = 64  # batched rows between two other events that are read as Events, not as columns
+SHORT_RUN = 64  # batched rows of a stretch (between barriers, within a chunk) read as Events, not as columns
 
 
 def table_names() -> tuple:
@@ -71,7 +72,7 @@ class TraceTables:
         self.events = 0
         self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
         self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
-        self._rows: dict = {}  # table -> [(entry, event, applied, findings)] of the other events
+        self._rows: dict = {}  # table -> [(entry, event, applied, findings, time in ns)] of the other events
         self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
@@ -153,15 +154,16 @@ class TraceTables:
                 if entry.batched:
                     self._batched_rows(entry, _rows_of_events(entry, self.tracker, []))
                 else:
-                    self._write_rows(entry.table.name, [(entry, None, None, [])])
+                    self._write_rows(entry.table.name, [(entry, None, None, [], None)])
         if "findings" not in self._started:
             self._write_findings([], [])
 
     # ---- events
-    def add(self, event) -> None:
+    def add(self, event, ns=_UNSET) -> None:
         """One event: applied now (later events read the state it leaves), its row buffered; the buffers are
         written before an event that changes what batched events are checked against (a barrier: a
-        ReportSegment), and every ``chunk`` events."""
+        ReportSegment), and every ``chunk`` events.  ``ns``: its time as ``time_ns`` reads it, where the
+        caller has it (the column-wise path: ``LogHeader.nanoseconds``)."""
         self.events += 1
         if self._first is _UNSET:
             self._first = event.time
@@ -173,7 +175,8 @@ class TraceTables:
             self._pending.setdefault(entry.event, []).append((event, applied))
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, self.tracker.findings(event, applied)))
+                (entry, event, applied, self.tracker.findings(event, applied), time_ns(event.time) if ns is _UNSET
+                 else ns))
         self._buffered += 1
         if self._buffered >= self.chunk:
             self.flush()
@@ -184,57 +187,77 @@ class TraceTables:
         ``columns=False``: Events only (the column-wise path's oracle in the tests)."""
         reader.columns = columns and numpy_module() is not None  # NumPy that cannot be imported: event by event
         self._source = reader
-        items = iter(reader)
-        item = next(items, None)
-        while item is not None:
-            try:
-                if item is etlcolumns.RESTART:
-                    self.restart()
-                elif isinstance(item, etlcolumns.DxgBatch):
-                    self.add_batch(item, reader.etl_header, reader.name)
-                else:
-                    self.add(item)
-            except etlcolumns.NeedExact as exc:
-                item = items.throw(exc)  # the reader answers RESTART, then gives Events
-                continue
-            except EtwInputError as exc:
-                if not isinstance(item, etlcolumns.DxgBatch):
-                    raise
-                item = items.throw(etlcolumns.NeedExact(str(exc)))  # the event-by-event reader names it
-                continue
+        with _old_objects_frozen():
+            items = iter(reader)
             item = next(items, None)
+            while item is not None:
+                try:
+                    if item is etlcolumns.RESTART:
+                        self.restart()
+                    elif isinstance(item, etlcolumns.DxgBatch):
+                        self.add_batch(item, reader.etl_header, reader.name)
+                    else:
+                        self.add(item)
+                except etlcolumns.NeedExact as exc:
+                    item = items.throw(exc)  # the reader answers RESTART, then gives Events
+                    continue
+                except EtwInputError as exc:
+                    if not isinstance(item, etlcolumns.DxgBatch):
+                        raise
+                    item = items.throw(etlcolumns.NeedExact(str(exc)))  # the event-by-event reader names it
+                    continue
+                item = next(items, None)
 
     def add_batch(self, batch, header, source: str) -> None:
-        """An ``etlcolumns.DxgBatch``: the runs of batched events (allocations) column-wise, every other
-        row as an Event, written where ``add`` would write them (so both paths write the same chunks).
+        """An ``etlcolumns.DxgBatch``: the batched events (allocations) column-wise, every other row as an Event
+        where it falls, written where ``add`` would write them (so both paths write the same chunks).
         Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
         its mirror member): the caller starts again from the Events."""
         np = numpy_module()
-        batched = [i for i, k in KINDS.items() if ENTRIES[k.event].batched]
-        ids = batch.ids
-        singles = np.flatnonzero(~np.isin(ids, batched)).tolist()
+        barriers = np.flatnonzero(np.isin(batch.ids, [i for i, k in KINDS.items() if ENTRIES[k.event].barrier]))
         start = 0
-        for row in singles + [len(batch)]:
-            if row - start < SHORT_RUN:  # a few rows between other events: as Events (columns cost more)
-                for i in range(start, row):
-                    self.add(batch.event(i, header.utc(int(batch.times[i])), source))
-                start = row
-            part = start
-            while part < row:  # a run, cut where ``add`` would write the buffers
-                stop = min(row, part + self.chunk - self._buffered)
-                for event_name, rows in _by_event(np, ids[part:stop]):
-                    entry = ENTRIES[event_name]
-                    self._run(entry, _rows_of_batch(np, entry, self.tracker, batch, part, stop, rows, header))
-                self.events += stop - part
-                self._buffered += stop - part
+        for cut in barriers.tolist() + [len(batch)]:
+            while start < cut:  # a stretch, cut where ``add`` would write the buffers
+                stop = min(cut, start + self.chunk - self._buffered)
+                self._stretch(np, batch, start, stop, header, source)
                 if self._buffered >= self.chunk:
                     self.flush()
-                part = stop
-            if row < len(batch):
-                self.add(batch.event(row, header.utc(int(batch.times[row])), source))
-            start = row + 1
+                start = stop
+            if cut < len(batch):
+                self.add(batch.event(cut, header.utc(int(batch.times[cut])), source))  # it flushes first
+            start = cut + 1
         if self.progress is not None:
             self.progress.update(self.events)
+
+    def _stretch(self, np, batch, start: int, stop: int, header, source: str) -> None:
+        """Rows ``start:stop`` of a batch, no barrier among them and within one chunk: the batched rows as
+        columns (checked when written, against the segments a barrier last changed), each other row an Event
+        applied after the state the batched rows before it leave (a placement finds the allocations started
+        before it)."""
+        ids = batch.ids[start:stop]
+        runs = _by_event(np, ids)
+        if sum(len(rows) for _n, rows in runs) < SHORT_RUN:  # a few batched rows: as Events (columns cost more)
+            for i in range(start, stop):
+                self.add(batch.event(i, header.utc(int(batch.times[i])), source))
+            return
+        singles = np.flatnonzero(~np.isin(ids, [i for i, k in KINDS.items() if ENTRIES[k.event].batched]))
+        tracks = []
+        for event_name, rows in runs:
+            entry = ENTRIES[event_name]
+            part, advance = _rows_of_batch(np, entry, self.tracker, batch, start, stop, rows, header)
+            self._run(entry, part)
+            if advance is not None:  # each single sees the state of the batched rows before it
+                tracks.append((advance, np.diff(np.searchsorted(rows, singles), prepend=0).tolist(), len(rows)))
+        batched = stop - start - len(singles)
+        self.events += batched
+        self._buffered += batched  # the stretch fits in the chunk: only its last event's ``add`` can flush
+        times = _list(header.nanoseconds(np, batch.times[start:stop][singles]))
+        for j, i in enumerate(singles.tolist()):
+            for advance, before, _n in tracks:
+                advance(before[j])
+            self.add(batch.event(start + i, header.utc(int(batch.times[start + i])), source), times[j])
+        for advance, before, total in tracks:
+            advance(total - sum(before))
 
     def _run(self, entry, rows) -> None:
         """A run of a batched event's rows, after any of its Events buffered before it."""
@@ -299,28 +322,36 @@ class TraceTables:
         return [milliseconds(t, start) for t in _list(times)]
 
     def _write_rows(self, table: str, items) -> list:
-        """Rows of events one at a time: ``items`` are (entry, event, applied, findings); an event of None
-        gives the table's columns with no row.  Returns their (number, finding) pairs."""
+        """Rows of events one at a time: ``items`` are (entry, event, applied, findings, time in ns); an event of
+        None gives the table's columns with no row.  Returns their (number, finding) pairs."""
         entry = items[0][0]
         items = [item for item in items if item[1] is not None]
-        events = [e for _n, e, _a, _f in items]
+        events, applied = [i[1] for i in items], [i[2] for i in items]
         names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
-        times = [time_ns(e.time) for e in events]
+        times = [i[4] for i in items]
         columns = [[e.number for e in events], times, self._ms(times), [e.opcode for e in events],
-                   [e.process_id for e in events], [adapter_of(e, a) for _n, e, a, _f in items]]
-        own = all(n is entry for n, _e, _a, _f in items)
-        for j, column in enumerate(entry.table.columns):  # each event's own entry reads its cell (a shared table)
+                   [e.process_id for e in events], [adapter_of(e, a) for e, a in zip(events, applied)]]
+        shares = {}  # each event's own entry reads its cells (a shared table): its rows
+        for row, item in enumerate(items):
+            shares.setdefault(item[0].event, []).append(row)
+        for j, column in enumerate(entry.table.columns):
             names.append(column.name)
             kinds.append(column.kind)
-            columns.append(column.cells(events, [a for _n, _e, a, _f in items]) if own else
-                           [n.table.columns[j].of(e, a) for n, e, a, _f in items])
+            if len(shares) <= 1:
+                columns.append(column.cells(events, applied))
+                continue
+            cells = [None] * len(items)
+            for own, rows in shares.items():
+                for row, cell in zip(rows, ENTRIES[own].table.columns[j].cells([events[r] for r in rows],
+                                                                      [applied[r] for r in rows])):
+                    cells[row] = cell
+            columns.append(cells)
         decoded = {}
         for kind in entry.table.mirror:
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
-                            for _n, e, a, _f in items)
+                            for e, a in zip(events, applied))
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
-        return self._write(table, names, kinds, columns, decoded, [f for _n, _e, _a, f in items],
-                           [e.number for e in events])
+        return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
@@ -365,6 +396,21 @@ class TraceTables:
     def message(self) -> str:
         parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
         return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
+
+
+@contextlib.contextmanager
+def _old_objects_frozen():
+    """While a trace is read, the objects from before (modules, the caller's) are left out of the cyclic
+    collector's full passes, which each chunk's short-lived rows would otherwise make walk them all again (a
+    sixth of the time); unless someone froze objects already (``gc.freeze`` is the process's)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _list(values) -> list:
@@ -416,9 +462,10 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
     return rows
 
 
-def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, header) -> _Rows:
-    """Rows ``rows`` (of ``start:stop``) of an etlcolumns.DxgBatch, all events of ``entry``; their live
-    allocations tracked as ``Tracker.apply`` tracks them."""
+def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, header) -> tuple:
+    """(_Rows, advance) of rows ``rows`` (of ``start:stop``) of an etlcolumns.DxgBatch, all events of ``entry``;
+    ``advance(n)`` tracks the next n rows' live allocations as ``Tracker.apply`` tracks them (None: the entry
+    tracks nothing)."""
     part = batch.rows(slice(start, stop))
     if len(rows) != stop - start:
         part = part.rows(rows)
@@ -445,10 +492,10 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     out.data = {kind: pk.pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
-    if entry.track is not None:
-        entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool), adapters,
-                    out.numbers, out.times)
-    return out
+    if entry.track is None:
+        return out, None
+    return out, entry.track(np, tracker, columns, np.array([o in entry.unchecked for o in opcodes], dtype=bool),
+                            adapters, out.numbers, out.times)
 
 
 def allocation_columns(events, *, target=None):

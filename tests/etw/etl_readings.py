@@ -18,11 +18,11 @@ def answer(reading):
         return str(exc)
 
 
-def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64") -> dict:
-    """Every table's bytes by name, or {"error": its text}, from one path of the reader."""
+def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64", **options) -> dict:
+    """Every table's bytes by name, or {"error": its text}, from one path of the reader (``options``: TraceTables')."""
     out = folder / f"out-{columns}-{fmt}"
     reader = read(io.BytesIO(data), name="trace.etl")
-    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")))
+    t = TraceTables(fmt, out, Tracker((abi, "WDDM3_2")), **options)
     try:
         with t:
             t.read(reader, columns=columns)
@@ -30,3 +30,14 @@ def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64
     except (EtwInputError, OutputError) as exc:
         return {"error": str(exc)}
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def column_runs(monkeypatch) -> list:
+    """The length of each run of batched rows (allocations) the tables go on to read as columns, as they come: a
+    test that holds the column-wise path to the Events' shows it ran."""
+    from d3dkmddi_py.etw import tables as tables_module
+
+    runs = []
+    real = tables_module._rows_of_batch
+    monkeypatch.setattr(tables_module, "_rows_of_batch", lambda *a: runs.append(len(a[6])) or real(*a))
+    return runs

@@ -16,7 +16,7 @@ from d3dkmddi_py.etw.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
-from .etl_readings import tables
+from .etl_readings import column_runs, tables
 from .helpers import alloc_fields, seg_fields
 
 
@@ -48,6 +48,42 @@ def test_column_wise_tables_with_the_memory_events_equal_the_event_by_event_ones
     assert "error" not in exact and fast == exact
     assert exact["placements.csv"].count(b"\n") > 20 and exact["residency.csv"].count(b"\n") > 10
     assert b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"] and b" 0x" in exact["placements.csv"]
+
+
+@pytest.mark.parametrize("chunk", [65536, 97], ids=["one-chunk", "chunks-of-97"])
+def test_memory_events_among_the_allocations_leave_them_column_wise(chunk, tmp_path, monkeypatch):
+    """One event in three a memory event: the allocations between them are still read as columns (a run is cut
+    only by a ReportSegment and a chunk's end), and each placement, priority and device allocation reads the live
+    allocations as the ones before it left them (Stops among them), on both paths alike; chunks that end on
+    either kind of event."""
+    batches = column_runs(monkeypatch)
+    data = hard_trace(17, n=4000, memory=True)
+    fast = tables(data, tmp_path, True, chunk=chunk)
+    assert sum(batches) > 2000  # the allocations went column-wise, not as Events
+    batches.clear()
+    exact = tables(data, tmp_path, False, chunk=chunk)
+    assert not batches and "error" not in exact and fast == exact
+    assert exact["placements.csv"].count(b"\n") > 300 and b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"]
+
+
+def test_reading_the_tables_leaves_the_collectors_frozen_objects_as_it_found_them(tmp_path):
+    """The tables freeze the objects from before while they read (the collector's full passes skip them), and give
+    them back; a caller's own freeze is left alone, and so is the freeze when the reading fails."""
+    import gc
+
+    data = hard_trace(18, n=300, memory=True)
+    assert gc.get_freeze_count() == 0
+    tables(data, tmp_path, True)
+    assert gc.get_freeze_count() == 0
+    assert "error" in tables(data[:len(data) // 2] + b"\xff" * 64, tmp_path, False)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        tables(data, tmp_path, False)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_column_wise_in_big_runs_and_every_format(tmp_path):

@@ -13,13 +13,13 @@ from hypothesis import given, settings, strategies as st
 from d3dkmddi_py.bulk.table import time_texts
 from d3dkmddi_py.etw import read
 from d3dkmddi_py.etw.times import filetime_ns, milliseconds, time_ns
-from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader
+from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader, filetime_text
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock
 
-from .etl_readings import tables
-from .helpers import alloc_fields, seg_fields
+from .etl_readings import column_runs, tables
+from .helpers import ADAPTER, alloc_fields, seg_fields
 
 INT64 = 1 << 63
 
@@ -80,6 +80,30 @@ def test_one_time_per_event_whichever_path_reads_it(case, tmp_path):
     assert ms_of(exact["allocations.csv"]) == [milliseconds(t, start) for t in ns]
 
 
+@pytest.mark.parametrize("case", list(CLOCKS))
+def test_one_time_per_event_among_allocations_read_as_columns(case, tmp_path, monkeypatch):
+    """An event among a run of allocations read as columns (residency here) takes its time from the clock as the
+    allocations do (``LogHeader.nanoseconds``), the time the event-by-event reader's text reads as."""
+    clock, header_ticks = CLOCKS[case]
+    resident = KIND_BY_NAME[("TotalBytesResidentInSegment", "Info")]
+    start = KIND_BY_NAME[("AdapterAllocation", "Start")]
+    events = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], seg_fields(1, 0x11), ticks=STEPS[0])]
+    for i, t in enumerate(STEPS):
+        events += [etl_build.dxgkrnl_event(start, alloc_fields(hDxgGlobalAlloc=i * 10 + j + 1), ticks=t)
+                   for j in range(10)]
+        events.append(etl_build.dxgkrnl_event(resident, {"DxgAdapter": ADAPTER, "SegmentId": 1,
+                                                         "TotalBytesResident": i}, ticks=t))
+    data = etl_build.etl_bytes(events, clock=clock, header_ticks=header_ticks)
+    runs = column_runs(monkeypatch)
+    fast = tables(data, tmp_path, True)
+    assert sum(runs) == 10 * len(STEPS)
+    exact = tables(data, tmp_path, False)
+    assert fast == exact and "error" not in exact
+    reader = read(io.BytesIO(data), name="trace.etl")
+    ns = [time_ns(e.time) for e in reader if e.event == "TotalBytesResidentInSegment"]
+    assert times_of(exact["residency.csv"]) == [(t or "").encode() for t in time_texts(ns)]
+
+
 def test_a_clock_without_a_rate_gives_no_time_not_a_made_up_one(tmp_path):
     for case in ("a timer frequency of 0", "a negative timer frequency", "a CPU-cycle clock of 0 MHz"):
         clock, header_ticks = CLOCKS[case]
@@ -93,6 +117,16 @@ def test_the_times_are_the_clocks():
     assert header.utc(100 + 1234) == "2025-11-22T17:35:02.1235801Z"
     cycles = LogHeader({"clock_type": 3, "perf_freq": 0, "cpu_mhz": 3000, "start_filetime": START_FILETIME}, 0)
     assert cycles.utc(3_000_000_000) == "2025-11-22T17:35:03.1234567Z"  # a second of a 3 GHz counter
+
+
+@pytest.mark.parametrize("hundred_ns, text", [
+    (1, "1601-01-01T00:00:00.0000001Z"), (10 ** 7 - 1, "1601-01-01T00:00:00.9999999Z"),
+    (10 ** 7, "1601-01-01T00:00:01.0000000Z"), (_LAST_FILETIME + 10 ** 7 - 1, "9999-12-31T23:59:59.9999999Z"),
+    (_LAST_FILETIME + 10 ** 7, None), (0, None), (None, None)])
+def test_an_etl_time_text_from_its_second_and_its_fraction(hundred_ns, text):
+    """The text is its second's (cached: events come in time order), then the 7 digits of 100 ns, to the last
+    of 9999 (typed in by hand)."""
+    assert filetime_text(hundred_ns) == text == filetime_text(hundred_ns)  # the second time from the cache
 
 
 int64 = st.integers(-INT64, INT64 - 1)

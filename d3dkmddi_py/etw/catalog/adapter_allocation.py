@@ -5,6 +5,8 @@ PageTableOrDirectory.  Start and DCStart add a live allocation, Stop removes it 
 (hVidMmGlobalAlloc when that is 0)."""
 from __future__ import annotations
 
+from itertools import islice
+
 from ... import render
 from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, StateTable, TableSpec,
                         field_columns, register)
@@ -104,11 +106,13 @@ def apply(tracker, event) -> bytes:
     return data
 
 
-def track(np, tracker, columns: dict, stops, adapters, numbers, times) -> None:
+def track(np, tracker, columns: dict, stops, adapters, numbers, times):
     """``apply`` for a run of rows given as columns (the tables' column-wise path), for what later events
-    and the end's tables read: the live allocations and each process's tally."""
+    and the end's tables read: the live allocations and each process's tally; returns ``advance(n)``, which
+    tracks the next n rows (the other events between them read the state up to their point)."""
     fields = [columns[n].tolist() if n != "pDxgAdapter" else adapters.tolist() for n in LIVE_ROW[1:-2]]
-    tracker.track_allocations(zip(stops.tolist(), *fields, _list(numbers), _list(times)))
+    rows = zip(stops.tolist(), *fields, _list(numbers), _list(times))
+    return lambda n: tracker.track_allocations(islice(rows, n))
 
 
 def _list(values) -> list:
