@@ -27,7 +27,7 @@ import threading
 from .errors import OutputError, bad_argument, shown
 
 __all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "make_output_folder", "open_output",
-           "safe_name"]
+           "remove_made_folders", "safe_name"]
 
 PROG = "d3dkmddi"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 130, 143
@@ -231,11 +231,12 @@ def _refuse_places(name: str, final: str, refuse) -> None:
             refuse(f"it is inside the installed package ({safe_name(package)})", "write the output elsewhere")
 
 
-def make_output_folder(path) -> str:
+def make_output_folder(path, made: list | None = None) -> str:
     """The folder an output's files are written into (``etw --format ... -o DIR``), created when missing only
     after every check, so a refused folder leaves nothing behind: not a NUL in the name, not something that
     exists and is not a directory, not a special file system or the installed package, not under a file or
-    a folder that cannot be written.  Returns its real path; each file in it is then checked by check_output."""
+    a folder that cannot be written.  Returns its real path; each file in it is then checked by check_output.
+    ``made``: the folders this call creates are appended to it, deepest first (remove_made_folders)."""
     name = _as_name(path, "output folder")
     shown = safe_name(name)
 
@@ -255,11 +256,28 @@ def make_output_folder(path) -> str:
         refuse(f"{safe_name(existing)} is not a directory")
     if existing != final and not os.access(existing, os.W_OK | os.X_OK):
         refuse(f"directory {safe_name(existing)} is not writable", "write elsewhere")
+    missing = []
+    folder = final
+    while folder != existing:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
     try:
         os.makedirs(final, exist_ok=True)
     except OSError as exc:
         refuse(f"it cannot be created: {exc.strerror or exc}", "write elsewhere")
+    if made is not None:
+        made.extend(missing)
     return final
+
+
+def remove_made_folders(made: list) -> None:
+    """After a failed or interrupted output: the folders make_output_folder created, deepest first, each
+    removed only while it is still empty (a file someone else put there keeps it)."""
+    for folder in made:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
 
 
 @contextlib.contextmanager

@@ -21,7 +21,7 @@ from .. import bulk, render
 from .._numpy import numpy_module
 from ..bulk.table import Table, columns_table, writer
 from ..errors import EtwInputError
-from ..outfile import check_output, make_output_folder, open_output, safe_name
+from ..outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
 from . import etlcolumns
 from .catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
 from .mapping import ALLOCATION_TYPE, SEGMENT
@@ -94,7 +94,9 @@ class TraceTables:
         if self.sinks is not None:
             self._writers = dict(self.sinks)
             return self
-        make_output_folder(self.directory)
+        made: list = []
+        make_output_folder(self.directory, made)
+        self._stack.push(_folders_gone_on_failure(made))
         binary = self.fmt == "parquet"
         paths = [os.path.join(self.directory, f"{name}.{self.fmt}") for name in self.names]
         for path in paths:  # every table is checked before the first is begun
@@ -396,6 +398,15 @@ class TraceTables:
     def message(self) -> str:
         parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
         return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
+
+
+def _folders_gone_on_failure(made: list):
+    """An exit callback: on a failure or an interruption, the output folders this run created go too."""
+    def exit_(exc_type, exc, tb) -> bool:
+        if exc_type is not None:
+            remove_made_folders(made)
+        return False
+    return exit_
 
 
 @contextlib.contextmanager

@@ -64,6 +64,34 @@ def test_tables_go_to_the_directory_and_nothing_to_stdout(tmp_path):
     assert len(rows) == 42 and "," in rows[0]
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_failed_run_leaves_no_folder_it_created(tmp_path, fmt):
+    """A trace without the events (found after the folders were made): the folders the run created go, an
+    existing one stays, and so does one where something else was put meanwhile."""
+    other = tmp_path / "other.xml"
+    other.write_bytes(trace(tracerpt_event(1, {"Value0": "1"}, provider=OTHER)))
+    (tmp_path / "kept").mkdir()
+    for target in (tmp_path / "new" / "deeper" / "tables", tmp_path / "kept" / "tables"):
+        out, err, status = etw(other, "--format", fmt, "--output", target)
+        assert status == 2 and out == "" and err.count("\n") == 1, err
+        assert not target.exists()
+    assert not (tmp_path / "new").exists() and (tmp_path / "kept").is_dir()
+
+
+def test_an_interrupted_run_leaves_no_folder_it_created(tmp_path, monkeypatch, capsys):
+    from d3dkmddi_py import cli
+    from d3dkmddi_py.etw.tables import TraceTables
+
+    def interrupted(self, event):  # Ctrl-C while the first event is read
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TraceTables, "add", interrupted)
+    target = tmp_path / "new" / "tables"
+    assert cli.main(["etw", "sample", "--format", "csv", "--output", str(target)]) == 130
+    assert capsys.readouterr().err == "d3dkmddi: interrupted\n"
+    assert not (tmp_path / "new").exists()
+
+
 def test_output_equal_to_the_input_is_refused(tmp_path):
     p = tmp_path / "t.xml"
     p.write_bytes(GOOD)
