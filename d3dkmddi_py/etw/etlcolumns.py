@@ -79,16 +79,23 @@ class DxgBatch:
 
     def event(self, i: int, time: str | None, source: str) -> Event:
         """Row ``i`` as the Event ``etlreader.decode`` gives."""
-        kind = KINDS[int(self.ids[i])]
-        version = int(self.versions[i])
-        lay = layout(kind.event, version, 8)  # the names and types: the same at either pointer size
-        row = self.matrix[i].tolist()
-        at = positions(kind.event)
-        fields = typed_fields(lay, {name: row[at[name]] for name in lay.names})
-        if lay.array is not None:
-            fields[lay.array[0]] = self.arrays[i]
-        return Event(int(self.numbers[i]), kind, version, fields, time, int(self.pids[i]), int(self.tids[i]), {},
-                     source)
+        return self.events([i], [time], source)[0]
+
+    def events(self, rows, times, source: str) -> list:
+        """``event`` of each of ``rows`` (row numbers), its time text in ``times``: the columns read at once."""
+        rows = list(rows)
+        out = []
+        for i, event_id, version, number, pid, tid, row, time in zip(
+                rows, self.ids[rows].tolist(), self.versions[rows].tolist(), self.numbers[rows].tolist(),
+                self.pids[rows].tolist(), self.tids[rows].tolist(), self.matrix[rows].tolist(), times):
+            kind = KINDS[event_id]
+            lay = layout(kind.event, version, 8)  # the names and types: the same at either pointer size
+            at = positions(kind.event)
+            fields = typed_fields(lay, {name: row[at[name]] for name in lay.names})
+            if lay.array is not None:
+                fields[lay.array[0]] = self.arrays[i]
+            out.append(Event(number, kind, version, fields, time, pid, tid, {}, source))
+        return out
 
     def rows(self, index) -> "DxgBatch":
         """The rows ``index`` selects (a slice, or an array of row numbers), numbers included."""

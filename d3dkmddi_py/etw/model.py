@@ -102,10 +102,10 @@ class Tracker:
         """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
         return self.devices.get(handle)
 
-    def tell(self, global_handle: int, event, line: str, findings) -> None:
+    def tell(self, global_handle: int, event, line, findings) -> None:
         """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
-        (``line`` and its findings); the findings of one it replaces, or of an allocation not kept whole,
-        go with the findings of events about no live record."""
+        (``line()``, made only for an allocation kept whole, and its findings); the findings of one it replaces,
+        or of an allocation not kept whole, go with the findings of events about no live record."""
         entry = self.live_entries.get(global_handle)
         if entry is None:
             self.keep_loose(event, list(findings))
@@ -114,7 +114,7 @@ class Tracker:
         old = entry.later.get(name)
         if old is not None:
             self.keep_loose(old.event, old.findings)
-        entry.later[name] = Later(line, list(findings), event, 1 if old is None else old.count + 1)
+        entry.later[name] = Later(line(), list(findings), event, 1 if old is None else old.count + 1)
 
     def track_allocations(self, rows) -> None:
         """AdapterAllocation events in order, each a row of ``LIVE_ROW`` (Stop or not, hVidMmGlobalAlloc, then

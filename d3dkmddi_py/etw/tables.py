@@ -253,11 +253,13 @@ class TraceTables:
         batched = stop - start - len(singles)
         self.events += batched
         self._buffered += batched  # the stretch fits in the chunk: only its last event's ``add`` can flush
-        times = _list(header.nanoseconds(np, batch.times[start:stop][singles]))
-        for j, i in enumerate(singles.tolist()):
+        raw = batch.times[start:stop][singles]
+        times = _list(header.nanoseconds(np, raw))
+        events = batch.events((singles + start).tolist(), [header.utc(t) for t in raw.tolist()], source)
+        for j, event in enumerate(events):
             for advance, before, _n in tracks:
                 advance(before[j])
-            self.add(batch.event(start + i, header.utc(int(batch.times[start + i])), source), times[j])
+            self.add(event, times[j])
         for advance, before, total in tracks:
             advance(total - sum(before))
 

@@ -15,6 +15,7 @@ from .._records import dataclass, replace
 from ..errors import InvalidFieldValue, bad_argument, integer_argument
 from ..layout import record_leaves, typedef_layout
 from ..names import InterfaceVersion, parse_abi
+from ..resolve import resolve_layout
 from ._effective import effective_mask, effective_source, page_rounded
 from ._rules import finding, reading
 from ._view import View, coerce_layout
@@ -91,14 +92,19 @@ def check_placement(p: Placement) -> list:
     layout, data = coerce_layout(p.alloc_info, ALLOCINFO_TYPE, p.target)
     sid = _bounded(p.segment_id, "segment_id", 0xFFFFFFFF)
     _bounded(p.offset, "offset", (1 << 64) - 1)
-    view = View.of(layout, data)
-    wddm2 = view.version >= InterfaceVersion.WDDM2_0
-    effective = _effective(view)
+    effective, wddm2 = _placed_against(layout.c_name, layout.abi, layout.version, data)
     if not 1 <= sid <= (DXGK_SEGMENT_ID_SYSTEMMEMORY if wddm2 else 32) or in_set(effective.segments, sid):
         return []
     return [finding("ALLOCINFO.COMMITTED_OUTSIDE_SETS", effective.source, effective.mask,
                     f"committed to segment {sid} at offset {p.offset:#x}, which is not in {effective.source} = "
                     f"{effective.mask:#x} ({describe_segment_set(effective.segments)})")]
+
+
+@lru_cache(maxsize=4096)  # a trace's placements name few distinct records (the tables pack only the sets)
+def _placed_against(c_name: str, abi: str, version: int, data: bytes) -> tuple:
+    """(EffectiveSegmentSet, from WDDM2_0) of a DXGK_ALLOCATIONINFO's bytes: what a placement is checked against."""
+    view = View.of(resolve_layout(c_name, (abi, version)), data)
+    return _effective(view), view.version >= InterfaceVersion.WDDM2_0
 
 
 @lru_cache(maxsize=None)
@@ -116,14 +122,18 @@ def check_priority(priority: int, *, target=None) -> list:
     """The findings of the rules on AllocationPriority alone for a priority set later (the kernel's
     SetAllocationPriority): the value as the allocation's AllocationPriority, nothing else read; each
     message says it is a later priority, held to those rules as the package's reading."""
-    priority = _bounded(priority, "priority", 0xFFFFFFFF)
-    layout, data = coerce_layout(bytes(typedef_layout(ALLOCINFO_TYPE, *_abi_version(target)).size),
-                                 ALLOCINFO_TYPE, target)
+    return list(_priority_findings(_bounded(priority, "priority", 0xFFFFFFFF), *_abi_version(target)))
+
+
+@lru_cache(maxsize=4096)  # a trace sets few distinct priorities; its events each ask again
+def _priority_findings(priority: int, abi: str, version: int) -> tuple:
+    layout, data = coerce_layout(bytes(typedef_layout(ALLOCINFO_TYPE, abi, version).size), ALLOCINFO_TYPE,
+                                 (abi, version))
     leaf = layout.by_path["AllocationPriority"]
     data = data[:leaf.offset] + priority.to_bytes(leaf.size, "little") + data[leaf.offset + leaf.size:]
     view = View.of(layout, data)
-    return [replace(f, message=f"{f.message} ({LATER_PRIORITY})") for f in
-            (c.finding(view) for c, _value in run_record(priority_checks(layout.abi, layout.version), view))]
+    return tuple(replace(f, message=f"{f.message} ({LATER_PRIORITY})") for f in
+                 (c.finding(view) for c, _value in run_record(priority_checks(layout.abi, layout.version), view)))
 
 
 def _bounded(value, name: str, top: int) -> int:

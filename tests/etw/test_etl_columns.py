@@ -158,3 +158,23 @@ def test_damage_the_columns_read_ahead_is_named_as_the_event_reader_meets_it(tmp
     fast, exact = tables(bytes(data), tmp_path, True), tables(bytes(data), tmp_path, False)
     assert fast == exact and f"buffer {first_of_1[0]} (file offset {first_of_1[1]}, byte 72 of it decompressed)" \
         in exact["error"] and "is not an event header's marker" in exact["error"]
+
+
+def test_a_batch_reads_the_events_among_its_rows_at_once_as_each_alone():
+    """``DxgBatch.events`` (the other events of a stretch, their columns read at once) gives the Events the reader
+    gives one at a time."""
+    from d3dkmddi_py import etw
+    from d3dkmddi_py.etw.catalog import ENTRIES
+
+    data = hard_trace(7, memory=True)
+    reader = etw.read(data)
+    reader.columns = True
+    batches = [b for b in reader if isinstance(b, etlcolumns.DxgBatch)]
+    exact = {e.number: e for e in etw.read(data)}
+    singles = 0
+    for batch in batches:
+        rows = [i for i, k in enumerate(batch.ids.tolist()) if not ENTRIES[etw.catalog.KINDS[k].event].batched]
+        events = batch.events(rows, [exact[n].time for n in batch.numbers[rows].tolist()], reader.name)
+        assert events == [exact[e.number] for e in events]
+        singles += len(events)
+    assert singles

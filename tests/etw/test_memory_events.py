@@ -121,6 +121,39 @@ def test_a_priority_change_of_an_allocation_the_trace_did_not_show_is_still_chec
                            "event #3: 1 error\n   error ALLOCINFO.PRIORITY_ZERO" in text
 
 
+def test_the_tables_make_no_text_line_of_a_placement_or_priority_change(monkeypatch, tmp_path):
+    """The line the text shows of an allocation's last placement and priority is made only for an allocation kept
+    whole (the text, ``adapters()``), not for each event the tables read."""
+    etl, _xml = twin(story())
+    path = tmp_path / "story.etl"
+    path.write_bytes(etl)
+    from d3dkmddi_py.etw.catalog import set_allocation_priority
+
+    def no_line(_priority):
+        raise AssertionError("a text line made for the tables")
+    monkeypatch.setattr(set_allocation_priority, "decode_priority", no_line)
+    _out, status = run([str(path), "--format", "csv", "-o", str(tmp_path / "out")], monkeypatch=monkeypatch)
+    assert status == 1 and (tmp_path / "out" / "priorities.csv").read_text().count("\n") == 2  # header, the change
+
+
+def test_a_priority_and_the_sets_a_placement_reads_are_checked_once_per_value():
+    """The per-event checks ask the rules once per distinct value; each caller gets its own list."""
+    from d3dkmddi_py.semantics import allocation
+
+    allocation._priority_findings.cache_clear()
+    first, again = sem.check_priority(0), sem.check_priority(0)
+    assert first == again and first is not again and [f.rule_id for f in first] == ["ALLOCINFO.PRIORITY_ZERO"]
+    assert allocation._priority_findings.cache_info().hits == 1
+    tracker = etw.Tracker()
+    info = tracker.packer.allocation({**{n: 0 for n, _t in TEMPLATES["AdapterAllocation"][2]},
+                                      "dwReadSegment": 0x5, "dwWriteSegment": 0x5})
+    allocation._placed_against.cache_clear()
+    outside = [sem.check(sem.Placement(info, 2, offset, target=tracker.target)) for offset in (0x1000, 0x2000)]
+    assert [f.message.split(", which")[0] for (f,) in outside] == ["committed to segment 2 at offset 0x1000",
+                                                                   "committed to segment 2 at offset 0x2000"]
+    assert allocation._placed_against.cache_info().hits == 1
+
+
 def test_the_priority_rules_are_the_checks_that_read_AllocationPriority_alone():
     from d3dkmddi_py.layout import record_leaves, typedef_layout
 

@@ -5,6 +5,8 @@ events; the placement is checked against the allocation's segment sets (ALLOCINF
 Its template ends with a counted array, Timestamps (NumberOfTimestamps values)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ...semantics import Placement, check
 from ..registry import Column, EventEntry, Mapping, TableSpec, register
 from ..schema import BOOLEAN, POINTER, UINT32, UINT64
@@ -46,19 +48,19 @@ def place(tracker, event, global_handle, how: str) -> Resolved:
         tracker.note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
         return Resolved(None, global_handle, checked=False)
     pointer, read, write, entry = found
-    pk = tracker.packer
-    info = pk.allocation(_sets(read, write), event.where) if entry is None else entry.data
+    info = _sets_record(tracker.packer, read, write) if entry is None else entry.data
     findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
     if entry is not None:
         entry.placement = (segment, offset, event.number)
-    tracker.tell(global_handle, event, f"   committed to segment {segment} at offset {offset:#x} (event "
-                                       f"#{event.number}, {event.kind.label})", findings)
+    tracker.tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
+                                               f"#{event.number}, {event.kind.label})", findings)
     return Resolved(pointer, global_handle, findings)
 
 
-def _sets(read: int, write: int) -> dict:
-    """Event fields whose DXGK_ALLOCATIONINFO holds these segment sets and nothing else (what a placement reads)."""
-    return {**_ZERO, "dwReadSegment": read, "dwWriteSegment": write}
+@lru_cache(maxsize=4096)  # placements name few distinct pairs of sets; packing a record costs more than the check
+def _sets_record(pk, read: int, write: int) -> bytes:
+    """A DXGK_ALLOCATIONINFO holding these segment sets and nothing else (what a placement reads)."""
+    return pk.allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
 
 
 _ZERO = {name: 0 for name, _t in ALLOCATION_FIELDS}

@@ -35,8 +35,8 @@ def apply(tracker, event) -> Resolved:
     tracker.live_update(device[1], "Priority", priority)
     if entry is not None:
         entry.priority = (priority, event.number)
-    tracker.tell(device[1], event, f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
-                                   f"#{event.number}, {event.kind.label})", found_rules)
+    tracker.tell(device[1], event, lambda: f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
+                                           f"#{event.number}, {event.kind.label})", found_rules)
     return Resolved(pointer, device[1], found_rules)
 
 
