@@ -29,6 +29,7 @@ from ..semantics.explain import _size_text
 from .catalog import ENTRIES
 from .catalog.process_usage import KEY as USAGE_KEY, key_text
 from .model import Tracker
+from .registry import HEAD
 from .section import plural
 from .schema import ADAPTER_ALLOCATION, PROVIDER, PROVIDER_GUID, REPORT_SEGMENT
 from .tables import table_names
@@ -141,8 +142,8 @@ def _plain(column) -> list:
 class _Sink:
     """A table's sink for TraceTables: its rows go to the collector."""
 
-    def __init__(self, collector, name: str):
-        self.collector, self.name = collector, name
+    def __init__(self, collector, name: str, columns):
+        self.collector, self.name, self.columns = collector, name, columns  # the columns the picture reads
 
     def write(self, table) -> None:
         self.collector.take(self.name, table)
@@ -174,8 +175,23 @@ class _Collector:
         self.dropped_events = 0
         self.loose = Samples()
 
+    def reads(self) -> dict:
+        """The columns the picture reads of each table (every event table's head and errors, for the marks; the
+        tables of the state at the end, none): the tables make no other cells."""
+        head = frozenset(n for n, _k in HEAD) | {"errors"}
+        own = {ENTRIES[REPORT_SEGMENT].table.name: ("ulSegmentId", "Size"),
+               ENTRIES[RESIDENT].table.name: ("SegmentId", "TotalBytesResident"),
+               ENTRIES[USAGE].table.name: USAGE_KEY + ("NewUsage", "NewBudget"),
+               ENTRIES[ADAPTER_ALLOCATION].table.name: ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hProcessId", "Size")}
+        reads = {name: head | frozenset(own.get(name, ())) for name in dict.fromkeys(e.table.name
+                                                                                     for e in ENTRIES.values())}
+        reads.update({t.name: frozenset() for e in ENTRIES.values() for t in e.state_tables})
+        reads["findings"] = None  # a few rows: the table's writer makes every cell
+        return reads
+
     def sinks(self) -> dict:
-        return {name: _Sink(self, name) for name in table_names()}
+        reads = self.reads()
+        return {name: _Sink(self, name, reads[name]) for name in table_names()}
 
     def adapter(self, pointer: int):
         a = self.adapters.get(pointer)

@@ -371,3 +371,39 @@ def test_live_bytes_per_process_are_found_column_wise_across_chunks():
         else:
             held[adapter][key] = 1
     assert unmatched == {a: expected.get(a, 0) for a in unmatched}
+
+
+def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
+    """The picture's sinks say which columns they read: the tables make only those (the allocations' mirror
+    leaves but Size are not made, the tables of the state at the end not at all), each cell as the full tables
+    make it."""
+    from d3dkmddi_py.etw.plot import _Collector
+    from d3dkmddi_py.etw.tables import TraceTables
+    from d3dkmddi_py.etw.model import Tracker
+
+    class Keep:
+        def __init__(self, columns=None):
+            self.columns, self.tables = columns, []
+
+        def write(self, table):
+            self.tables.append(dict(zip(table.names, table.columns)))
+
+        def close(self):
+            pass
+
+    def tables(reads):
+        sinks = {name: Keep(columns) for name, columns in reads.items()}
+        t = TraceTables(None, None, Tracker(None), sinks=sinks)
+        with t:
+            t.read(etw.read(SAMPLE_PATH))
+        return sinks
+
+    reads = _Collector().reads()
+    some, every = tables(reads), tables(dict.fromkeys(reads))
+    assert reads["live"] == reads["processes"] == frozenset() and not some["live"].tables
+    for name, columns in reads.items():
+        if columns:
+            for part, whole in zip(some[name].tables, every[name].tables, strict=True):
+                assert set(part) == set(whole) & (columns | {"warnings"})  # counted with errors
+                assert {c: list(v) for c, v in part.items()} == {c: list(whole[c]) for c in part}
+    assert "Flags.CpuVisible" in every["allocations"].tables[0] and "Size" in some["allocations"].tables[0]
