@@ -67,6 +67,11 @@ class Samples:
         self.numbers.frombytes(np.ascontiguousarray(numbers, dtype=np.int64).tobytes())
         self.values.frombytes(np.ascontiguousarray(values, dtype=np.uint64).tobytes())
 
+    def highest(self) -> int:
+        """The highest value (NumPy's pass, not Python's over each sample)."""
+        np = numpy_module()
+        return int(np.frombuffer(self.values, dtype=np.uint64).max())
+
     def append(self, x: float, number: int, value: int) -> None:
         self.x.append(x)
         self.numbers.append(number)
@@ -523,7 +528,7 @@ def _lines(np, picture: Picture, ax, items: list, columns: int, **style) -> None
 
 def _top(series: dict, keys: list) -> list:
     """Keys of the DRAWN_SERIES series that reach highest."""
-    high = {k: max(series[k].values) if len(series.get(k, ())) else 0 for k in keys}
+    high = {k: series[k].highest() if len(series.get(k, ())) else 0 for k in keys}
     return sorted(sorted(keys, key=lambda k: (-high[k], k))[:DRAWN_SERIES])
 
 
@@ -538,7 +543,7 @@ def _resident(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None
         return _empty(ax, title, f"no {RESIDENT} events for this adapter: {_record(RESIDENT)}")
     keys = _top(a.resident, list(a.resident))
     colors = _colors(keys)
-    top = max([max(a.resident[k].values) for k in keys] + [a.sizes.get(k, 0) for k in keys])
+    top = max([a.resident[k].highest() for k in keys] + [a.sizes.get(k, 0) for k in keys])
     _axes(np, picture, ax, title, top)
     _lines(np, picture, ax, [(f"segment {k}", a.resident[k], colors[k]) for k in keys], columns)
     for k in keys:
@@ -556,7 +561,7 @@ def _memory(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None:
     merged = {k: s for k, s in list(a.budget.items()) + list(a.usage.items())}  # the highest of either reaches
     keys = _top(merged, list(merged))
     colors = _colors(keys)
-    tops = [max(s[k].values) for s in (a.usage, a.budget) for k in keys if k in s]
+    tops = [s[k].highest() for s in (a.usage, a.budget) for k in keys if k in s]
     _axes(np, picture, ax, title, max(tops))
     _lines(np, picture, ax, [(f"{key_text(k)}: usage", a.usage[k], colors[k]) for k in keys if k in a.usage],
            columns)
@@ -573,7 +578,7 @@ def _live(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None:
         return _empty(ax, title, f"no {ADAPTER_ALLOCATION} events for this adapter: {_record(ADAPTER_ALLOCATION)}")
     keys = _top(a.live, list(a.live))
     colors = _colors(keys)
-    _axes(np, picture, ax, title, max(max(a.live[k].values) for k in keys))
+    _axes(np, picture, ax, title, max(a.live[k].highest() for k in keys))
     _lines(np, picture, ax, [(f"hProcessId 0x{k:x}", a.live[k], colors[k]) for k in keys], columns)
     _marks(np, picture, a, ax, columns)
     if a.unmatched:

@@ -407,3 +407,12 @@ def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
                 assert set(part) == set(whole) & (columns | {"warnings"})  # counted with errors
                 assert {c: list(v) for c, v in part.items()} == {c: list(whole[c]) for c in part}
     assert "Flags.CpuVisible" in every["allocations"].tables[0] and "Size" in some["allocations"].tables[0]
+
+
+def test_a_series_highest_value_is_found_by_numpy_and_is_its_samples_max():
+    from d3dkmddi_py.etw.plot import Samples
+
+    s = Samples()
+    for i, v in enumerate((5, (1 << 64) - 1, 0, 7)):
+        s.append(float(i), i, v)
+    assert s.highest() == max(s.values) == (1 << 64) - 1 and type(s.highest()) is int
