@@ -6,8 +6,8 @@ findings marked at their time.
 
 The series are the tables' rows: the trace is read by ``TraceTables`` with sinks in place of files (the
 rows ``--format`` writes), and a row's time becomes a point's x in ``seconds`` alone.  Memory: 24 bytes a
-sample (x, event number, value, as arrays), no Python object per event, and about 270 bytes a live
-allocation (its process and size, for its Stop); at most 4 points a pixel column are drawn per series
+sample (x, event number, value, as arrays), no Python object per event, and 33 bytes a live
+allocation (its adapter, handle, process and size as arrays, for its Stop); at most 4 points a pixel column are drawn per series
 (first, lowest, highest, last).  Keys are bounded: MAX_ADAPTERS adapters and MAX_SERIES series per
 adapter and panel are collected, the rest counted and said in the figure.  matplotlib is imported only
 when drawing (Agg and SVG, no pyplot), with a fixed SVG hash salt and no dates in the file.
@@ -173,7 +173,7 @@ class _Collector:
     def reset(self) -> None:
         self.adapters: dict = {}
         self.rules: dict = {}
-        np = self.np  # the live allocations (adapter, identity's kind and handle, hProcessId, Size), 40 bytes each
+        np = self.np  # the live allocations (adapter, identity's kind and handle, hProcessId, Size), 33 bytes each
         self.live = {k: np.zeros(0, dtype=bool if k == "kind" else np.uint64)
                      for k in ("ptr", "kind", "handle", "process", "size")}
         self.totals: dict = {}  # (adapter, hProcessId) -> live bytes, for the processes drawn
