@@ -6,8 +6,8 @@ findings marked at their time.
 
 The series are the tables' rows: the trace is read by ``TraceTables`` with sinks in place of files (the
 rows ``--format`` writes), and a row's time becomes a point's x in ``seconds`` alone.  Memory: 24 bytes a
-sample (x, event number, value, as arrays), no Python object per event, and about 270 bytes a live
-allocation (its process and size, for its Stop); at most 4 points a pixel column are drawn per series
+sample (x, event number, value, as arrays), no Python object per event, and 33 bytes a live
+allocation (its adapter, handle, process and size as arrays, for its Stop); at most 4 points a pixel column are drawn per series
 (first, lowest, highest, last).  Keys are bounded: MAX_ADAPTERS adapters and MAX_SERIES series per
 adapter and panel are collected, the rest counted and said in the figure.  matplotlib is imported only
 when drawing (Agg and SVG, no pyplot), with a fixed SVG hash salt and no dates in the file.
@@ -27,9 +27,9 @@ from ..outfile import check_output, open_output, safe_name
 from ..render import RULE_KEY
 from ..semantics.explain import _size_text
 from .catalog import ENTRIES
-from .catalog.adapter_allocation import identity_of
 from .catalog.process_usage import KEY as USAGE_KEY, key_text
 from .model import Tracker
+from .registry import HEAD
 from .section import plural
 from .schema import ADAPTER_ALLOCATION, PROVIDER, PROVIDER_GUID, REPORT_SEGMENT
 from .tables import table_names
@@ -66,6 +66,11 @@ class Samples:
         self.x.frombytes(np.ascontiguousarray(x, dtype=np.float64).tobytes())
         self.numbers.frombytes(np.ascontiguousarray(numbers, dtype=np.int64).tobytes())
         self.values.frombytes(np.ascontiguousarray(values, dtype=np.uint64).tobytes())
+
+    def highest(self) -> int:
+        """The highest value (NumPy's pass, not Python's over each sample)."""
+        np = numpy_module()
+        return int(np.frombuffer(self.values, dtype=np.uint64).max())
 
     def append(self, x: float, number: int, value: int) -> None:
         self.x.append(x)
@@ -120,7 +125,8 @@ def seconds(np, table):
     has one, else its ``time`` as ISO 8601 text (without an offset: UTC); NaN where a row has none."""
     cells = dict(zip(table.names, table.columns))
     if "ms" in cells:
-        return np.array([math.nan if v is None else v / 1000 for v in _plain(cells["ms"])], dtype=np.float64)
+        ms = cells["ms"]  # a float64 array, or a list where None is NaN as float64
+        return (ms if getattr(ms, "dtype", None) == np.float64 else np.array(_plain(ms), dtype=np.float64)) / 1000
     return np.array([_epoch(t) for t in _plain(cells["time"])], dtype=np.float64)
 
 
@@ -141,8 +147,8 @@ def _plain(column) -> list:
 class _Sink:
     """A table's sink for TraceTables: its rows go to the collector."""
 
-    def __init__(self, collector, name: str):
-        self.collector, self.name = collector, name
+    def __init__(self, collector, name: str, columns):
+        self.collector, self.name, self.columns = collector, name, columns  # the columns the picture reads
 
     def write(self, table) -> None:
         self.collector.take(self.name, table)
@@ -167,13 +173,30 @@ class _Collector:
     def reset(self) -> None:
         self.adapters: dict = {}
         self.rules: dict = {}
-        self.live: dict = {}  # adapter -> {allocation identity: (hProcessId, Size)} of its live allocations
+        np = self.np  # the live allocations (adapter, identity's kind and handle, hProcessId, Size), 33 bytes each
+        self.live = {k: np.zeros(0, dtype=bool if k == "kind" else np.uint64)
+                     for k in ("ptr", "kind", "handle", "process", "size")}
         self.totals: dict = {}  # (adapter, hProcessId) -> live bytes, for the processes drawn
         self.dropped_events = 0
         self.loose = Samples()
 
+    def reads(self) -> dict:
+        """The columns the picture reads of each table (every event table's head and errors, for the marks; the
+        tables of the state at the end, none): the tables make no other cells."""
+        head = frozenset(n for n, _k in HEAD) | {"errors"}
+        own = {ENTRIES[REPORT_SEGMENT].table.name: ("ulSegmentId", "Size"),
+               ENTRIES[RESIDENT].table.name: ("SegmentId", "TotalBytesResident"),
+               ENTRIES[USAGE].table.name: USAGE_KEY + ("NewUsage", "NewBudget"),
+               ENTRIES[ADAPTER_ALLOCATION].table.name: ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hProcessId", "Size")}
+        reads = {name: head | frozenset(own.get(name, ())) for name in dict.fromkeys(e.table.name
+                                                                                     for e in ENTRIES.values())}
+        reads.update({t.name: frozenset() for e in ENTRIES.values() for t in e.state_tables})
+        reads["findings"] = None  # a few rows: the table's writer makes every cell
+        return reads
+
     def sinks(self) -> dict:
-        return {name: _Sink(self, name) for name in table_names()}
+        reads = self.reads()
+        return {name: _Sink(self, name, reads[name]) for name in table_names()}
 
     def adapter(self, pointer: int):
         a = self.adapters.get(pointer)
@@ -205,12 +228,12 @@ class _Collector:
             return
         np = self.np
         x = seconds(np, table)
-        numbers = np.asarray(_plain(cells["number"]), dtype=np.int64)
+        numbers = np.asarray(cells["number"], dtype=np.int64)
         adapters = _plain(cells["adapter"])
         handler = self.handlers.get(name)
         if handler is not None:
             handler(np, cells, x, numbers, adapters)
-        errors = np.asarray(_plain(cells["errors"]), dtype=np.int64)
+        errors = np.asarray(cells["errors"], dtype=np.int64)
         for i in np.flatnonzero(errors > 0).tolist():
             if adapters[i] is None:
                 self.loose.append(x[i], numbers[i], errors[i])
@@ -257,41 +280,81 @@ class _Collector:
 
     def _allocations(self, np, cells, x, numbers, adapters) -> None:
         """Live bytes per process after each row: as Tracker.apply keeps live allocations (per adapter, by
-        ``identity``; a Start of a live one replaces it, a Stop removes the one it names)."""
-        live, totals = self.live, self.totals
-        xs, nums = x.tolist(), numbers.tolist()
-        for i, (opcode, dxg, vidmm, process, size) in enumerate(zip(
-                _plain(cells["opcode"]), _plain(cells["hDxgGlobalAlloc"]), _plain(cells["hVidMmGlobalAlloc"]),
-                _plain(cells["hProcessId"]), _plain(cells["Size"]))):
-            pointer = adapters[i]
-            a = self.adapter(pointer)
-            if a is None:
-                self.dropped_events += 1
+        ``identity``; a Start of a live one replaces it, a Stop removes the one it names), column-wise: a row's
+        live allocation of the same key is the last row before it with that key when that row is no Stop
+        (every row with the key takes it away, only a Start or DCStart puts it back)."""
+        ptr = np.asarray(adapters, dtype=np.uint64)
+        pointers, first = np.unique(ptr, return_index=True)
+        kept = [p for p in pointers[np.argsort(first, kind="stable")].tolist() if self.adapter(p) is not None]
+        ok = np.isin(ptr, np.asarray(kept, dtype=np.uint64))  # rows of adapters past MAX_ADAPTERS are counted
+        self.dropped_events += int(len(ok) - ok.sum())
+        stop = np.fromiter((o == "Stop" for o in _plain(cells["opcode"])), dtype=bool, count=len(ptr))[ok]
+        dxg = np.asarray(cells["hDxgGlobalAlloc"], dtype=np.uint64)[ok]
+        kind = dxg != 0  # identity_of: hDxgGlobalAlloc when it is not 0, else hVidMmGlobalAlloc
+        handle = np.where(kind, dxg, np.asarray(cells["hVidMmGlobalAlloc"], dtype=np.uint64)[ok])
+        process = np.asarray(cells["hProcessId"], dtype=np.uint64)[ok]
+        size = np.asarray(cells["Size"], dtype=np.uint64)[ok]
+        x, numbers, ptr = x[ok], numbers[ok], ptr[ok]
+        held = self.live  # the live allocations the rows before left, as rows with no Stop before this chunk's
+        h = len(held["ptr"])
+        a_ptr, a_kind, a_handle = (np.concatenate([held[k], v]) for k, v in
+                                   (("ptr", ptr), ("kind", kind), ("handle", handle)))
+        a_process, a_size = np.concatenate([held["process"], process]), np.concatenate([held["size"], size])
+        a_stop = np.concatenate([np.zeros(h, dtype=bool), stop])
+        order = np.lexsort((np.arange(len(a_ptr)), a_handle, a_kind, a_ptr))  # by key, then in order
+        same = (a_ptr[order][1:] == a_ptr[order][:-1]) & (a_kind[order][1:] == a_kind[order][:-1]) & \
+            (a_handle[order][1:] == a_handle[order][:-1])
+        before = np.full(len(a_ptr), -1, dtype=np.int64)
+        before[order[1:][same]] = order[:-1][same]
+        before = before[h:]  # each row's previous row of its key (-1: none)
+        gone = before >= 0
+        gone[gone] = ~a_stop[before[gone]]
+        gone_process = np.where(gone, a_process[np.maximum(before, 0)], 0)
+        gone_size = np.where(gone, a_size[np.maximum(before, 0)], 0)
+        last = np.ones(len(a_ptr), dtype=bool)  # each key's last row: live after the chunk unless a Stop
+        last[order[:-1][same]] = False
+        live = last & ~a_stop
+        self.live = {"ptr": a_ptr[live], "kind": a_kind[live], "handle": a_handle[live],
+                     "process": a_process[live], "size": a_size[live]}
+        unmatched = stop & ~gone
+        for p, n in zip(*(u.tolist() for u in np.unique(ptr[unmatched], return_counts=True))):
+            self.adapters[p].unmatched += n
+        # the changes, in row order (a row's removal before its addition): a Start of a live allocation of the
+        # same process is one change, one sample
+        same_process = gone & (gone_process == process)
+        out = gone & (stop | ~same_process)
+        add = ~stop
+        rows = np.concatenate([np.flatnonzero(out), np.flatnonzero(add)])
+        seq = np.argsort(np.concatenate([rows[:out.sum()] * 2, rows[out.sum():] * 2 + 1]), kind="stable")
+        rows = rows[seq]
+        owner = np.concatenate([gone_process[out], process[add]])[seq]
+        taken = np.where(same_process, gone_size, 0)[add]
+        positive = size[add]
+        # the totals are exact in uint64 (wrapping as the deltas do) while they stay under 2**64; else as Python
+        # ints, which Samples refuses past 2**64 as it always did
+        exact = float(positive.sum(dtype=np.float64)) + float(sum(self.totals.values(), 0)) < 2.0 ** 63
+        dtype = np.uint64 if exact else object
+        delta = np.concatenate([(np.uint64(0) - gone_size[out]).astype(dtype) if exact else
+                                -gone_size[out].astype(object), positive.astype(dtype) - taken.astype(dtype)])[seq]
+        c_ptr = ptr[rows]
+        firsts = {}
+        for i, key in enumerate(zip(c_ptr.tolist(), owner.tolist())):
+            firsts.setdefault(key, i)  # Python keys, in the order their first change comes
+        group = np.lexsort((np.arange(len(rows)), owner, c_ptr))
+        g_ptr, g_owner = c_ptr[group], owner[group]
+        cuts = np.flatnonzero((g_ptr[1:] != g_ptr[:-1]) | (g_owner[1:] != g_owner[:-1])) + 1
+        spans = {}
+        for lo, hi in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(group)].tolist()):
+            spans[(int(g_ptr[lo]), int(g_owner[lo]))] = group[lo:hi]
+        for key in sorted(firsts, key=firsts.get):
+            span = spans[key]
+            a = self.adapters[key[0]]
+            if key not in self.totals and self.series(a, "live", key[1], len(span)) is None:
                 continue
-            held = live.get(pointer)
-            if held is None:
-                held = live[pointer] = {}
-            key = identity_of(dxg, vidmm)
-            gone = held.pop(key, None)
-            if opcode == "Stop" and gone is None:
-                a.unmatched += 1
-                continue
-            replaced = 0  # a Start of a live allocation of the same process: one change, one sample
-            if gone is not None:
-                if opcode != "Stop" and gone[0] == process:
-                    replaced = gone[1]
-                else:
-                    self._change(a, gone[0], -gone[1], xs[i], nums[i])
-            if opcode != "Stop":
-                held[key] = (process, size)
-                self._change(a, process, size - replaced, xs[i], nums[i])
-
-    def _change(self, a: AdapterPicture, process: int, delta: int, x: float, number: int) -> None:
-        key, totals = (a.pointer, process), self.totals
-        if key not in totals and self.series(a, "live", process) is None:
-            return
-        total = totals[key] = totals.get(key, 0) + delta
-        a.live[process].append(x, number, total)
+            start = self.totals.get(key, 0)
+            totals = np.cumsum(delta[span], dtype=dtype) + (np.uint64(start) if exact else start)
+            self.totals[key] = int(totals[-1])
+            a.live[key[1]].extend(np, x[rows[span]], numbers[rows[span]], totals)
 
 
 # ------------------------------------------------------------------ reading
@@ -465,7 +528,7 @@ def _lines(np, picture: Picture, ax, items: list, columns: int, **style) -> None
 
 def _top(series: dict, keys: list) -> list:
     """Keys of the DRAWN_SERIES series that reach highest."""
-    high = {k: max(series[k].values) if len(series.get(k, ())) else 0 for k in keys}
+    high = {k: series[k].highest() if len(series.get(k, ())) else 0 for k in keys}
     return sorted(sorted(keys, key=lambda k: (-high[k], k))[:DRAWN_SERIES])
 
 
@@ -480,7 +543,7 @@ def _resident(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None
         return _empty(ax, title, f"no {RESIDENT} events for this adapter: {_record(RESIDENT)}")
     keys = _top(a.resident, list(a.resident))
     colors = _colors(keys)
-    top = max([max(a.resident[k].values) for k in keys] + [a.sizes.get(k, 0) for k in keys])
+    top = max([a.resident[k].highest() for k in keys] + [a.sizes.get(k, 0) for k in keys])
     _axes(np, picture, ax, title, top)
     _lines(np, picture, ax, [(f"segment {k}", a.resident[k], colors[k]) for k in keys], columns)
     for k in keys:
@@ -498,7 +561,7 @@ def _memory(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None:
     merged = {k: s for k, s in list(a.budget.items()) + list(a.usage.items())}  # the highest of either reaches
     keys = _top(merged, list(merged))
     colors = _colors(keys)
-    tops = [max(s[k].values) for s in (a.usage, a.budget) for k in keys if k in s]
+    tops = [s[k].highest() for s in (a.usage, a.budget) for k in keys if k in s]
     _axes(np, picture, ax, title, max(tops))
     _lines(np, picture, ax, [(f"{key_text(k)}: usage", a.usage[k], colors[k]) for k in keys if k in a.usage],
            columns)
@@ -515,7 +578,7 @@ def _live(np, picture: Picture, a: AdapterPicture, ax, columns: int) -> None:
         return _empty(ax, title, f"no {ADAPTER_ALLOCATION} events for this adapter: {_record(ADAPTER_ALLOCATION)}")
     keys = _top(a.live, list(a.live))
     colors = _colors(keys)
-    _axes(np, picture, ax, title, max(max(a.live[k].values) for k in keys))
+    _axes(np, picture, ax, title, max(a.live[k].highest() for k in keys))
     _lines(np, picture, ax, [(f"hProcessId 0x{k:x}", a.live[k], colors[k]) for k in keys], columns)
     _marks(np, picture, a, ax, columns)
     if a.unmatched:

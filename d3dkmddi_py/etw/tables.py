@@ -65,6 +65,9 @@ class TraceTables:
         self.fmt, self.tracker, self.inputs, self.progress, self.chunk = fmt, tracker, inputs, progress, chunk
         tracker.entries = False  # the rows hold each event: no live allocation is kept whole
         self.sinks = sinks
+        # a sink's ``columns``: the names of the columns it reads (None or none said: all); cells of other columns
+        # are not made, and a table whose sink reads none is not made at all
+        self.reads = {name: getattr(sink, "columns", None) for name, sink in (sinks or {}).items()}
         self.directory = os.fspath(directory) if directory is not None else None
         self.names = table_names()
         self.counts = dict.fromkeys(self.names, 0)
@@ -143,6 +146,8 @@ class TraceTables:
 
         for entry in ENTRIES.values():
             for table in entry.state_tables:
+                if self.reads.get(table.name) == frozenset():
+                    continue
                 rows = list(table.rows(self.tracker, when))
                 columns = [list(c) for c in zip(*rows)] if rows else [[] for _c in table.columns]
                 self._writers[table.name].write(Table([n for n, _k in table.columns], [k for _n, k in table.columns],
@@ -339,6 +344,8 @@ class TraceTables:
         for row, item in enumerate(items):
             shares.setdefault(item[0].event, []).append(row)
         for j, column in enumerate(entry.table.columns):
+            if not self._reads(table, column.name):
+                continue
             names.append(column.name)
             kinds.append(column.kind)
             if len(shares) <= 1:
@@ -351,7 +358,7 @@ class TraceTables:
                     cells[row] = cell
             columns.append(cells)
         decoded = {}
-        for kind in entry.table.mirror:
+        for kind in self._mirror(table, entry.table.mirror):
             data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
                             for e, a in zip(events, applied))
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
@@ -359,20 +366,34 @@ class TraceTables:
 
     def _batched_rows(self, entry, rows) -> list:
         found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
-        names = [n for n, _k in HEAD] + [c.name for c in entry.table.columns]
-        kinds = [k for _n, k in HEAD] + [c.kind for c in entry.table.columns]
+        read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
+        names = [n for n, _k in HEAD] + [c.name for c in read]
+        kinds = [k for _n, k in HEAD] + [c.kind for c in read]
         columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), rows.adapters]
-        columns += [_list(rows.fields[c.name]) for c in entry.table.columns]  # typed by kind
+        columns += [_list(rows.fields[c.name]) for c in read]  # typed by kind
         target = self.tracker.target
         decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
-                   for kind in entry.table.mirror}
+                   for kind in self._mirror(entry.table.name, entry.table.mirror)}
         return self._write(entry.table.name, names, kinds, columns, decoded, found, rows.numbers)
+
+    def _reads(self, table: str, name: str) -> bool:
+        columns = self.reads.get(table)
+        return columns is None or name in columns
+
+    def _leaves(self, table: str, kind) -> list:
+        """The paths of a mirror type's leaves the table's sink reads."""
+        prefix = MIRROR_PREFIX.get(kind, "")
+        return [path for path in self._paths[kind] if self._reads(table, prefix + path)]
+
+    def _mirror(self, table: str, kinds) -> list:
+        """The mirror types with a leaf the table's sink reads (only those are decoded)."""
+        return [kind for kind in kinds if self._leaves(table, kind)]
 
     def _write(self, table, names, kinds, columns, decoded: dict, found, numbers) -> list:
         """Write one chunk of a table; returns its rows' (number, finding) pairs for the findings table."""
         masks = [None] * len(names)
         for kind, cols in decoded.items():
-            leaves = columns_table(cols, MIRROR_PREFIX.get(kind, ""), self._paths[kind])
+            leaves = columns_table(cols, MIRROR_PREFIX.get(kind, ""), self._leaves(table, kind))
             names, kinds, columns = names + leaves.names, kinds + leaves.kinds, columns + leaves.columns
             masks += leaves.masks
         errors, warnings = [0] * len(found), [0] * len(found)

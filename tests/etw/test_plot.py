@@ -307,3 +307,112 @@ def test_the_readme_picture_of_the_sample_is_fresh():
         "stale: run d3dkmddi etw sample --plot docs/etw_sample.png"
     assert "![" in (REPO / "README.md").read_text() and "docs/etw_sample.png" in (REPO / "README.md").read_text()
 
+
+
+def _live_bytes_row_by_row(rows) -> dict:
+    """The live bytes per (adapter, hProcessId) after each row, one row at a time (the rule the picture follows:
+    a Start of a live allocation of the same process replaces it in one change)."""
+    held, totals, out = {}, {}, {}
+    for number, (opcode, adapter, dxg, vidmm, process, size) in enumerate(rows):
+        live = held.setdefault(adapter, {})
+        gone = live.pop(("d", dxg) if dxg else ("v", vidmm), None)
+        if opcode == "Stop" and gone is None:
+            continue
+        replaced = 0
+        changes = []
+        if gone is not None:
+            if opcode != "Stop" and gone[0] == process:
+                replaced = gone[1]
+            else:
+                changes.append((gone[0], -gone[1]))
+        if opcode != "Stop":
+            live[("d", dxg) if dxg else ("v", vidmm)] = (process, size)
+            changes.append((process, size - replaced))
+        for owner, delta in changes:
+            key = (adapter, owner)
+            totals[key] = totals.get(key, 0) + delta
+            out.setdefault(key, []).append((number, totals[key]))
+    return out
+
+
+def test_live_bytes_per_process_are_found_column_wise_across_chunks():
+    """The live bytes series are computed from each chunk's columns at once (the live allocations kept as
+    arrays between chunks), and equal the row-by-row rule: Starts again, Stops of unknown allocations, handles
+    of either kind, a process's allocation taken over by another, on two adapters."""
+    import random
+
+    from d3dkmddi_py.bulk.table import Table
+    from d3dkmddi_py.etw.plot import _Collector
+
+    rng = random.Random(23)
+    rows = [(rng.choice(("Start", "DCStart", "Stop")), rng.choice((0x10, 0x20)), rng.choice((0, 1, 2, 3)),
+             rng.choice((5, 6, 7)), rng.choice((100, 200, 300)), rng.randrange(1, 1 << 40)) for _ in range(3000)]
+    names = ["number", "ms", "adapter", "opcode", "hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hProcessId", "Size",
+             "errors"]
+    collector = _Collector()
+    for lo in range(0, len(rows), 700):  # chunks, as the tables write them
+        part = rows[lo:lo + 700]
+        columns = [list(range(lo, lo + len(part))), [float(n) for n in range(lo, lo + len(part))],
+                   [r[1] for r in part], [r[0] for r in part]] + [[r[k] for r in part] for k in range(2, 6)] + \
+            [[0] * len(part)]
+        collector.take("allocations", Table(names, ["int"] * len(names), columns))
+    assert isinstance(collector.live["handle"], type(collector.np.zeros(0)))  # arrays, not a dict a row
+    drawn = {(a.pointer, p): list(zip(s.numbers, s.values)) for a in collector.adapters.values()
+             for p, s in a.live.items()}
+    assert drawn == _live_bytes_row_by_row(rows)
+    unmatched = {a.pointer: a.unmatched for a in collector.adapters.values()}
+    expected = {}
+    held = {}
+    for opcode, adapter, dxg, vidmm, _p, _s in rows:
+        key = ("d", dxg) if dxg else ("v", vidmm)
+        gone = held.setdefault(adapter, {}).pop(key, None)
+        if opcode == "Stop":
+            expected[adapter] = expected.get(adapter, 0) + (gone is None)
+        else:
+            held[adapter][key] = 1
+    assert unmatched == {a: expected.get(a, 0) for a in unmatched}
+
+
+def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
+    """The picture's sinks say which columns they read: the tables make only those (the allocations' mirror
+    leaves but Size are not made, the tables of the state at the end not at all), each cell as the full tables
+    make it."""
+    from d3dkmddi_py.etw.plot import _Collector
+    from d3dkmddi_py.etw.tables import TraceTables
+    from d3dkmddi_py.etw.model import Tracker
+
+    class Keep:
+        def __init__(self, columns=None):
+            self.columns, self.tables = columns, []
+
+        def write(self, table):
+            self.tables.append(dict(zip(table.names, table.columns)))
+
+        def close(self):
+            pass
+
+    def tables(reads):
+        sinks = {name: Keep(columns) for name, columns in reads.items()}
+        t = TraceTables(None, None, Tracker(None), sinks=sinks)
+        with t:
+            t.read(etw.read(SAMPLE_PATH))
+        return sinks
+
+    reads = _Collector().reads()
+    some, every = tables(reads), tables(dict.fromkeys(reads))
+    assert reads["live"] == reads["processes"] == frozenset() and not some["live"].tables
+    for name, columns in reads.items():
+        if columns:
+            for part, whole in zip(some[name].tables, every[name].tables, strict=True):
+                assert set(part) == set(whole) & (columns | {"warnings"})  # counted with errors
+                assert {c: list(v) for c, v in part.items()} == {c: list(whole[c]) for c in part}
+    assert "Flags.CpuVisible" in every["allocations"].tables[0] and "Size" in some["allocations"].tables[0]
+
+
+def test_a_series_highest_value_is_found_by_numpy_and_is_its_samples_max():
+    from d3dkmddi_py.etw.plot import Samples
+
+    s = Samples()
+    for i, v in enumerate((5, (1 << 64) - 1, 0, 7)):
+        s.append(float(i), i, v)
+    assert s.highest() == max(s.values) == (1 << 64) - 1 and type(s.highest()) is int
