@@ -14,10 +14,8 @@ when drawing (Agg and SVG, no pyplot), with a fixed SVG hash salt and no dates i
 """
 from __future__ import annotations
 
-import math
 import os
 from array import array
-from datetime import datetime, timezone
 from hashlib import sha256
 
 from .._numpy import numpy_module, optional_module
@@ -121,23 +119,10 @@ class Picture:
 
 
 def seconds(np, table):
-    """Each row's time in seconds (the one place a row's time becomes x): the table's ``ms`` column where it
-    has one, else its ``time`` as ISO 8601 text (without an offset: UTC); NaN where a row has none."""
-    cells = dict(zip(table.names, table.columns))
-    if "ms" in cells:
-        ms = cells["ms"]  # a float64 array, or a list where None is NaN as float64
-        return (ms if getattr(ms, "dtype", None) == np.float64 else np.array(_plain(ms), dtype=np.float64)) / 1000
-    return np.array([_epoch(t) for t in _plain(cells["time"])], dtype=np.float64)
-
-
-def _epoch(text) -> float:
-    if not isinstance(text, str):
-        return math.nan
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:  # a RawTime or another form: no time
-        return math.nan
-    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
+    """Each row's time in seconds from the trace's start (the one place a row's time becomes x): the table's
+    ``ms`` column, which every event table has (registry.HEAD); NaN where a row has no time."""
+    ms = dict(zip(table.names, table.columns))["ms"]  # a float64 array, or a list where None is NaN as float64
+    return (ms if getattr(ms, "dtype", None) == np.float64 else np.array(_plain(ms), dtype=np.float64)) / 1000
 
 
 def _plain(column) -> list:
