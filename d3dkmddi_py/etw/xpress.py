@@ -1,6 +1,13 @@
 """Plain LZ77 ("XPRESS", MS-XCA section 2.4) decompression: what Windows uses for the compressed
 buffers of an .etl file (ETW_BUFFER_FLAG_COMPRESSED).  The standard library has no codec for it.
 
+With libfwnt-python installed (the ``fast`` extra), a stream goes first to its C decoder, which reads the
+format as this module does but for one form: a length escaped to 16 bits whose value is below 22 (0
+announcing 32 bits), which MS-XCA refuses (or reads on in 32 bits) and libfwnt takes as the length
+itself.  Where a stream holds a byte 255 and such 16 bits, its items are stepped through (no copying)
+up to there, and if one of them is that escape the stream is read here; so is one libfwnt refuses or
+reads to another size.  The answer (the bytes, or the error naming where) is always this module's.
+
 A stream is a run of groups: a 32-bit flag word, then 32 items, a 0 bit a literal byte, a 1 bit a
 match: a 16-bit token (13 bits of distance - 1, 3 of length - 3); a length field of 7 goes on in a
 nibble shared by two matches, then a byte, then 16 or 32 bits.  There is no Huffman stage (MS-XCA's
@@ -19,12 +26,18 @@ bytes making megabytes) holds little more than its output.
 """
 from __future__ import annotations
 
+import re
 import sys
 from array import array
+
+from .._numpy import optional_module
 
 _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompressing holds besides the output
 _GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches
 _GROUP_OUT = 32 * 9  # what 32 literals and short matches make at most
+_NATIVE_MOST = 16 << 20  # the largest buffer an .etl file holds: what libfwnt is given at most (it holds it twice)
+_WIDE_BELOW_22 = re.compile(rb"\xff[\x00-\x15]\x00")  # a byte 255 and 16 bits below 22: where such an escape may be
+_native = None  # libfwnt's decoder once looked for; False when it is not installed
 
 
 class XpressError(ValueError):
@@ -169,6 +182,73 @@ def _exact(src: bytes, n: int, i: int, out: bytearray, base: int, size: int, hal
 def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
     """``out`` (a new bytearray if None) with the ``size`` bytes that ``src`` decompresses to appended;
     XpressError naming the input position otherwise."""
+    src = bytes(src)
+    out = bytearray() if out is None else out
+    native = _native_decoder() if 2 <= len(src) and 0 < size <= _NATIVE_MOST else None
+    if native is not None and not _escapes_below_22(src):
+        try:
+            made = native(src, size)
+        except Exception:  # noqa: BLE001 - its refusal, in its words: the reading below names where the stream is wrong
+            made = None
+        if made is not None and len(made) == size:
+            out += made
+            return out
+    return _python_decompress(src, size, out)
+
+
+def _escapes_below_22(src: bytes) -> bool:
+    """Whether the items of ``src``, stepped through as the item path reads them, hold a length escaped
+    to 16 bits below 22.  The steps ignore the output's size, so past the stream's end they may find one
+    that is not (the answer is then yes: the item path reads the stream, as it would anyway)."""
+    last = None
+    for last in _WIDE_BELOW_22.finditer(src):
+        pass
+    if last is None:
+        return False
+    stop, words, runs, tail = last.start(), _tokens(src), _RUNS, _TAIL
+    i = half = 0  # the fast path's reading of the items, inline as there (a call a long match costs a third more)
+    try:
+        while i <= stop:
+            flags = words[i] | words[i + 2] << 16
+            i += 4
+            for f in (flags >> 24, flags >> 16 & 255, flags >> 8 & 255, flags & 255):
+                for literals in runs[f]:
+                    i += literals
+                    token = words[i]
+                    i += 2
+                    if token & 7 == 7:
+                        if half:
+                            length = src[half] >> 4
+                            half = 0
+                        else:
+                            length = src[i] & 15
+                            half = i
+                            i += 1
+                        if length == 15:
+                            if src[i] == 255:
+                                if src[i + 1] | src[i + 2] << 8 < 22:
+                                    return True
+                                i += 2
+                            i += 1
+                i += tail[f]
+    except IndexError:  # a read at byte n - 2 or later: past every byte 255 that could be one
+        pass
+    return False
+
+
+def _native_decoder():
+    """libfwnt-python's ``lzxpress_decompress``, or None when it is not installed."""
+    global _native
+    if _native is None:
+        try:
+            _native = optional_module("pyfwnt", "fast", "the C XPRESS decoder").lzxpress_decompress
+        except (ImportError, AttributeError, OSError):  # not installed, or not loadable here
+            _native = False
+    return _native or None
+
+
+def _python_decompress(src, size: int, out: bytearray | None = None) -> bytearray:
+    """What ``decompress`` gives, read here alone (no libfwnt)."""
     src = bytes(src)
     out = bytearray() if out is None else out
     base = len(out)  # where the output starts in ``out``

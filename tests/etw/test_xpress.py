@@ -2,7 +2,8 @@
 seeded random streams that use every length form (overlapping matches too), and a stream that
 expands from 40 bytes to 16 MB holding no more than its output.  Its fast path against its exact
 path alone: every real compressed buffer, generated streams and damaged ones (the same bytes or the
-same error), and the edges the fast path hands over."""
+same error), and the edges the fast path hands over.  ``decompress`` (libfwnt first, where installed)
+and the Python reading alone are both held to the exact path; test_xpress_native.py has libfwnt's own."""
 from __future__ import annotations
 
 import random
@@ -120,9 +121,12 @@ def test_an_expanding_stream_holds_no_more_than_its_output():
 
 # ------------------------------------------------------------------ the fast path against the exact one
 def exact_only(src: bytes, size: int, out: bytearray | None = None) -> bytearray:
-    """The stream decoded by the exact path alone (item by item, every check): no group is fast."""
+    """The stream decoded by the exact path alone (item by item, every check): no group is fast, no libfwnt."""
     with mock.patch.object(xpress, "_GROUP_IN", 1 << 62):
-        return decompress(src, size, out)
+        return python_only(src, size, out)
+
+
+python_only = xpress._python_decompress  # the fast path and the exact one, without libfwnt
 
 
 def answer(decode, src: bytes, size: int, prefix: bytes = b"") -> tuple:
@@ -139,8 +143,9 @@ def test_every_real_compressed_buffer_decodes_as_the_exact_path_alone(name):
     without bytes before the output."""
     for stream, size in etl_files.compressed_streams(etl_files.read(name)):
         want = bytes(exact_only(stream, size))
-        assert bytes(decompress(stream, size)) == want
-        assert bytes(decompress(stream, size, bytearray(b"header"))) == b"header" + want
+        for decode in (decompress, python_only):
+            assert bytes(decode(stream, size)) == want
+            assert bytes(decode(stream, size, bytearray(b"header"))) == b"header" + want
 
 
 def test_the_fast_path_takes_almost_every_group_of_a_real_trace():
@@ -150,7 +155,7 @@ def test_the_fast_path_takes_almost_every_group_of_a_real_trace():
     exact = mock.Mock(side_effect=xpress._exact)
     with mock.patch.object(xpress, "_exact", exact):
         for stream, size in streams:
-            decompress(stream, size)
+            python_only(stream, size)
     assert exact.call_count <= 3 * len(streams), exact.call_count
 
 
@@ -181,6 +186,7 @@ def test_generated_streams_decode_as_the_format_says_on_both_paths(items, prefix
     want = reference(items)
     stream = encode(items)
     assert bytes(decompress(stream, len(want), bytearray(prefix))) == prefix + want
+    assert bytes(python_only(stream, len(want), bytearray(prefix))) == prefix + want
     assert bytes(exact_only(stream, len(want), bytearray(prefix))) == prefix + want
 
 
@@ -198,7 +204,9 @@ def test_a_damaged_stream_gives_the_exact_paths_answer(items, hits, how, change)
         del stream[hits[0][0] % len(stream):]
     else:
         size = max(0, size + change)
-    assert answer(decompress, bytes(stream), size) == answer(exact_only, bytes(stream), size)
+    want = answer(exact_only, bytes(stream), size)
+    assert answer(decompress, bytes(stream), size) == want
+    assert answer(python_only, bytes(stream), size) == want
 
 
 def test_a_match_reaching_before_the_start_is_refused_in_a_later_group():
@@ -247,7 +255,7 @@ def test_an_expanding_match_in_a_fast_group_holds_no_more_than_its_output():
     tracemalloc.start()
     try:
         with mock.patch.object(xpress, "_exact", exact):
-            out = decompress(stream, total + 200)
+            out = python_only(stream, total + 200)
         _now, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
