@@ -2,15 +2,18 @@
 net.4.5.2.x64.etl (tests/etw/real), in MB/s of output on one core, in one run:
 
 - before: the decoder before the fast path (etw/xpress.py at BEFORE, taken from git);
-- now: the package's;
+- python: the package's own reading alone (etw/xpress.py without libfwnt);
+- now: the package's ``decompress``: libfwnt's C decoder (the fast extra) where installed, after the
+  steps that tell whether a stream holds the one form libfwnt reads otherwise; the Python reading without it;
 - C: a plain C decoder of the same format (the benchmark's own reference, compiled here with gcc into
   a temporary folder and called with ctypes; never shipped, never imported by a test);
 
 each first checked to give the same bytes as the others on every compressed buffer of the real
-files.  Then the ratios now/before (issue 23's goal: >= 3) and C/now (the gap left), the decoder's
-cost per item (a literal run or a match, the units a Python decoder steps through), and
-net.4.5.2.x64.etl end to end (``--summary``, and the tables as ``etw --format`` makes them) in events/s
-with each decoder in place.
+files.  Then the ratios now/before (issue 23's goal: >= 3), python/before, and C/now (the gap left),
+where now's time goes (libfwnt, and the steps through the items of the streams holding a byte 255 and
+16 bits below 22), the Python reading's cost per item (a literal run or a match, the units a Python
+decoder steps through), and net.4.5.2.x64.etl end to end (``--summary``, and the tables as
+``etw --format`` makes them) in events/s with each decoder in place.
 
     python tools/bench_xpress.py [--runs R] [--end-to-end-runs R]
 """
@@ -193,8 +196,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         before = load_before(tmp)
         c_decompress, items = load_c(tmp)
-        decoders = {"before": before.decompress, "now": xpress.decompress, "C": c_decompress}
+        decoders = {"before": before.decompress, "python": xpress._python_decompress, "now": xpress.decompress,
+                    "C": c_decompress}
         xpress._short_matches()  # the table made once a process, not timed
+        native = xpress._native_decoder()
+        print("libfwnt-python:", "installed, now = libfwnt after the escape steps" if native else
+              "NOT installed (pip install 'd3dkmddi_py[fast]'), now = the Python reading")
 
         checked = 0
         for name in etl_files.NAMES:
@@ -228,14 +235,21 @@ def main(argv=None) -> int:
                   f"{best[label] / steps * 1e9:5.0f} ns an item")
         ratio, gap = best["before"] / best["now"], best["now"] / best["C"]
         print(f"now / before = {ratio:.2f} x (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'}); "
-              f"C / now = {gap:.1f} x (the gap left)")
+              f"python / before = {best['before'] / best['python']:.2f} x; C / now = {gap:.1f} x (the gap left)")
+        if native:
+            held = [s for s, _ in streams if xpress._WIDE_BELOW_22.search(s)]
+            t_native, _ = best_of(args.runs, lambda: [native(s, n) for s, n in streams])
+            t_steps, _ = best_of(args.runs, lambda: [xpress._escapes_below_22(s) for s in held])
+            print(f"now's time: libfwnt {t_native * 1e3:.0f} ms, the steps through the items of the {len(held)} of "
+                  f"{len(streams)} streams holding a byte 255 and 16 bits below 22 {t_steps * 1e3:.0f} ms "
+                  f"(none found to be an escape: {not any(xpress._escapes_below_22(s) for s in held)})")
         stepping, copying = python_floor(steps, round(total / steps), args.runs)
         floor = stepping + copying
         per_item = {label: best[label] / steps * 1e9 for label in decoders}
         print(f"a Python loop's floor an item: {stepping:.0f} ns to step (a turn, a look-up, the position moved) + "
               f"{copying:.0f} ns to copy a {round(total / steps)}-byte slice = {floor:.0f} ns; {GOAL} x before would "
               f"be {per_item['before'] / GOAL:.0f} ns an item, leaving {per_item['before'] / GOAL - floor:.0f} ns for "
-              f"all else an item asks (now spends {per_item['now'] - floor:.0f})")
+              f"all else an item asks (the Python reading spends {per_item['python'] - floor:.0f})")
 
         path = os.path.join(tmp, f"{TRACE}.etl")
         with open(path, "wb") as f:
