@@ -19,9 +19,7 @@ from d3dkmddi_py.etw.xpress import XpressError, decompress
 
 from ..conftest import require
 from . import etl_files
-from .test_xpress import answer, encode, exact_only, random_items, reference
-
-python_only = xpress._python_decompress
+from .xpress_streams import answer, encode, exact_only, python_only, random_items, reference
 
 
 @pytest.fixture
