@@ -319,3 +319,12 @@ def test_a_message_never_carries_an_arrays_multi_line_repr():
         with pytest.raises(D3dkmddiError) as error:
             call()
         assert "\n" not in str(error.value) and "array([ 0, 1, 2," in str(error.value)
+
+
+@pytest.mark.parametrize("value", [1 << 32, -1, "x", 1.5])
+def test_a_word_argument_of_the_wrong_kind_or_out_of_its_width_names_the_range(value):
+    """One helper (errors.integer_argument with a maximum) says a word's range, whatever is wrong with the value."""
+    from d3dkmddi_py.semantics import check_priority
+
+    with pytest.raises(D3dkmddiError, match=r"^priority must be an integer 0\.\.0xffffffff, not "):
+        check_priority(value)
