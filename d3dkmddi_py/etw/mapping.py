@@ -18,8 +18,8 @@ from ..names import InterfaceVersion, parse_version
 from ..span import _short
 from ..target import target as make_target
 from .catalog import ENTRIES
-from .registry import ALLOCATION_TYPE, FLAG_VIEW, SEGMENT, USAGE_TYPE, Mapping, on_change  # noqa: F401 (here too)
-from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
+from .registry import ALLOCATION_TYPE, FLAG_VIEW, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping, on_change  # noqa: F401
+from .schema import SHARED_FLAGS, AllocationFlag
 
 
 def descriptor_type(version) -> str:
@@ -195,7 +195,7 @@ class Packer:
                         USAGE_TYPE: getattr(tgt, USAGE_TYPE)}
         self.slots = {key: [] for key in self.classes}
         for m in MAPPING:
-            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != _PACKED_BY[m.mirror_type]:
+            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != PACKED_BY[m.mirror_type]:
                 continue
             by_path = {leaf.path: leaf for leaf in self.classes[m.mirror_type]._leaves_}
             leaf = by_path.get(m.mirror)
@@ -294,9 +294,6 @@ class Packer:
                 if top not in names:
                     names.append(top)
         return tuple(names)
-
-
-_PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
 
 
 @lru_cache(maxsize=None)

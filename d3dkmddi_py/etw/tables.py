@@ -349,11 +349,11 @@ class TraceTables:
             names.append(column.name)
             kinds.append(column.kind)
             if len(shares) <= 1:
-                columns.append(column.cells(events, applied))
+                columns.append(column._cells(events, applied))
                 continue
             cells = [None] * len(items)
             for own, rows in shares.items():
-                for row, cell in zip(rows, ENTRIES[own].table.columns[j].cells([events[r] for r in rows],
+                for row, cell in zip(rows, ENTRIES[own].table.columns[j]._cells([events[r] for r in rows],
                                                                       [applied[r] for r in rows])):
                     cells[row] = cell
             columns.append(cells)
@@ -488,7 +488,7 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode not in entry.unchecked for e in events]
-    rows.fields = {c.name: c.cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
+    rows.fields = {c.name: c._cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
     rows.data = {kind: b"".join(d for _e, d in items) if kind == first else
