@@ -77,8 +77,8 @@ class Tracker:
         series = getattr(self.state(event.adapter), table)
         s = series.get(key)
         if s is None:
-            s = series[key] = Series(self.series)
-        s.add(event.number, value)
+            s = series[key] = Series._new(self.series)
+        s._add(event.number, value)
 
     def keep_loose(self, event, findings: list) -> None:
         """Findings of an event that sit under no live record: the text lists them after the adapters."""
