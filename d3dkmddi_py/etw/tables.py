@@ -359,7 +359,7 @@ class TraceTables:
             columns.append(cells)
         decoded = {}
         for kind in self._mirror(table, entry.table.mirror):
-            data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
+            data = b"".join(self.tracker.packer._record(kind, e.fields, e.where) if kind != SEGMENT else a
                             for e, a in zip(events, applied))
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
         return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
@@ -492,7 +492,7 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
     rows.data = {kind: b"".join(d for _e, d in items) if kind == first else
-                 b"".join(pk.record(kind, e.fields, e.where) for e in events) for kind in entry.table.mirror}
+                 b"".join(pk._record(kind, e.fields, e.where) for e in events) for kind in entry.table.mirror}
     return rows
 
 
@@ -523,7 +523,7 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
         out.fields[c.name] = values
     count = len(part)
     pk = tracker.packer
-    out.data = {kind: pk.pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
+    out.data = {kind: pk._pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
     if entry.track is None:
@@ -536,5 +536,5 @@ def allocation_columns(events, *, target=None):
     """(Columns of DXGK_ALLOCATIONINFO, the events in row order) for the Start/DCStart events given."""
     tracker = Tracker(target)
     rows = [e for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop"]
-    data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
+    data = b"".join(tracker.packer._allocation(e.fields, e.where) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows

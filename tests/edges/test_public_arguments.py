@@ -214,6 +214,7 @@ VALID = {
     "TraceReader.check_found": lambda: ((_read_through(),), {}),
     "EventEntry.optional": lambda: ((etw.ENTRIES["ReportSegment"],), {}),
     "EventEntry.kinds": lambda: ((etw.ENTRIES["ReportSegment"],), {}),
+    "packer": lambda: (("x64", "WDDM3_0"), {}),
 }
 
 

@@ -33,7 +33,7 @@ def test_column_findings_equal_the_per_event_checks(version):
     for row, rule_id, _sev, field, value in model.findings_rows(columns, adapter=adapter):
         by_row.setdefault(row, []).append((rule_id, field, value))
     for i, e in enumerate(rows):
-        single = tracker.check_allocation(e.adapter, tracker.packer.allocation(e.fields))
+        single = tracker.check_allocation(e.adapter, tracker.packer.record("DXGK_ALLOCATIONINFO", e.fields))
         assert sorted(by_row.get(i, [])) == sorted((f.rule_id, f.field, f.value) for f in single), e.number
     assert by_row  # the sample breaks rules
 

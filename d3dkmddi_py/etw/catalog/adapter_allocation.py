@@ -86,7 +86,7 @@ def apply(tracker, event) -> bytes:
     """Start and DCStart add a live allocation, Stop removes it; returns its DXGK_ALLOCATIONINFO bytes."""
     f = event.fields
     a = tracker.state(event.adapter)
-    data = tracker.packer.allocation(f, event.where)
+    data = tracker.packer._allocation(f, event.where)
     handle = f["hVidMmGlobalAlloc"]
     tracker.track_allocations(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
     if event.opcode == "Stop":
@@ -100,7 +100,7 @@ def apply(tracker, event) -> bytes:
         return data
     a.started += 1
     if tracker.entries:
-        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.usage(f, event.where))
+        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer._usage(f, event.where))
         if handle:
             tracker.live_entries[handle] = entry
     return data

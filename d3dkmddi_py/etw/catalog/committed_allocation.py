@@ -60,7 +60,7 @@ def place(tracker, event, global_handle, how: str) -> Resolved:
 @lru_cache(maxsize=4096)  # placements name few distinct pairs of sets; packing a record costs more than the check
 def _sets_record(pk, read: int, write: int) -> bytes:
     """A DXGK_ALLOCATIONINFO holding these segment sets and nothing else (what a placement reads)."""
-    return pk.allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
+    return pk._allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
 
 
 _ZERO = {name: 0 for name, _t in ALLOCATION_FIELDS}

@@ -37,7 +37,7 @@ def apply(tracker, event) -> bytes:
     """The segment's descriptor replaces any earlier one of its id; returns the descriptor's bytes."""
     a = tracker.state(event.adapter)
     sid = event.fields["ulSegmentId"]
-    data = tracker.packer.segment(event.fields, event.where)
+    data = tracker.packer._segment(event.fields, event.where)
     if sid in a.segments:
         a.segments_replaced += 1
     a.segments[sid] = SegmentEntry(sid, event, data)
