@@ -12,7 +12,7 @@ from array import array
 from .._records import dataclass, field
 from ..errors import flag_argument, integer_argument
 
-# a row of Tracker.track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
+# a row of Tracker._track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
 # in Tracker.live): its adapter and segment sets first (what a placement reads), the event fields, the event's
 # number and time (as its reader gives it: text, or nanoseconds column-wise)
 LIVE_ROW = ("stop", "hVidMmGlobalAlloc", "pDxgAdapter", "dwReadSegment", "dwWriteSegment", "hProcessId",

@@ -177,12 +177,12 @@ class TraceTables:
         entry = ENTRIES[event.kind.event]
         if entry.barrier:
             self.flush()
-        applied = self.tracker.apply(event)
+        applied = self.tracker._apply(event)
         if entry.batched:  # checked column-wise when written
             self._pending.setdefault(entry.event, []).append((event, applied))
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, self.tracker.findings(event, applied), time_ns(event.time) if ns is _UNSET
+                (entry, event, applied, self.tracker._findings(event, applied), time_ns(event.time) if ns is _UNSET
                  else ns))
         self._buffered += 1
         if self._buffered >= self.chunk:
@@ -365,7 +365,7 @@ class TraceTables:
         return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
-        found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
+        found = self.tracker._findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
         read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
         names = [n for n, _k in HEAD] + [c.name for c in read]
         kinds = [k for _n, k in HEAD] + [c.kind for c in read]
