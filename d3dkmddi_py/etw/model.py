@@ -10,6 +10,7 @@ from ..target import as_target
 from .catalog import ENTRIES, KINDS
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event
+from .schema import EventKind
 from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
                     Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
 
@@ -278,7 +279,7 @@ def adapters(events, *, target=None, series: bool = True) -> dict:
         raise EtwInputError(f"events must be an iterable of etw Events (etw.read, etw.from_records), not "
                             f"{type(events).__name__}")
     for event in events:
-        tracker._apply(_event(event, "events' items"))
+        tracker._apply(_event(event, "events: an item"))
     return tracker.finish()
 
 
@@ -288,6 +289,7 @@ def _event(event, name: str):
         raise EtwInputError(f"{name} must be an etw Event (etw.read, etw.from_records), not {shown(event, 40)}")
     kind = event.kind
     if KINDS.get(getattr(kind, "event_id", None)) != kind:
-        raise EtwInputError(f"{name} is of {shown(kind, 60)}, not of an event registered now ({', '.join(ENTRIES)}): "
-                            f"etw.register its entry first")
+        what = kind.label if isinstance(kind, EventKind) else shown(kind, 40)
+        raise EtwInputError(f"{name} is {what}, not an event registered now ({', '.join(ENTRIES)}): etw.register "
+                            f"its entry first")
     return event

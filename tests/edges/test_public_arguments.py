@@ -329,3 +329,14 @@ def test_a_word_argument_of_the_wrong_kind_or_out_of_its_width_names_the_range(v
 
     with pytest.raises(D3dkmddiError, match=r"^priority must be an integer 0\.\.0xffffffff, not "):
         check_priority(value)
+
+
+def test_an_event_of_an_entry_unregistered_since_is_the_packages_error_in_tracker_apply_and_adapters():
+    with etw.registered(_entry()):
+        (event,) = etw.from_records([{"event": MADE_UP, "version": 0, "fields": {"Count": 3}}])
+        assert etw.Tracker().apply(event) is None  # registered: read, no state change
+    says = r"is MadeUpArgumentEvent Info, EventID 61000, not an event registered now \(ReportSegment, .*\): etw\.register"
+    with pytest.raises(D3dkmddiError, match=r"^Tracker\.apply: event " + says):
+        etw.Tracker().apply(event)
+    with pytest.raises(D3dkmddiError, match=r"^events: an item " + says):
+        etw.adapters([event])
