@@ -14,18 +14,12 @@ from functools import lru_cache
 from .._records import dataclass
 from ..errors import EtwInputError, bad_argument, choice_argument, integer_argument, mapping_argument
 from ..semantics import RULES, flags_member
-from ..names import InterfaceVersion, parse_version
 from ..span import _short
 from ..target import as_target, target as make_target
 from .catalog import ENTRIES
 from .registry import (ALLOCATION_TYPE, FLAG_VIEW, MIRROR_TYPES, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping,  # noqa: F401
-                       on_change)
+                       descriptor_type, on_change)
 from .schema import SHARED_FLAGS, AllocationFlag
-
-
-def descriptor_type(version) -> str:
-    """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
-    return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
 
 
 # Every event's rows, in the catalog's order: kept in step with the registry (a list, changed in place).

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 
 from .._records import dataclass, field
 from ..bulk.table import KINDS as COLUMN_KINDS
-from ..errors import (InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument, items_argument,
-                      mapping_argument, text_argument)
+from ..errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
+                      items_argument, mapping_argument, text_argument)
+from ..names import InterfaceVersion, parse_version
 from ..span import _short
 from .schema import (ADAPTER_ALLOCATION, BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, REPORT_SEGMENT, UINT64,
                      EventKind)
@@ -32,6 +34,11 @@ SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMEN
 MIRROR_TYPES = (SEGMENT, ALLOCATION_TYPE, USAGE_TYPE)
 # the event whose fields each mirror type is packed from (etw.mapping.Packer): only its entry's table shows that record
 PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
+
+
+def descriptor_type(version) -> str:
+    """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
+    return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
 FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
 # before an event's own columns, in every table: the event's number, time (and ms from the trace's start), opcode,
 # process and adapter (empty for an event that names none and whose allocation was not found)
@@ -282,6 +289,26 @@ def _kinds(entry) -> None:
         _function(t.rows, f"{at}: state table {t.name}: rows", "tracker, when", optional=False)
 
 
+def _is_leaf(kind: str, path: str) -> bool:
+    """Whether ``path`` names a leaf of the mirror type at some target: the newest first, which has nearly every
+    member (a path named at no target would be packed at none, silently)."""
+    from .._spec.versions import INTERFACE_VERSIONS
+
+    return any(path in _leaf_paths(descriptor_type(version) if kind == SEGMENT else kind, abi, version)
+               for version in sorted({int(v) for v in INTERFACE_VERSIONS.values()}, reverse=True)
+               for abi in ("x64", "x86", "arm64"))
+
+
+@functools.lru_cache(maxsize=None)
+def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
+    from ..layout import record_leaves, typedef_layout
+
+    try:
+        return frozenset(leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version)))
+    except D3dkmddiError:  # not a type of that target
+        return frozenset()
+
+
 def _problem(entry: EventEntry) -> str | None:
     """Why an entry of the right kinds cannot be registered, or None."""
     if entry.event in ENTRIES:
@@ -317,6 +344,11 @@ def _problem(entry: EventEntry) -> str | None:
                 for m in entry.mapping):
         return f"{entry.event}: MAPPING must name every field of every version once, each with its reason " \
                f"(a mirror member with its mirror type, or neither)"
+    unknown = next((m for m in entry.mapping if m.mirror_type is not None and m.mirror != FLAG_VIEW
+                    and not _is_leaf(m.mirror_type, m.mirror)), None)
+    if unknown is not None:
+        return f"{entry.event}: MAPPING's {unknown.field} fills {unknown.mirror_type}.{unknown.mirror}, which is a leaf " \
+               f"of it at no target (decode --format names the leaves)"
     if entry.adapter is not None and entry.adapter not in dict(entry.fields):
         return f"{entry.event}: the adapter field {entry.adapter} is not a field of the manifest's version"
     if any(f not in types for f in list(entry.bit_maps) + list(entry.arrays) + list(entry.value_maps)):

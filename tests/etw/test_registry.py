@@ -92,10 +92,13 @@ def test_a_made_up_event_in_one_entry_is_in_every_output(monkeypatch, tmp_path):
     (dict(table=TableSpec("made_up", (Column("x", "int", field="Nothing"),))),
      "table column Nothing reads a field the templates lack"),
     (dict(apply=lambda tracker: None), r"apply must be a function of \(tracker, event\) or None"),
+    (dict(mapping=tuple(Mapping(NAME, n, *(("DXGK_ALLOCATIONINFO", "Sise") if n == "Count" else (None, None)), "made up")
+                        for n, _t in FIELDS)), "MAPPING's Count fills DXGK_ALLOCATIONINFO.Sise, which is a leaf of it "
+                                               "at no target"),
 ], ids=["id taken", "mapping", "array not last", "adapter", "opcode", "table taken", "in-type", "array column",
         "table name a path", "table name findings", "mirror of another event", "batched without records",
         "unchecked opcode", "json_names field", "unknown rule", "mirror without its type", "column field",
-        "apply's arguments"])
+        "apply's arguments", "mirror leaf at no target"])
 def test_a_bad_entry_is_refused_and_changes_nothing(change, says):
     before = (dict(KINDS), {k: dict(v) for k, v in TEMPLATES.items()}, table_names())
     with pytest.raises(ValueError, match=says):
