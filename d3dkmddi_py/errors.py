@@ -139,19 +139,28 @@ def choice_argument(value, name: str, choices) -> str:
     raise bad_argument(name, value, "one of " + ", ".join(map(repr, choices)))
 
 
-def integer_argument(value, name: str, minimum: int | None = None) -> int:
-    """An integer (a NumPy one too; not a bool, a float or a str of digits), at least ``minimum`` when given."""
-    accepted = {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(
-        minimum, f"an integer of at least {minimum}")
+def integer_argument(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer (a NumPy one too; not a bool, a float or a str of digits), at least ``minimum`` and at most
+    ``maximum`` when given (the range a word or an array of that width holds)."""
+    if maximum is None:
+        accepted = {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(
+            minimum, f"an integer of at least {minimum}")
+    else:
+        accepted = f"an integer of at most {_bound(maximum)}" if minimum is None else \
+            f"an integer {_bound(minimum)}..{_bound(maximum)}"
     if type(value) is not int:
         import numbers  # here: a plain int, the common case, needs no module loaded at start-up
 
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise bad_argument(name, value, accepted)
         value = int(value)
-    if minimum is not None and value < minimum:
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise bad_argument(name, value, accepted)
     return value
+
+
+def _bound(n: int) -> str:
+    return str(n) if -10 < n < 10 else f"{n:#x}"
 
 
 def items_argument(value, name: str, kind: type, accepted: str) -> tuple:

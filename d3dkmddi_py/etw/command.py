@@ -215,7 +215,7 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         stdout.write(json.dumps(obj)[:-1] + ', "record": ' + made[1] + "}\n")
 
     def flush():
-        checked = iter(tracker.batch_findings([(e, a) for e, a, _f, entry in pending if entry.batched]))
+        checked = iter(tracker._batch_findings([(e, a) for e, a, _f, entry in pending if entry.batched]))
         for event, applied, findings, entry in pending:
             if entry.batched:
                 write(event, next(checked), entry.record(tracker, event, applied))
@@ -229,8 +229,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         entry = ENTRIES[event.event]
         if entry.barrier:
             flush()
-        applied = tracker.apply(event)
-        pending.append((event, applied, None if entry.batched else tracker.findings(event, applied), entry))
+        applied = tracker._apply(event)
+        pending.append((event, applied, None if entry.batched else tracker._findings(event, applied), entry))
         if len(pending) >= CHUNK_EVENTS:
             flush()
     flush()

@@ -12,19 +12,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .._records import dataclass
-from ..errors import EtwInputError
+from ..errors import EtwInputError, bad_argument, choice_argument, integer_argument, mapping_argument
 from ..semantics import RULES, flags_member
-from ..names import InterfaceVersion, parse_version
 from ..span import _short
-from ..target import target as make_target
+from ..target import as_target, target as make_target
 from .catalog import ENTRIES
-from .registry import ALLOCATION_TYPE, FLAG_VIEW, SEGMENT, USAGE_TYPE, Mapping, on_change  # noqa: F401 (here too)
-from .schema import ADAPTER_ALLOCATION, REPORT_SEGMENT, SHARED_FLAGS, AllocationFlag
-
-
-def descriptor_type(version) -> str:
-    """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
-    return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
+from .registry import (ALLOCATION_TYPE, FLAG_VIEW, MIRROR_TYPES, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping,  # noqa: F401
+                       descriptor_type, on_change)
+from .schema import SHARED_FLAGS, AllocationFlag
 
 
 # Every event's rows, in the catalog's order: kept in step with the registry (a list, changed in place).
@@ -35,7 +30,7 @@ def _mapping_changed() -> None:
     MAPPING[:] = [m for entry in ENTRIES.values() for m in entry.mapping]
     _rules_apply.cache_clear()
     carried.cache_clear()
-    packer.cache_clear()
+    _packer.cache_clear()
 
 
 # ---- rules: does each one hold for the kernel's view of the mapped values?
@@ -176,6 +171,10 @@ def keep(findings) -> list:
 
 
 # ---- packing event fields into mirror bytes
+def _event() -> str:  # ``where()`` of fields given without their event
+    return "event"
+
+
 @dataclass(frozen=True)
 class _Slot:
     field: str
@@ -185,17 +184,19 @@ class _Slot:
 
 
 class Packer:
-    """The mirror bytes of an event's fields at one target, following MAPPING and nothing else."""
+    """The mirror bytes of an event's fields at one target, following MAPPING and nothing else.  ``record``
+    checks the fields it is given; the readers pack each event's own fields (typed by its template) with the
+    underscored methods, unchecked."""
 
     def __init__(self, tgt):
-        self.target = tgt
+        self.target = tgt = as_target(tgt)  # every spelling target() takes; a bad one is the package's own error
         self.segment_type = descriptor_type(tgt.interface_version)
         self.flag_member, self.flag_type = flags_member(tgt.interface_version)
         self.classes = {SEGMENT: getattr(tgt, self.segment_type), ALLOCATION_TYPE: getattr(tgt, ALLOCATION_TYPE),
                         USAGE_TYPE: getattr(tgt, USAGE_TYPE)}
         self.slots = {key: [] for key in self.classes}
         for m in MAPPING:
-            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != _PACKED_BY[m.mirror_type]:
+            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != PACKED_BY[m.mirror_type]:
                 continue
             by_path = {leaf.path: leaf for leaf in self.classes[m.mirror_type]._leaves_}
             leaf = by_path.get(m.mirror)
@@ -222,7 +223,7 @@ class Packer:
     def label(self) -> str:
         return self.target.label
 
-    def mirror_flags(self, event_flags: int) -> int:
+    def _mirror_flags(self, event_flags: int) -> int:
         """The mirror's flag word for the event's Flags: shared bits by name, nothing else."""
         word = self._flag_cache.get(event_flags)
         if word is None:
@@ -246,25 +247,37 @@ class Packer:
             out[slot.offset:slot.offset + slot.size] = value.to_bytes(slot.size, "little")
         return out
 
-    def segment(self, fields: dict, where=lambda: "event") -> bytes:
+    def _segment(self, fields: dict, where=_event) -> bytes:
         return bytes(self._pack(SEGMENT, fields, where))
 
-    def allocation(self, fields: dict, where=lambda: "event") -> bytes:
+    def _allocation(self, fields: dict, where=_event) -> bytes:
         out = self._pack(ALLOCATION_TYPE, fields, where)
-        word = self.mirror_flags(int(fields["Flags"]))
+        word = self._mirror_flags(int(fields["Flags"]))
         out[self.flag_offset:self.flag_offset + 4] = word.to_bytes(4, "little")
         return bytes(out)
 
-    def usage(self, fields: dict, where=lambda: "event") -> bytes:
+    def _usage(self, fields: dict, where=_event) -> bytes:
         return bytes(self._pack(USAGE_TYPE, fields, where))
 
-    def record(self, kind: str, fields: dict, where=lambda: "event") -> bytes:
-        """The mirror record of ``kind`` (SEGMENT, ALLOCATION_TYPE or USAGE_TYPE) of an event's fields."""
-        return {SEGMENT: self.segment, ALLOCATION_TYPE: self.allocation, USAGE_TYPE: self.usage}[kind](fields, where)
+    def _record(self, kind: str, fields: dict, where=_event) -> bytes:
+        return {SEGMENT: self._segment, ALLOCATION_TYPE: self._allocation, USAGE_TYPE: self._usage}[kind](fields, where)
 
-    def pack_columns(self, np, kind: str, columns: dict, count: int):
+    def record(self, kind: str, fields, where=None) -> bytes:
+        """The mirror record of ``kind`` (SEGMENT, ALLOCATION_TYPE or USAGE_TYPE) of an event's fields (a dict
+        holding each field MAPPING packs into it, an integer); ``where()`` names the event in a message."""
+        kind = choice_argument(kind, "Packer.record: kind", MIRROR_TYPES)
+        fields = mapping_argument(fields, "Packer.record: fields", "a dict of event field -> value")
+        if where is not None and not callable(where):
+            raise bad_argument("Packer.record: where", where, "a function naming the event, or None")
+        for slot in self.slots[kind]:  # the fields it packs (any other may be anything); too wide: _pack says so
+            integer_argument(fields.get(slot.field), f"Packer.record: fields[{slot.field!r}]", 0)
+        if kind == ALLOCATION_TYPE:  # the flag word is 32 bits: a wider one would lose its bits silently
+            integer_argument(fields.get("Flags"), "Packer.record: fields['Flags']", 0, 0xFFFFFFFF)
+        return self._record(kind, fields, where or _event)
+
+    def _pack_columns(self, np, kind: str, columns: dict, count: int):
         """The mirror records of ``count`` events given as field columns (uint64 arrays), as bytes;
-        None if a value does not fit its member (``allocation`` and ``segment`` name it)."""
+        None if a value does not fit its member (``_record`` names it)."""
         out = np.zeros((count, self.classes[kind]._layout_.size), dtype=np.uint8)
         for slot in self.slots[kind]:
             values = columns[slot.field]
@@ -282,6 +295,7 @@ class Packer:
 
     def unknown_members(self, kind: str) -> tuple:
         """Members of the mirror type whose bytes no event field fills (union arms of a filled one count as filled)."""
+        kind = choice_argument(kind, "Packer.unknown_members: kind", MIRROR_TYPES)
         filled = set()
         for s in self.slots[kind]:
             filled.update(range(s.offset, s.offset + s.size))
@@ -296,11 +310,14 @@ class Packer:
         return tuple(names)
 
 
-_PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
+def packer(abi: str, version) -> Packer:
+    """The Packer of a target (``abi`` and ``version`` as ``target()`` takes them), made once."""
+    tgt = make_target(abi, version)
+    return _packer(tgt.abi, int(tgt.interface_version))
 
 
 @lru_cache(maxsize=None)
-def packer(abi: str, version: int) -> Packer:
+def _packer(abi: str, version: int) -> Packer:
     return Packer(make_target(abi, version))
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from .._records import replace
 from .. import bulk
 from ..semantics import Adapter, check
-from ..errors import EtwInputError, flag_argument
+from ..errors import EtwInputError, flag_argument, shown
 from ..target import as_target
-from .catalog import ENTRIES
+from .catalog import ENTRIES, KINDS
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event
+from .schema import EventKind
 from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
                     Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
 
@@ -24,22 +25,26 @@ def findings_rows(columns, *, adapter=None) -> list:
 
 
 class Tracker:
-    """Applies events in order (each event's entry says how); ``check_allocation`` checks against the
-    segments reported so far.
+    """Applies events in order (each event's entry says how), checking allocations against the segments
+    reported so far; ``finish()`` checks what is left and gives the adapters.
 
     ``entries``: keep each live allocation whole (its event, bytes and findings: the text and
     ``adapters()``), else only what later events read of it (its adapter and segment sets, for
     placements: --json and the tables).  ``series``: keep every sample of the values over time as
-    columns (else their summaries only)."""
+    columns (else their summaries only).
+
+    ``Tracker(...)`` and ``apply`` check what they are given.  The underscored methods are the per-event
+    machinery: the readers call ``_apply`` with the Events they made and the catalog's entries call the
+    others with values of those Events, unchecked."""
 
     def __init__(self, target=None, *, entries: bool = True, series: bool = False):
         tgt = as_target(target)  # every spelling target() takes; a bad one is the package's own error
         self.target = tgt
-        self.packer = packer(tgt.abi, int(tgt.interface_version))
-        self.entries, self.series = entries, series
+        self.packer = packer(tgt.abi, tgt.interface_version)
+        self.entries, self.series = flag_argument(entries, "Tracker: entries"), flag_argument(series, "Tracker: series")
         self.adapters: dict = {}
         self.counts: dict = {}  # event name -> events applied
-        self.live: dict = {}  # hVidMmGlobalAlloc -> a live allocation: its row of ``track_allocations`` from the adapter
+        self.live: dict = {}  # hVidMmGlobalAlloc -> a live allocation: its row of ``_track_allocations`` from the adapter
         self.processes: dict = {}  # hProcessId -> ProcessTally of its allocations
         self.live_entries: dict = {}  # hVidMmGlobalAlloc -> its AllocationEntry (``entries`` only)
         self.devices: dict = {}  # hVidMmAlloc -> (adapter pointer, hVidMmGlobalAlloc) of a live device allocation
@@ -48,39 +53,43 @@ class Tracker:
         self.loose_more = 0  # and how many more there were
         self._views: dict = {}  # pointer -> (segment count key, Adapter or None, note)
 
-    def state(self, pointer: int) -> AdapterTrace:
+    def _state(self, pointer: int) -> AdapterTrace:
         a = self.adapters.get(pointer)
         if a is None:
             a = self.adapters[pointer] = AdapterTrace(pointer)
         return a
 
     def apply(self, event):
-        """Update the state; returns what the event's entry says (a mirror record's bytes, a placement, ...)."""
+        """Update the state with one Event (``etw.read``'s, ``etw.from_records``'); returns what its entry's
+        ``apply`` returns (a mirror record's bytes, a placement, ...)."""
+        return self._apply(_event(event, "Tracker.apply: event"))
+
+    def _apply(self, event):
         name = event.kind.event
         self.counts[name] = self.counts.get(name, 0) + 1
         apply = ENTRIES[name].apply
         return None if apply is None else apply(self, event)
 
-    def findings(self, event, applied) -> list:
+    def _findings(self, event, applied) -> list:
         """The findings of an event just applied (those its entry checks one event at a time)."""
         found = ENTRIES[event.kind.event].findings
         return [] if found is None else found(self, event, applied)
 
-    def note(self, event, what: str) -> None:
+    def _note(self, event, what: str) -> None:
         """Count an event its state change could not be applied to (``what`` says why)."""
         notes = self.notes.setdefault(event.kind.event, {})
         notes[what] = notes.get(what, 0) + 1
 
-    def sample(self, event, table: str, key, value: int) -> None:
+    def _sample(self, event, table: str, key, value: int) -> None:
         """One more sample of a value over time: ``table`` names the adapter's dict of Series
         (``resident``, ``usage``, ``budget``), ``key`` the series in it."""
-        series = getattr(self.state(event.adapter), table)
+        series = getattr(self._state(event.adapter), table)
         s = series.get(key)
         if s is None:
-            s = series[key] = Series(self.series)
-        s.add(event.number, value)
+            s = series[key] = Series._new(self.series)
+        s._add(event.number, value)
 
-    def keep_loose(self, event, findings: list) -> None:
+    def _keep_loose(self, event, findings: list) -> None:
         """Findings of an event that sit under no live record: the text lists them after the adapters."""
         if not findings or not self.entries:
             return
@@ -90,7 +99,7 @@ class Tracker:
             self.loose_more += 1
 
     # ---- live allocations, as later events read them
-    def allocation_of(self, global_handle: int):
+    def _allocation_of(self, global_handle: int):
         """(adapter pointer, read set, write set, AllocationEntry or None) of a live allocation by its
         hVidMmGlobalAlloc, or None."""
         found = self.live.get(global_handle)
@@ -98,25 +107,25 @@ class Tracker:
             return None
         return found[:3] + (self.live_entries.get(global_handle),)
 
-    def device_allocation(self, handle: int):
+    def _device_allocation(self, handle: int):
         """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
         return self.devices.get(handle)
 
-    def tell(self, global_handle: int, event, line, findings) -> None:
+    def _tell(self, global_handle: int, event, line, findings) -> None:
         """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
         (``line()``, made only for an allocation kept whole, and its findings); the findings of one it replaces,
         or of an allocation not kept whole, go with the findings of events about no live record."""
         entry = self.live_entries.get(global_handle)
         if entry is None:
-            self.keep_loose(event, list(findings))
+            self._keep_loose(event, list(findings))
             return
         name = event.kind.event
         old = entry.later.get(name)
         if old is not None:
-            self.keep_loose(old.event, old.findings)
+            self._keep_loose(old.event, old.findings)
         entry.later[name] = Later(line(), list(findings), event, 1 if old is None else old.count + 1)
 
-    def track_allocations(self, rows) -> None:
+    def _track_allocations(self, rows) -> None:
         """AdapterAllocation events in order, each a row of ``LIVE_ROW`` (Stop or not, hVidMmGlobalAlloc, then
         what a live allocation keeps): the live allocations by hVidMmGlobalAlloc (what later events name them
         by; 0 names none, so such an allocation is counted, not kept) and each hProcessId's tally.  One loop for
@@ -141,7 +150,7 @@ class Tracker:
                 live[handle] = kept
                 tally.add(kept[LIVE_SIZE], kept[LIVE_NUMBER], kept[LIVE_TIME])
 
-    def live_update(self, global_handle: int, name: str, value) -> None:
+    def _live_update(self, global_handle: int, name: str, value) -> None:
         """A live allocation's kept ``name`` (of ``LIVE_ROW``) is now ``value`` (a priority changed)."""
         kept = self.live.get(global_handle)
         if kept is not None:
@@ -149,36 +158,36 @@ class Tracker:
             self.live[global_handle] = kept[:i] + (value,) + kept[i + 1:]
 
     # ---- checks against the segments reported so far
-    def view(self, pointer: int):
+    def _view(self, pointer: int):
         """(Adapter or None, note) for the segments the adapter has reported so far."""
         cached = self._views.get(pointer)
         if cached is None:
-            cached = self._views[pointer] = _adapter_view(self.state(pointer), self.packer, self.target)
+            cached = self._views[pointer] = _adapter_view(self._state(pointer), self.packer, self.target)
         return cached
 
-    def segments_changed(self, pointer: int) -> None:
+    def _segments_changed(self, pointer: int) -> None:
         self._views.pop(pointer, None)
 
-    def check_allocation(self, pointer: int, data: bytes) -> list:
-        adapter, _note = self.view(pointer)
+    def _check_allocation(self, pointer: int, data: bytes) -> list:
+        adapter, _note = self._view(pointer)
         return keep(check(data, ALLOCATION_TYPE, target=self.target, adapter=adapter))
 
-    def check_segment(self, data: bytes) -> list:
+    def _check_segment(self, data: bytes) -> list:
         return keep(check(data, self.packer.segment_type, target=self.target))
 
-    def segment_findings(self, pointer: int) -> tuple:
+    def _segment_findings(self, pointer: int) -> tuple:
         """(segment id -> findings, adapter-wide findings) for the segments reported so far.
 
         With an Adapter view, one ``check(adapter)`` gives both (a finding on ``segments[i].X`` is
         segment i+1's, with the field read as ``X``); without one, each descriptor is checked alone.
         """
-        a = self.state(pointer)
-        adapter, _note = self.view(pointer)
+        a = self._state(pointer)
+        adapter, _note = self._view(pointer)
         per = {sid: [] for sid in a.segments}
         wide = []
         if adapter is None:
             for sid, entry in a.segments.items():
-                per[sid] = self.check_segment(entry.data)
+                per[sid] = self._check_segment(entry.data)
             return per, wide
         for f in keep(check(adapter)):
             head, _, rest = f.field.partition(".")
@@ -202,40 +211,40 @@ class Tracker:
                 if check_it:
                     groups.setdefault(pointer, []).append(i)
         for pointer, rows in groups.items():
-            adapter, _note = self.view(pointer)
+            adapter, _note = self._view(pointer)
             part = data if len(rows) == len(adapters) else b"".join(data[i * size:(i + 1) * size] for i in rows)
             columns = bulk.decode_array(ALLOCATION_TYPE, part, target=self.target)
             for row, rule_id, severity, name, _value in findings_rows(columns, adapter=adapter):
                 found.setdefault(rows[row], []).append((rule_id, severity, name))
         return found
 
-    def batch_findings(self, items) -> list:
+    def _batch_findings(self, items) -> list:
         """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
         and only those are checked one by one for the messages."""
-        return self.findings_of_rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
+        return self._findings_of_rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
                                      b"".join(d for _e, d in items))
 
-    def findings_of_rows(self, adapters, checked, data: bytes) -> list:
-        """``batch_findings`` of allocation records given as columns: each row's adapter pointer,
+    def _findings_of_rows(self, adapters, checked, data: bytes) -> list:
+        """``_batch_findings`` of allocation records given as columns: each row's adapter pointer,
         whether it is checked (not a Stop), and the records' bytes.  A row's findings are a list, or
         an empty tuple when it has none."""
         size = len(data) // len(adapters) if len(adapters) else 0
         out = [()] * len(adapters)  # most rows have none: one shared empty tuple, not a list a row
         for i in self._found(adapters, checked, data):
-            out[i] = self.check_allocation(adapters[i], data[i * size:(i + 1) * size])
+            out[i] = self._check_allocation(adapters[i], data[i * size:(i + 1) * size])
         return out
 
     def finish(self) -> dict:
         """Check every adapter's segments and live allocations against its final segments."""
         for pointer, a in self.adapters.items():
-            a.adapter, a.adapter_note = self.view(pointer)
-            per, a.adapter_findings = self.segment_findings(pointer)
+            a.adapter, a.adapter_note = self._view(pointer)
+            per, a.adapter_findings = self._segment_findings(pointer)
             for sid, entry in a.segments.items():
                 entry.findings = per[sid]
             entries = list(a.allocations.values())
             for start in range(0, len(entries), CHUNK):
                 part = entries[start:start + CHUNK]
-                for entry, found in zip(part, self.batch_findings([(e.event, e.data) for e in part])):
+                for entry, found in zip(part, self._batch_findings([(e.event, e.data) for e in part])):
                     entry.findings = list(found)
         return self.adapters
 
@@ -270,8 +279,17 @@ def adapters(events, *, target=None, series: bool = True) -> dict:
         raise EtwInputError(f"events must be an iterable of etw Events (etw.read, etw.from_records), not "
                             f"{type(events).__name__}")
     for event in events:
-        if not isinstance(event, Event):
-            raise EtwInputError(f"events must be etw Events (etw.read, etw.from_records), not "
-                                f"{type(event).__name__}")
-        tracker.apply(event)
+        tracker._apply(_event(event, "events: an item"))
     return tracker.finish()
+
+
+def _event(event, name: str):
+    """An Event of a registered event, as the readers make them (what the per-event machinery takes)."""
+    if not isinstance(event, Event):
+        raise EtwInputError(f"{name} must be an etw Event (etw.read, etw.from_records), not {shown(event, 40)}")
+    kind = event.kind
+    if KINDS.get(getattr(kind, "event_id", None)) != kind:
+        what = kind.label if isinstance(kind, EventKind) else shown(kind, 40)
+        raise EtwInputError(f"{name} is {what}, not an event registered now ({', '.join(ENTRIES)}): etw.register "
+                            f"its entry first")
+    return event

@@ -15,18 +15,30 @@ from them registers a function with ``on_change``.
 from __future__ import annotations
 
 import contextlib
+import enum
+import functools
 
 from .._records import dataclass, field
 from ..bulk.table import KINDS as COLUMN_KINDS
-from ..errors import InvalidArgument
+from ..errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
+                      items_argument, mapping_argument, text_argument)
+from ..names import InterfaceVersion, parse_version
 from ..span import _short
-from .schema import BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind
+from .schema import (ADAPTER_ALLOCATION, BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, REPORT_SEGMENT, UINT64,
+                     EventKind)
 
 # what a mirror member belongs to: the record types the events fill
 ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"
 USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINFO1)
 SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
 MIRROR_TYPES = (SEGMENT, ALLOCATION_TYPE, USAGE_TYPE)
+# the event whose fields each mirror type is packed from (etw.mapping.Packer): only its entry's table shows that record
+PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
+
+
+def descriptor_type(version) -> str:
+    """The descriptor the event fills: DESCRIPTOR3 (it has SystemMemoryEndAddress) from WIN8."""
+    return "DXGK_SEGMENTDESCRIPTOR3" if parse_version(version) >= InterfaceVersion.WIN8 else "DXGK_SEGMENTDESCRIPTOR"
 FLAG_VIEW = "allocation flag view"  # Flags before WDDM2_0, FlagsWddm2 from it (the view the rules read)
 # before an event's own columns, in every table: the event's number, time (and ms from the trace's start), opcode,
 # process and adapter (empty for an event that names none and whose allocation was not found)
@@ -50,20 +62,24 @@ class Mapping:
 class Column:
     """A table column: its name, its kind (bulk.table's), and where its value comes from: an event
     field (``field``: read from an Event or column-wise from a batch), or ``value(event, applied)``,
-    a function of the event and what ``apply`` returned."""
+    a function of the event and what ``apply`` returned.  Checked when built: the tables make its cells
+    for every chunk unchecked."""
 
     name: str
     kind: str
     field: str | None = None
     value: object = None
 
-    def of(self, event, applied):
-        if self.value is not None:
-            return self.value(event, applied)
-        return _cell(event.fields.get(self.field))
+    def __post_init__(self):
+        _text(self.name, "Column: name", "a column's name (a str)")
+        choice_argument(self.kind, f"Column {self.name}: kind", COLUMN_KINDS)
+        text_argument(self.field, f"Column {self.name}: field", "an event field's name (a str) or None")
+        _function(self.value, f"Column {self.name}: value", "event, applied")
+        if (self.field is None) == (self.value is None):
+            raise InvalidArgument(f"Column {self.name}: give it a field or a value function, one of the two")
 
-    def cells(self, events, applied) -> list:
-        """``of`` for each event (and what its ``apply`` returned), in one pass."""
+    def _cells(self, events, applied) -> list:
+        """The column's cell of each event (and what its ``apply`` returned), in one pass."""
         if self.value is not None:
             return [self.value(e, a) for e, a in zip(events, applied)]
         name = self.field
@@ -164,10 +180,137 @@ def on_change(callback) -> None:
     _LISTENERS.append(callback)
 
 
-def _problem(entry: EventEntry) -> str | None:
-    """Why an entry cannot be registered, or None."""
+# ---- registration: an entry is checked whole, once; the readers then call its parts for every event unchecked
+def _text(value, name: str, accepted: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise bad_argument(name, value, accepted)
+    return value
+
+
+def _function(value, name: str, params: str, *, optional: bool = True) -> None:
+    """A function its callers can give ``params`` (the arguments' names, as the message says them); None when
+    ``optional``.  A class is not one (calling it would build an instance, once per event)."""
+    if value is None and optional:
+        return
+    import inspect  # loaded already by the time entries register
+
+    try:
+        inspect.signature(value).bind(*params.split(", "))
+        fits = not isinstance(value, type)
+    except TypeError:  # not callable, or not with these arguments
+        fits = False
+    except ValueError:  # a callable whose signature cannot be read (a builtin): callable is all that is known
+        fits = callable(value)
+    if not fits:
+        raise bad_argument(name, value, f"a function of ({params})" + (" or None" if optional else ""))
+
+
+def _dict(value, name: str, accepted: str) -> dict:
+    """A mapping (None is not an empty one here: the field has a default)."""
+    if value is None:
+        raise bad_argument(name, value, accepted)
+    return mapping_argument(value, name, accepted)
+
+
+def _rows(value, name: str, kind: type, accepted: str) -> tuple:
+    """A tuple or list of ``kind`` (an iterator would be spent by the check and read empty after)."""
+    if not isinstance(value, (tuple, list)):
+        raise bad_argument(name, value, accepted)
+    return items_argument(value, name, kind, accepted)
+
+
+def _pairs(value, name: str, accepted: str) -> tuple:
+    """A tuple of (str, str) pairs: template fields (name, in-type), state table columns (name, kind)."""
+    rows = _rows(value, name, tuple, accepted)
+    for pair in rows:
+        if len(pair) != 2 or not all(isinstance(p, str) and p for p in pair):
+            raise InvalidArgument(f"{name} must be {accepted}; it holds {_short(pair)}")
+    return rows
+
+
+def _kinds(entry) -> None:
+    """Refuse an entry whose fields are not of their kinds, naming the field, its value and what it takes
+    (``_problem`` and every reader read them as these kinds)."""
     if not isinstance(entry, EventEntry):
-        return f"register takes an EventEntry, not {type(entry).__name__}"
+        raise InvalidArgument(f"register takes an EventEntry, not {_short(entry)}")
+    at = f"EventEntry {_text(entry.event, 'EventEntry: event', 'the event task name (a str)')}"
+    for event_id, opcode in _dict(entry.ids, f"{at}: ids", "a dict of event id -> opcode").items():
+        integer_argument(event_id, f"{at}: event id", 0, 0xFFFF)
+        _text(opcode, f"{at}: the opcode of event id {event_id}", "an opcode (" + ", ".join(OPCODES) + ")")
+    integer_argument(entry.task, f"{at}: task", 0, 0xFFFF)
+    for name in ("symbols", "templates"):
+        for event_id, text in _dict(getattr(entry, name), f"{at}: {name}", "a dict of event id -> name").items():
+            _text(text, f"{at}: {name}[{_short(event_id)}]", "a name (a str)")
+    for version, fields in _dict(entry.versions, f"{at}: versions", "a dict of version -> fields").items():
+        integer_argument(version, f"{at}: version", 0, 0xFF)
+        _pairs(fields, f"{at}: versions[{version}]", "a tuple of (field name, in-type) pairs")
+    integer_argument(entry.manifest_version, f"{at}: manifest_version", 0, 0xFF)
+    for m in _rows(entry.mapping, f"{at}: mapping", Mapping, "a tuple of etw.Mapping rows"):
+        _text(m.event, f"{at}: a Mapping's event", "the event task name (a str)")
+        _text(m.field, f"{at}: a Mapping's field", "a field's name (a str)")
+        text_argument(m.mirror_type, f"{at}: Mapping {m.field}: mirror_type", "a mirror type (" +
+                      ", ".join(MIRROR_TYPES) + ") or None")
+        text_argument(m.mirror, f"{at}: Mapping {m.field}: mirror", "a leaf path (a str) or None")
+        _text(m.reason, f"{at}: Mapping {m.field}: reason", "the evidence (a str)")
+    spec = entry.table
+    if not isinstance(spec, TableSpec):
+        raise bad_argument(f"{at}: table", spec, "an etw.TableSpec")
+    _text(spec.name, f"{at}: table name", "a table's name (a str)")
+    _rows(spec.columns, f"{at}: table {spec.name}: columns", Column, "a tuple of etw.Column")
+    _rows(spec.mirror, f"{at}: table {spec.name}: mirror", str, "a tuple of mirror types (" + ", ".join(MIRROR_TYPES) + ")")
+    text_argument(entry.adapter, f"{at}: adapter", "the name of the field holding pDxgAdapter (a str) or None")
+    for name, flag_type in _dict(entry.bit_maps, f"{at}: bit_maps", "a dict of field -> flag type").items():
+        if not (isinstance(flag_type, type) and issubclass(flag_type, enum.IntFlag)):
+            raise bad_argument(f"{at}: bit_maps[{_short(name)}]", flag_type, "a flag type (an enum.IntFlag)")
+    for name, values in _dict(entry.value_maps, f"{at}: value_maps", "a dict of field -> {name: value}").items():
+        for value_name, value in _dict(values, f"{at}: value_maps[{_short(name)}]", "a dict of name -> value").items():
+            _text(value_name, f"{at}: a name in value_maps[{_short(name)}]", "a name (a str)")
+            integer_argument(value, f"{at}: value_maps[{_short(name)}][{value_name!r}]")
+    for array, count in _dict(entry.arrays, f"{at}: arrays", "a dict of counted array -> its count field").items():
+        _text(count, f"{at}: arrays[{_short(array)}]", "its count field's name (a str)")
+    for name, params in (("apply", "tracker, event"), ("findings", "tracker, event, applied"),
+                         ("record", "tracker, event, applied"),
+                         ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
+        _function(getattr(entry, name), f"{at}: {name}", params)
+    from .section import Section  # here: the text's module is not needed to read a trace
+
+    if entry.text is not None and not isinstance(entry.text, Section):
+        raise bad_argument(f"{at}: text", entry.text, "an etw.section.Section or None")
+    _rows(entry.rules, f"{at}: rules", str, "a tuple of rule ids (semantics.RULES)")
+    flag_argument(entry.batched, f"{at}: batched")
+    flag_argument(entry.barrier, f"{at}: barrier")
+    _rows(entry.unchecked, f"{at}: unchecked", str, "a tuple of opcodes")
+    for name, leaf in _dict(entry.json_names, f"{at}: json_names", "a dict of field -> record leaf").items():
+        _text(leaf, f"{at}: json_names[{_short(name)}]", "a record leaf's path (a str)")
+    integer_argument(entry.order, f"{at}: order")
+    for t in _rows(entry.state_tables, f"{at}: state_tables", StateTable, "a tuple of etw StateTable"):
+        _text(t.name, f"{at}: a state table's name", "a table's name (a str)")
+        _pairs(t.columns, f"{at}: state table {t.name}: columns", "a tuple of (column name, kind) pairs")
+        _function(t.rows, f"{at}: state table {t.name}: rows", "tracker, when", optional=False)
+
+
+def _is_leaf(kind: str, path: str) -> bool:
+    """Whether ``path`` names a leaf of the mirror type at some target: the newest first, which has nearly every
+    member (a path named at no target would be packed at none, silently)."""
+    from .._spec.versions import INTERFACE_VERSIONS
+
+    return any(path in _leaf_paths(descriptor_type(version) if kind == SEGMENT else kind, abi, version)
+               for version in sorted({int(v) for v in INTERFACE_VERSIONS.values()}, reverse=True)
+               for abi in ("x64", "x86", "arm64"))
+
+
+@functools.lru_cache(maxsize=None)
+def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
+    from ..layout import record_leaves, typedef_layout
+
+    try:
+        return frozenset(leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version)))
+    except D3dkmddiError:  # not a type of that target
+        return frozenset()
+
+
+def _problem(entry: EventEntry) -> str | None:
+    """Why an entry of the right kinds cannot be registered, or None."""
     if entry.event in ENTRIES:
         return f"event {entry.event} is registered already"
     taken = [i for i in entry.ids if i in KINDS]
@@ -197,8 +340,15 @@ def _problem(entry: EventEntry) -> str | None:
                 return f"{entry.event}: the counted array {array} must be the last field, after its count {count}"
     mapped = sorted(m.field for m in entry.mapping)
     if mapped != sorted(types) or any(m.event != entry.event or not m.reason for m in entry.mapping) or \
-            any(m.mirror_type not in (None,) + MIRROR_TYPES for m in entry.mapping):
-        return f"{entry.event}: MAPPING must name every field of every version once, each with its reason"
+            any(m.mirror_type not in (None,) + MIRROR_TYPES or (m.mirror_type is None) != (m.mirror is None)
+                for m in entry.mapping):
+        return f"{entry.event}: MAPPING must name every field of every version once, each with its reason " \
+               f"(a mirror member with its mirror type, or neither)"
+    unknown = next((m for m in entry.mapping if m.mirror_type is not None and m.mirror != FLAG_VIEW
+                    and not _is_leaf(m.mirror_type, m.mirror)), None)
+    if unknown is not None:
+        return f"{entry.event}: MAPPING's {unknown.field} fills {unknown.mirror_type}.{unknown.mirror}, which is a leaf " \
+               f"of it at no target (decode --format names the leaves)"
     if entry.adapter is not None and entry.adapter not in dict(entry.fields):
         return f"{entry.event}: the adapter field {entry.adapter} is not a field of the manifest's version"
     if any(f not in types for f in list(entry.bit_maps) + list(entry.arrays) + list(entry.value_maps)):
@@ -206,15 +356,35 @@ def _problem(entry: EventEntry) -> str | None:
     if any(not 0 <= v <= IN_TYPE_MAX.get(types[f], 1) for f, m in entry.value_maps.items() for v in m.values()):
         return f"{entry.event}: a value map holds a value its field's in-type cannot"
     spec = entry.table
-    if not isinstance(spec, TableSpec) or any(c.kind not in COLUMN_KINDS or (c.field is None) == (c.value is None)
-                                              or (c.field is not None and c.field not in types)
-                                              for c in spec.columns):
-        return f"{entry.event}: a table column needs a kind ({', '.join(COLUMN_KINDS)}) and a field or a value"
-    if any(not isinstance(t, StateTable) or any(k not in COLUMN_KINDS for _n, k in t.columns) or
+    missing = [c.field for c in spec.columns if c.field is not None and c.field not in types]
+    if missing:
+        return f"{entry.event}: table column {missing[0]} reads a field the templates lack"
+    names = [spec.name] + [t.name for t in entry.state_tables]
+    bad_name = next((n for n in names if not n.isidentifier() or n == "findings"), None)
+    if bad_name is not None:
+        return f"{entry.event}: table name {bad_name!r} must be letters, digits and _ (it names a file in the output " \
+               f"folder), and not findings"
+    for kind in spec.mirror:
+        if PACKED_BY.get(kind) != entry.event:
+            return f"{entry.event}: table mirror {kind!r} is not one of its events' records (" + \
+                   ", ".join(f"{k}: {e}" for k, e in PACKED_BY.items()) + ")"
+    if entry.batched and (tuple(spec.mirror[:1]) != (ALLOCATION_TYPE,) or entry.record is None):
+        return f"{entry.event}: a batched event's records are checked column-wise as {ALLOCATION_TYPE}: its table's " \
+               f"first mirror type is that and it has a record function"
+    if any(any(k not in COLUMN_KINDS for _n, k in t.columns) or
            t.name == spec.name or any(t.name in (o.table.name, *(u.name for u in o.state_tables))
                                       for o in ENTRIES.values()) for t in entry.state_tables):
         return f"{entry.event}: a state table is a StateTable of its own name, each column's kind one of " \
                f"{', '.join(COLUMN_KINDS)}"
+    if any(o not in entry.ids.values() for o in entry.unchecked):
+        return f"{entry.event}: unchecked names an opcode its ids do not have ({', '.join(entry.ids.values())})"
+    if any(f not in types for f in entry.json_names):
+        return f"{entry.event}: json_names names a field the templates lack"
+    from ..semantics import RULES
+
+    unknown = [r for r in entry.rules if r not in RULES]
+    if unknown:
+        return f"{entry.event}: rule {unknown[0]} is not a rule id; semantics.RULES lists them"
     if any(c.field in entry.arrays and c.kind != "text" for c in spec.columns):
         return f"{entry.event}: a counted array's column is text (its values, space-separated)"
     for other in ENTRIES.values():
@@ -227,11 +397,11 @@ def _problem(entry: EventEntry) -> str | None:
 def register(entry: EventEntry) -> EventEntry:
     """Add an event to every reader, table and renderer; returns it.  A bad entry is refused
     (errors.InvalidArgument, saying what to change) and changes nothing."""
+    _kinds(entry)
     problem = _problem(entry)
     if problem is not None:
         raise InvalidArgument(problem)
-    ENTRIES[entry.event] = entry
-    ordered = sorted(ENTRIES.values(), key=lambda e: e.order)  # stable: registration order among equals
+    ordered = sorted([*ENTRIES.values(), entry], key=lambda e: e.order)  # stable: registration order among equals
     ENTRIES.clear()
     ENTRIES.update((e.event, e) for e in ordered)
     for event_id, opcode in entry.ids.items():

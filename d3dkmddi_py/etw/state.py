@@ -10,8 +10,9 @@ from __future__ import annotations
 from array import array
 
 from .._records import dataclass, field
+from ..errors import flag_argument, integer_argument
 
-# a row of Tracker.track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
+# a row of Tracker._track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
 # in Tracker.live): its adapter and segment sets first (what a placement reads), the event fields, the event's
 # number and time (as its reader gives it: text, or nanoseconds column-wise)
 LIVE_ROW = ("stop", "hVidMmGlobalAlloc", "pDxgAdapter", "dwReadSegment", "dwWriteSegment", "hProcessId",
@@ -81,11 +82,21 @@ class ProcessTally:
 
 
 class Series:
-    """A value over time: its summary always, its samples as columns when ``keep``."""
+    """A value over time: its summary always, its samples as columns when ``keep``.  ``Series(keep)`` and
+    ``add`` check what they are given; the Tracker's ``_new`` and ``_add`` take its own values unchecked."""
 
     __slots__ = ("count", "first", "last", "low", "high", "high_at", "numbers", "values")
 
     def __init__(self, keep: bool):
+        self._start(flag_argument(keep, "Series: keep"))
+
+    @classmethod
+    def _new(cls, keep: bool) -> "Series":
+        s = cls.__new__(cls)
+        s._start(keep)
+        return s
+
+    def _start(self, keep: bool) -> None:
         self.count = 0
         self.first = self.last = self.low = self.high = self.high_at = None
         self.numbers, self.values = (array("q"), array("Q")) if keep else (None, None)
@@ -94,6 +105,11 @@ class Series:
         return _series, tuple(getattr(self, name) for name in Series.__slots__)
 
     def add(self, number: int, value: int) -> None:
+        """One more sample: the event's ``number`` and the ``value`` after it (the ranges the columns hold)."""
+        self._add(integer_argument(number, "Series.add: number", 1, (1 << 63) - 1),
+                  integer_argument(value, "Series.add: value", 0, (1 << 64) - 1))
+
+    def _add(self, number: int, value: int) -> None:
         if self.count == 0:
             self.first = self.low = self.high = value
             self.high_at = number

@@ -177,12 +177,12 @@ class TraceTables:
         entry = ENTRIES[event.kind.event]
         if entry.barrier:
             self.flush()
-        applied = self.tracker.apply(event)
+        applied = self.tracker._apply(event)
         if entry.batched:  # checked column-wise when written
             self._pending.setdefault(entry.event, []).append((event, applied))
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, self.tracker.findings(event, applied), time_ns(event.time) if ns is _UNSET
+                (entry, event, applied, self.tracker._findings(event, applied), time_ns(event.time) if ns is _UNSET
                  else ns))
         self._buffered += 1
         if self._buffered >= self.chunk:
@@ -349,23 +349,23 @@ class TraceTables:
             names.append(column.name)
             kinds.append(column.kind)
             if len(shares) <= 1:
-                columns.append(column.cells(events, applied))
+                columns.append(column._cells(events, applied))
                 continue
             cells = [None] * len(items)
             for own, rows in shares.items():
-                for row, cell in zip(rows, ENTRIES[own].table.columns[j].cells([events[r] for r in rows],
+                for row, cell in zip(rows, ENTRIES[own].table.columns[j]._cells([events[r] for r in rows],
                                                                       [applied[r] for r in rows])):
                     cells[row] = cell
             columns.append(cells)
         decoded = {}
         for kind in self._mirror(table, entry.table.mirror):
-            data = b"".join(self.tracker.packer.record(kind, e.fields, e.where) if kind != SEGMENT else a
+            data = b"".join(self.tracker.packer._record(kind, e.fields, e.where) if kind != SEGMENT else a
                             for e, a in zip(events, applied))
             decoded[kind] = bulk.decode_array(self._types[kind], data, target=self.tracker.target)
         return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
-        found = self.tracker.findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
+        found = self.tracker._findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
         read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
         names = [n for n, _k in HEAD] + [c.name for c in read]
         kinds = [k for _n, k in HEAD] + [c.kind for c in read]
@@ -488,11 +488,11 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode not in entry.unchecked for e in events]
-    rows.fields = {c.name: c.cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
+    rows.fields = {c.name: c._cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
     rows.data = {kind: b"".join(d for _e, d in items) if kind == first else
-                 b"".join(pk.record(kind, e.fields, e.where) for e in events) for kind in entry.table.mirror}
+                 b"".join(pk._record(kind, e.fields, e.where) for e in events) for kind in entry.table.mirror}
     return rows
 
 
@@ -523,7 +523,7 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
         out.fields[c.name] = values
     count = len(part)
     pk = tracker.packer
-    out.data = {kind: pk.pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
+    out.data = {kind: pk._pack_columns(np, kind, columns, count) for kind in entry.table.mirror}
     if any(data is None for data in out.data.values()):
         raise etlcolumns.NeedExact("a value that does not fit its mirror member")
     if entry.track is None:
@@ -536,5 +536,5 @@ def allocation_columns(events, *, target=None):
     """(Columns of DXGK_ALLOCATIONINFO, the events in row order) for the Start/DCStart events given."""
     tracker = Tracker(target)
     rows = [e for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop"]
-    data = b"".join(tracker.packer.allocation(e.fields, e.where) for e in rows)
+    data = b"".join(tracker.packer._allocation(e.fields, e.where) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows

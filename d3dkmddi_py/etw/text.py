@@ -79,7 +79,7 @@ def write_text(reader, tracker, stdout, name: str) -> int:
     from .mapping import RULES_APPLY
 
     for event in reader:
-        tracker.apply(event)
+        tracker._apply(event)
     reader.check_found()
     adapters = tracker.finish()
     sections = [(entry, entry.text or _DEFAULT) for entry in ENTRIES.values()]

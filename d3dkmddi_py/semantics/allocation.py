@@ -90,8 +90,8 @@ def check_placement(p: Placement) -> list:
     if not isinstance(p, Placement):
         raise bad_argument("p", p, "a semantics.Placement")
     layout, data = coerce_layout(p.alloc_info, ALLOCINFO_TYPE, p.target)
-    sid = _bounded(p.segment_id, "segment_id", 0xFFFFFFFF)
-    _bounded(p.offset, "offset", (1 << 64) - 1)
+    sid = integer_argument(p.segment_id, "segment_id", 0, 0xFFFFFFFF)
+    integer_argument(p.offset, "offset", 0, (1 << 64) - 1)
     effective, wddm2 = _placed_against(layout.c_name, layout.abi, layout.version, data)
     if not 1 <= sid <= (DXGK_SEGMENT_ID_SYSTEMMEMORY if wddm2 else 32) or in_set(effective.segments, sid):
         return []
@@ -122,7 +122,7 @@ def check_priority(priority: int, *, target=None) -> list:
     """The findings of the rules on AllocationPriority alone for a priority set later (the kernel's
     SetAllocationPriority): the value as the allocation's AllocationPriority, nothing else read; each
     message says it is a later priority, held to those rules as the package's reading."""
-    return list(_priority_findings(_bounded(priority, "priority", 0xFFFFFFFF), *_abi_version(target)))
+    return list(_priority_findings(integer_argument(priority, "priority", 0, 0xFFFFFFFF), *_abi_version(target)))
 
 
 @lru_cache(maxsize=4096)  # a trace sets few distinct priorities; its events each ask again
@@ -134,13 +134,6 @@ def _priority_findings(priority: int, abi: str, version: int) -> tuple:
     view = View.of(layout, data)
     return tuple(replace(f, message=f"{f.message} ({LATER_PRIORITY})") for f in
                  (c.finding(view) for c, _value in run_record(priority_checks(layout.abi, layout.version), view)))
-
-
-def _bounded(value, name: str, top: int) -> int:
-    value = integer_argument(value, name, 0)
-    if value > top:
-        raise bad_argument(name, value, f"an integer 0..{top:#x}")
-    return value
 
 
 def _abi_version(target) -> tuple:

@@ -97,7 +97,7 @@ def test_a_device_allocation_that_stops_no_longer_resolves():
     tracker = etw.Tracker()
     for e in etw.read(xml.encode()):
         tracker.apply(e)
-    assert tracker.device_allocation(DEVICE) is None
+    assert DEVICE not in tracker.devices
     assert tracker.notes["ReportCommittedAllocation"] == {
         "named a device allocation (hVidMmAlloc) the trace did not show starting: DeviceAllocation events place it": 2}
 
@@ -145,8 +145,8 @@ def test_a_priority_and_the_sets_a_placement_reads_are_checked_once_per_value():
     assert first == again and first is not again and [f.rule_id for f in first] == ["ALLOCINFO.PRIORITY_ZERO"]
     assert allocation._priority_findings.cache_info().hits == 1
     tracker = etw.Tracker()
-    info = tracker.packer.allocation({**{n: 0 for n, _t in TEMPLATES["AdapterAllocation"][2]},
-                                      "dwReadSegment": 0x5, "dwWriteSegment": 0x5})
+    info = tracker.packer.record("DXGK_ALLOCATIONINFO", {**{n: 0 for n, _t in TEMPLATES["AdapterAllocation"][2]},
+                                                         "dwReadSegment": 0x5, "dwWriteSegment": 0x5})
     allocation._placed_against.cache_clear()
     outside = [sem.check(sem.Placement(info, 2, offset, target=tracker.target)) for offset in (0x1000, 0x2000)]
     assert [f.message.split(", which")[0] for (f,) in outside] == ["committed to segment 2 at offset 0x1000",

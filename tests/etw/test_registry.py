@@ -10,7 +10,7 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw import registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS, TEMPLATES
-from d3dkmddi_py.etw.registry import EventEntry, Mapping, TableSpec, field_columns
+from d3dkmddi_py.etw.registry import Column, EventEntry, Mapping, TableSpec, field_columns
 from d3dkmddi_py.etw.schema import BOOLEAN, POINTER, UINT32, UINT64
 from d3dkmddi_py.etw.tables import table_names
 from tests.etw.etl_readings import tables
@@ -79,7 +79,26 @@ def test_a_made_up_event_in_one_entry_is_in_every_output(monkeypatch, tmp_path):
     (dict(table=TableSpec("segments")), "table segments is ReportSegment's, with other columns"),
     (dict(versions={0: FIELDS + (("Huge", "UInt128"),)}), "field Huge has in-type 'UInt128'"),
     (dict(table=TableSpec("made_up", field_columns(FIELDS))), "a counted array's column is text"),
-], ids=["id taken", "mapping", "array not last", "adapter", "opcode", "table taken", "in-type", "array column"])
+    (dict(table=TableSpec("../made_up")), r"table name '\.\./made_up' must be letters, digits and _ \(it names a file"),
+    (dict(table=TableSpec("findings")), "table name 'findings' must be letters, digits and _ .*, and not findings"),
+    (dict(table=TableSpec("made_up", (), ("segment descriptor",))),
+     r"table mirror 'segment descriptor' is not one of its events' records \(segment descriptor: ReportSegment"),
+    (dict(batched=True), "a batched event's records are checked column-wise as DXGK_ALLOCATIONINFO"),
+    (dict(unchecked=("Stop",)), r"unchecked names an opcode its ids do not have \(Info\)"),
+    (dict(json_names={"Nothing": "Flags.Value"}), "json_names names a field the templates lack"),
+    (dict(rules=("NO.SUCH_RULE",)), "rule NO.SUCH_RULE is not a rule id"),
+    (dict(mapping=tuple(Mapping(NAME, n, None, "Size" if n == "Count" else None, "made up") for n, _t in FIELDS)),
+     "a mirror member with its mirror type, or neither"),
+    (dict(table=TableSpec("made_up", (Column("x", "int", field="Nothing"),))),
+     "table column Nothing reads a field the templates lack"),
+    (dict(apply=lambda tracker: None), r"apply must be a function of \(tracker, event\) or None"),
+    (dict(mapping=tuple(Mapping(NAME, n, *(("DXGK_ALLOCATIONINFO", "Sise") if n == "Count" else (None, None)), "made up")
+                        for n, _t in FIELDS)), "MAPPING's Count fills DXGK_ALLOCATIONINFO.Sise, which is a leaf of it "
+                                               "at no target"),
+], ids=["id taken", "mapping", "array not last", "adapter", "opcode", "table taken", "in-type", "array column",
+        "table name a path", "table name findings", "mirror of another event", "batched without records",
+        "unchecked opcode", "json_names field", "unknown rule", "mirror without its type", "column field",
+        "apply's arguments", "mirror leaf at no target"])
 def test_a_bad_entry_is_refused_and_changes_nothing(change, says):
     before = (dict(KINDS), {k: dict(v) for k, v in TEMPLATES.items()}, table_names())
     with pytest.raises(ValueError, match=says):

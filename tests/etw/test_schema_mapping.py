@@ -71,7 +71,7 @@ def test_packing_writes_each_value_where_the_mapping_says():
     fields.update(allocSize=0x123000, ulAlignment=0x10000, dwReadSegment=3, dwWriteSegment=5, PreferredSegment=0x41,
                   HintedBank=0x201, dwEvictionSegment=4, Priority=0xA0000000,
                   Flags=etw.AllocationFlag.CpuVisible | etw.AllocationFlag.Swizzled | etw.AllocationFlag.Primary)
-    info = kmd.target("x64", "WDDM2_0").DXGK_ALLOCATIONINFO.from_buffer_copy(pk.allocation(fields))
+    info = kmd.target("x64", "WDDM2_0").DXGK_ALLOCATIONINFO.from_buffer_copy(pk.record("DXGK_ALLOCATIONINFO", fields))
     assert (info.Size, info.Alignment, info.SupportedReadSegmentSet, info.SupportedWriteSegmentSet) == \
         (0x123000, 0x10000, 3, 5)
     assert (info.PreferredSegment.Value, info.HintedBank.Value, info.EvictionSegmentSet, info.AllocationPriority) == \
@@ -79,7 +79,7 @@ def test_packing_writes_each_value_where_the_mapping_says():
     # Swizzled has no FlagsWddm2 member and Primary is kernel state: only CpuVisible reaches the mirror
     assert info.FlagsWddm2.Value == 0x1
     before = etw.packer("x64", int(kmd.InterfaceVersion.WDDM1_3))
-    info13 = kmd.target("x64", "WDDM1_3").DXGK_ALLOCATIONINFO.from_buffer_copy(before.allocation(fields))
+    info13 = kmd.target("x64", "WDDM1_3").DXGK_ALLOCATIONINFO.from_buffer_copy(before.record("DXGK_ALLOCATIONINFO", fields))
     assert info13.Flags.Value == 0x81  # CpuVisible and Swizzled by name in the old view
 
 
@@ -88,7 +88,7 @@ def test_segment_packing_and_the_descriptor_type():
     fields = {n: 0 for n, _t in report_segment.FIELDS}
     fields.update(BaseAddress=0x100000000, CpuTranslatedAddress=0xE0000000, Size=1 << 28, NbOfBanks=4, Flags=0x808,
                   CommitLimit=1 << 27, SystemMemoryEndAddress=0x5000)
-    d = kmd.target("x64", "WIN8").DXGK_SEGMENTDESCRIPTOR3.from_buffer_copy(pk.segment(fields))
+    d = kmd.target("x64", "WIN8").DXGK_SEGMENTDESCRIPTOR3.from_buffer_copy(pk.record("segment descriptor", fields))
     assert (d.BaseAddress.QuadPart, d.CpuTranslatedAddress.QuadPart, d.Size, d.NbOfBanks, d.Flags.Value,
             d.CommitLimit, d.SystemMemoryEndAddress) == (0x100000000, 0xE0000000, 1 << 28, 4, 0x808, 1 << 27, 0x5000)
     assert etw.descriptor_type(kmd.InterfaceVersion.WIN7) == "DXGK_SEGMENTDESCRIPTOR"

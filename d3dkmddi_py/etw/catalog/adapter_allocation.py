@@ -85,10 +85,10 @@ def identity_of(dxg: int, vidmm: int) -> tuple:
 def apply(tracker, event) -> bytes:
     """Start and DCStart add a live allocation, Stop removes it; returns its DXGK_ALLOCATIONINFO bytes."""
     f = event.fields
-    a = tracker.state(event.adapter)
-    data = tracker.packer.allocation(f, event.where)
+    a = tracker._state(event.adapter)
+    data = tracker.packer._allocation(f, event.where)
     handle = f["hVidMmGlobalAlloc"]
-    tracker.track_allocations(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
+    tracker._track_allocations(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
     if event.opcode == "Stop":
         a.stopped += 1
         tracker.live_entries.pop(handle, None)
@@ -96,11 +96,11 @@ def apply(tracker, event) -> bytes:
         if tracker.entries and gone is None:
             a.stops_unmatched += 1
         for later in (gone.later.values() if gone is not None else ()):  # its text goes: keep its findings
-            tracker.keep_loose(later.event, later.findings)
+            tracker._keep_loose(later.event, later.findings)
         return data
     a.started += 1
     if tracker.entries:
-        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.usage(f, event.where))
+        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer._usage(f, event.where))
         if handle:
             tracker.live_entries[handle] = entry
     return data
@@ -112,7 +112,7 @@ def track(np, tracker, columns: dict, stops, adapters, numbers, times):
     tracks the next n rows (the other events between them read the state up to their point)."""
     fields = [columns[n].tolist() if n != "pDxgAdapter" else adapters.tolist() for n in LIVE_ROW[1:-2]]
     rows = zip(stops.tolist(), *fields, _list(numbers), _list(times))
-    return lambda n: tracker.track_allocations(islice(rows, n))
+    return lambda n: tracker._track_allocations(islice(rows, n))
 
 
 def _list(values) -> list:
@@ -120,12 +120,12 @@ def _list(values) -> list:
 
 
 def findings(tracker, event, data) -> list:
-    return [] if event.opcode == "Stop" else tracker.check_allocation(event.adapter, data)
+    return [] if event.opcode == "Stop" else tracker._check_allocation(event.adapter, data)
 
 
 def record(tracker, event, data) -> tuple:
     checked = event.opcode != "Stop"  # a Stop's record is not checked: the allocation is gone
-    return ALLOCATION_TYPE, data, tracker.view(event.adapter)[0] if checked else None, checked
+    return ALLOCATION_TYPE, data, tracker._view(event.adapter)[0] if checked else None, checked
 
 
 class _Text(Section):

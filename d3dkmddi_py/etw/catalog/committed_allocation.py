@@ -43,16 +43,16 @@ MAPPING = (
 def place(tracker, event, global_handle, how: str) -> Resolved:
     """Place the live allocation ``global_handle`` names in the event's segment, and check it there."""
     segment, offset = event.fields["ulSegmentId"], event.fields["SegmentOffset"]
-    found = None if global_handle is None else tracker.allocation_of(global_handle)
+    found = None if global_handle is None else tracker._allocation_of(global_handle)
     if found is None:
-        tracker.note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
+        tracker._note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
         return Resolved(None, global_handle, checked=False)
     pointer, read, write, entry = found
     info = _sets_record(tracker.packer, read, write) if entry is None else entry.data
     findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
     if entry is not None:
         entry.placement = (segment, offset, event.number)
-    tracker.tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
+    tracker._tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
                                                f"#{event.number}, {event.kind.label})", findings)
     return Resolved(pointer, global_handle, findings)
 
@@ -60,14 +60,14 @@ def place(tracker, event, global_handle, how: str) -> Resolved:
 @lru_cache(maxsize=4096)  # placements name few distinct pairs of sets; packing a record costs more than the check
 def _sets_record(pk, read: int, write: int) -> bytes:
     """A DXGK_ALLOCATIONINFO holding these segment sets and nothing else (what a placement reads)."""
-    return pk.allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
+    return pk._allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
 
 
 _ZERO = {name: 0 for name, _t in ALLOCATION_FIELDS}
 
 
 def apply(tracker, event) -> Resolved:
-    device = tracker.device_allocation(event.fields["hAllocationHandle"])
+    device = tracker._device_allocation(event.fields["hAllocationHandle"])
     return place(tracker, event, None if device is None else device[1],
                  "named a device allocation (hVidMmAlloc) the trace did not show starting: DeviceAllocation events "
                  "place it")

@@ -38,7 +38,7 @@ def apply(tracker, event):
     f = event.fields
     if event.opcode == "Stop":
         if tracker.devices.pop(f["hVidMmAlloc"], None) is None:
-            tracker.note(event, "stopped a device allocation the trace did not show starting")
+            tracker._note(event, "stopped a device allocation the trace did not show starting")
         return
     tracker.devices[f["hVidMmAlloc"]] = (event.adapter, f["hVidMmGlobalAlloc"])
 

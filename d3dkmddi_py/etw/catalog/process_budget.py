@@ -30,7 +30,7 @@ MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m
 
 def apply(tracker, event) -> tuple:
     """One more sample of the process's budget; returns (usage, budget) after it."""
-    tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
+    tracker._sample(event, "budget", key(event), event.fields["NewBudget"])
     return memory(tracker, event)
 
 

@@ -43,13 +43,13 @@ def key_text(k: tuple) -> str:
 
 def memory(tracker, event) -> tuple:
     """(usage, budget) of the event's process, physical adapter and segment group after it (None: not seen yet)."""
-    a, k = tracker.state(event.adapter), key(event)
+    a, k = tracker._state(event.adapter), key(event)
     return tuple(None if s is None else s.last for s in (a.usage.get(k), a.budget.get(k)))
 
 
 def apply(tracker, event) -> tuple:
     """One more sample of the process's usage; returns ``memory``."""
-    tracker.sample(event, "usage", key(event), event.fields["NewUsage"])
+    tracker._sample(event, "usage", key(event), event.fields["NewUsage"])
     return memory(tracker, event)
 
 

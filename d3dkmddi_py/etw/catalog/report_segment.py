@@ -35,20 +35,20 @@ MAPPING = (
 
 def apply(tracker, event) -> bytes:
     """The segment's descriptor replaces any earlier one of its id; returns the descriptor's bytes."""
-    a = tracker.state(event.adapter)
+    a = tracker._state(event.adapter)
     sid = event.fields["ulSegmentId"]
-    data = tracker.packer.segment(event.fields, event.where)
+    data = tracker.packer._segment(event.fields, event.where)
     if sid in a.segments:
         a.segments_replaced += 1
     a.segments[sid] = SegmentEntry(sid, event, data)
-    tracker.segments_changed(event.adapter)
+    tracker._segments_changed(event.adapter)
     return data
 
 
 def findings(tracker, event, _data) -> list:
     """The segment's findings and the adapter-wide ones that name it (one AGP segment is reported with the
     segment its field names)."""
-    per, wide = tracker.segment_findings(event.adapter)
+    per, wide = tracker._segment_findings(event.adapter)
     sid = event.fields["ulSegmentId"]
     head = f"segments[{sid - 1}]."
     return per[sid] + [f for f in wide if f.field.startswith(head)]

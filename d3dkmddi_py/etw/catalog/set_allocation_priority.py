@@ -25,17 +25,17 @@ MAPPING = (
 def apply(tracker, event) -> Resolved:
     priority = event.fields["Priority"]
     found_rules = tuple(check_priority(priority, target=tracker.target))
-    device = tracker.device_allocation(event.fields["hAllocationHandle"])
-    found = None if device is None else tracker.allocation_of(device[1])
+    device = tracker._device_allocation(event.fields["hAllocationHandle"])
+    found = None if device is None else tracker._allocation_of(device[1])
     if found is None:
-        tracker.note(event, "named an allocation the trace did not show starting (through DeviceAllocation events)")
-        tracker.keep_loose(event, list(found_rules))
+        tracker._note(event, "named an allocation the trace did not show starting (through DeviceAllocation events)")
+        tracker._keep_loose(event, list(found_rules))
         return Resolved(None if device is None else device[0], None if device is None else device[1], found_rules)
     pointer, _read, _write, entry = found
-    tracker.live_update(device[1], "Priority", priority)
+    tracker._live_update(device[1], "Priority", priority)
     if entry is not None:
         entry.priority = (priority, event.number)
-    tracker.tell(device[1], event, lambda: f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
+    tracker._tell(device[1], event, lambda: f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
                                            f"#{event.number}, {event.kind.label})", found_rules)
     return Resolved(pointer, device[1], found_rules)
 

@@ -23,7 +23,7 @@ MAPPING = (
 
 def apply(tracker, event):
     """One more sample of the segment's resident bytes."""
-    tracker.sample(event, "resident", event.fields["SegmentId"], event.fields["TotalBytesResident"])
+    tracker._sample(event, "resident", event.fields["SegmentId"], event.fields["TotalBytesResident"])
 
 
 def _size(a, sid: int) -> str:
