@@ -17,7 +17,7 @@ from ..errors import EtwInputError, flag_argument, text_argument
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .catalog import KINDS
-from .events import Event, parse_fields
+from .events import Event, new_event, parse_fields
 from .registry import names as event_names
 from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
@@ -227,9 +227,9 @@ class TraceReader:
         ver = kind.version if rec.version is None else _system_number(rec.version, "Version", where, number)
         self.decoded += 1
         pid, tid = rec.pid, rec.tid
-        return Event(number, kind, ver, fields, rec.time,
-                     None if pid is None else _system_number(pid, "ProcessID", where, number),
-                     None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
+        return new_event(number, kind, ver, fields, rec.time,
+                         None if pid is None else _system_number(pid, "ProcessID", where, number),
+                         None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
 
     def _kind(self, rec: _Raw, number: int):
         """The DxgKrnl event a record is, or None (counted) for another provider's or another DxgKrnl event."""
