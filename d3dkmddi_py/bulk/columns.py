@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from .._numpy import numpy_module, optional_module as _need
 from ..errors import InvalidArgument, bad_argument, flag_argument, integer_argument, items_argument
 from ..outfile import open_output
+from .table import INT64_MAX
 
 
 class Columns(Mapping):
@@ -37,7 +38,9 @@ class Columns(Mapping):
             raise bad_argument("Columns: plan", plan, f"the bulk plan of {layout.c_name} at {layout.label} "
                                                       f"(bulk._plan.plan_for(layout))")
         arrays = _checked_arrays(layout, plan, arrays)
-        start, offset = integer_argument(start, "Columns: start", 0), integer_argument(offset, "Columns: offset", 0)
+        rows = len(arrays[0]) if arrays else 0
+        start = integer_argument(start, "Columns: start", 0, INT64_MAX - rows)  # the tables' record numbers are int64
+        offset = integer_argument(offset, "Columns: offset", 0, INT64_MAX)
         if buffers is not None:
             raise bad_argument("Columns: buffers", buffers, "None (the decoders' own reusable memory)")
         inputs = items_argument(inputs, "Columns: inputs", (str, bytes, os.PathLike),

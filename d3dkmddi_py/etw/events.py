@@ -15,6 +15,7 @@ from operator import itemgetter
 
 from ..errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, mapping_argument, shown,
                       text_argument)
+from ..bulk.table import INT64_MAX
 from ..jsonvalue import wide_text
 from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
 from .registry import names as event_names, on_change
@@ -43,7 +44,7 @@ class Event:
     def __init__(self, number: int, kind: EventKind, version: int, fields: dict, time: str | None = None,
                  process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None,
                  source: str | None = None):
-        number = integer_argument(number, "Event: number", 1, NUMBER_MAX)
+        number = integer_argument(number, "Event: number", 1, INT64_MAX)
         kind = registered_kind(kind, "Event: kind")
         where = f"Event #{number} ({kind.label})"
         version = parse_value(version, "UInt8", "version", where)
@@ -116,7 +117,6 @@ class Event:
 
 new_event = Event._new  # the readers' constructor: one per event read, unchecked
 _object_new = object.__new__
-NUMBER_MAX = (1 << 63) - 1  # an event's number: the tables' int64 column holds it
 
 
 def registered_kind(kind, name: str) -> EventKind:

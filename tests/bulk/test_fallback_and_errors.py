@@ -175,7 +175,9 @@ def test_columns_built_by_hand_refuse_each_wrong_part_naming_it():
             ({"arrays": short}, r"^Columns: arrays\[1\] \(PrivateDriverDataSize\) holds 2 values, arrays\[0\] 3"),
             ({"arrays": wide}, rf"^Columns: arrays\[{one_bit}\] \({path}\) holds 2, more than its 1 bits hold "
                                r"\(valid 0\.\.1\)$"),
-            ({"start": -1}, r"^Columns: start must be a non-negative integer, not -1$"),
+            ({"start": -1}, r"^Columns: start must be an integer 0\.\.0x7ffffffffffffffc, not -1$"),
+            ({"start": 1 << 63}, r"^Columns: start must be an integer 0\.\.0x7ffffffffffffffc, not "),  # int64 rows
+            ({"offset": 1 << 63}, r"^Columns: offset must be an integer 0\.\.0x7fffffffffffffff, not "),
             ({"buffers": object()}, r"^Columns: buffers must be None \(the decoders' own reusable memory\)"),
             ({"inputs": (None,)}, r"^Columns: inputs must be a tuple of the files the records were read from")):
         values = {"layout": columns.layout, "plan": plan, "arrays": arrays, "start": 0, "offset": 0, **kwargs}
