@@ -13,7 +13,7 @@ import io
 import os
 import pyexpat
 
-from ..errors import EtwInputError, flag_argument, text_argument
+from ..errors import EtwInputError, flag_argument, integer_argument, text_argument
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .catalog import KINDS
@@ -24,6 +24,7 @@ from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
 
 CHUNK = 1 << 18
+CHUNK_MAX = (1 << 31) - 1  # the most one read() takes on every platform
 
 
 class TraceReader:
@@ -37,7 +38,8 @@ class TraceReader:
     """
 
     def __init__(self, source, *, name: str | None = None, chunk_size: int = CHUNK, fast: bool = True):
-        self.source, self.chunk_size, self.fast = source, chunk_size, flag_argument(fast, "fast")
+        self.source, self.fast = source, flag_argument(fast, "fast")
+        self.chunk_size = integer_argument(chunk_size, "TraceReader: chunk_size", 1, CHUNK_MAX)
         self.name = safe_name(text_argument(name, "name") or _name_of(source))  # echoed in one-line messages
         self.total = 0
         self.decoded = 0

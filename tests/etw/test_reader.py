@@ -174,6 +174,14 @@ def test_a_field_value_of_another_kind_is_named_in_one_line():
         list(etw.from_records([{"event": 33, "fields": alloc_fields(allocSize=np.arange(100))}]))
 
 
+def test_a_trace_reader_chunk_size_is_a_positive_int_up_to_what_one_read_takes():
+    """TraceReader(chunk_size=1.5) reached stream.read() and raised Python's TypeError there."""
+    assert len(list(etw.TraceReader(trace(tracerpt_event(33, alloc_fields(), opcode=1)), chunk_size=7))) == 1
+    for size in (1.5, 0, 1 << 31):
+        with pytest.raises(D3dkmddiError, match=r"^TraceReader: chunk_size must be an integer 1\.\.0x7fffffff, not "):
+            etw.TraceReader(b"", chunk_size=size)
+
+
 def test_an_event_pickles_and_copies_without_its_checks():
     """An Event travels (a process pool, copy) through the readers' unchecked constructor: an event whose entry
     was unregistered since still arrives."""
