@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from operator import itemgetter
 
-from ..errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, mapping_argument, shown,
-                      text_argument)
 from ..bulk.table import INT64_MAX
+from ..errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
+                      shown, text_argument)
 from ..jsonvalue import wide_text
 from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
 from .registry import names as event_names, on_change
@@ -55,11 +55,8 @@ class Event:
             raise InvalidArgument(f"{where}: field {shown(next(iter(unknown)), 40)} is not one of {kind.template} "
                                   f"({', '.join(n for n, _t in FIELDS[kind.event])}); give a field this package does "
                                   f"not know in extra")
-        extra = mapping_argument(extra, "Event: extra", "a dict of the fields this package does not know, or None")
-        for name in extra:
-            if not isinstance(name, str):
-                raise InvalidArgument(f"Event: extra must have the fields' names (strs) as keys; it holds "
-                                      f"{shown(name, 40)}")
+        extra = mapping_argument(extra, "Event: extra", _EXTRA)
+        items_argument(extra.keys(), "Event: extra", str, _EXTRA)
         text_argument(source, "Event: source", "the trace's name (a str), or None")
         time, process_id, thread_id = _system(time, process_id, thread_id, "Event")
         self.number, self.kind, self.version, self.fields = number, kind, version, fields
@@ -115,6 +112,7 @@ class Event:
         return f"{self.source}: event #{self.number} ({self.kind.label})"
 
 
+_EXTRA = "a dict of the fields this package does not know by their names (strs), or None"
 new_event = Event._new  # the readers' constructor: one per event read, unchecked
 _object_new = object.__new__
 

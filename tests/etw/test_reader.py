@@ -124,12 +124,15 @@ def test_an_event_built_by_hand_is_checked_as_a_record_is_and_equals_the_readers
         "time": (1.5, r"^Event: time must be the event's time as text \(ISO 8601\), or None, not 1\.5$"),
         "process_id": (1 << 32, r"^Event: process_id must be an integer 0\.\.0xffffffff, not 4294967296$"),
         "thread_id": ("7", r"^Event: thread_id must be an integer 0\.\.0xffffffff, not '7'$"),
-        "extra": ([1], r"^Event: extra must be a dict of the fields this package does not know, or None, not \[1\]$"),
+        "extra": ([1], r"^Event: extra must be a dict of the fields this package does not know by their names "
+                       r"\(strs\), or None, not \[1\]$"),
         "source": (b"t", r"^Event: source must be the trace's name \(a str\), or None, not b't'$"),
     }
     for name, (value, message) in refused.items():
         with pytest.raises(D3dkmddiError, match=message):
             etw.Event(**{**values, name: value})
+    with pytest.raises(D3dkmddiError, match=r"^Event: extra must be a dict .*; it holds 1$"):
+        etw.Event(**{**values, "extra": {1: "x"}})
     with pytest.raises(EtwInputError, match=r"^Event #1 \(AdapterAllocation Start, EventID 33\): field allocSize = "
                                             r"'ten' is not a number \(UInt64: decimal or 0x-hex\)$"):
         etw.Event(**{**values, "fields": {**e.fields, "allocSize": "ten"}})
