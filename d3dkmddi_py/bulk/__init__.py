@@ -23,7 +23,7 @@ from .write import FORMATS, Progress, _check_format, _check_out, write_columns
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
-           "column_findings", "validate_array", "columns_of_bytes"]
+           "column_findings", "validate_array", "columns_of_bytes", "Progress"]
 
 DEFAULT_CHUNK_BYTES = 32 << 20  # input plus output per chunk: a few cache-friendly passes, bounded memory
 
