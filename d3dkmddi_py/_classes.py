@@ -11,7 +11,7 @@ import ctypes
 import operator
 import sys
 
-from .errors import InvalidFieldType, InvalidFieldValue, MissingMember
+from .errors import InvalidArgument, InvalidFieldType, InvalidFieldValue, MissingMember
 from .introspect import leaves
 from .layout import BitField, RecordLayout, Scalar, record_leaves
 
@@ -122,8 +122,8 @@ class _Checked:
     def __init__(self, *args, **kwargs):
         if args:
             # ctypes would hand positional values to hidden anonymous members (_u0 ...).
-            raise TypeError(f"{type(self)._c_name_} takes keyword arguments only, e.g. "
-                            f"{type(self)._c_name_}(Value=...) or {type(self)._c_name_}.from_buffer_copy(data)")
+            raise InvalidArgument(f"{type(self)._c_name_} takes keyword arguments only, e.g. "
+                                  f"{type(self)._c_name_}(Value=...) or {type(self)._c_name_}.from_buffer_copy(data)")
         super().__init__(**kwargs)
 
     def __setattr__(self, name, value):

@@ -9,7 +9,9 @@ dataclasses to the standard library: ``dataclasses.fields``, ``asdict``, ``repla
 first time anything asks (only then is ``dataclasses`` imported).
 
 The subset the package uses: ``frozen``, ``eq``, defaults, ``field(default=, default_factory=,
-compare=)``, ``__post_init__``, and fields inherited from a record base class.
+compare=)``, ``__post_init__``, and fields inherited from a record base class.  ``cls._new(*values)`` builds
+a record without ``__post_init__``: a record that checks what a user gives it is built unchecked from the
+package's own values.
 """
 from __future__ import annotations
 
@@ -92,6 +94,16 @@ def _init(self, *args, **kwargs):
         post()
 
 
+def _new(cls, *values):
+    """A record of every field's value, in order, without ``__post_init__``: what the package builds from values
+    it made itself, where the public constructor checks what a user gives it."""
+    self = object.__new__(cls)
+    setter = object.__setattr__
+    for f, value in zip(cls._record_fields_, values):
+        setter(self, f.name, value)
+    return self
+
+
 def _repr(self):
     return f"{type(self).__qualname__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in self._record_fields_)})"
 
@@ -135,7 +147,7 @@ def dataclass(cls=None, *, frozen: bool = False, eq: bool = True):
                     setattr(cls, name, f.default)
             fields[name] = f
         cls._record_fields_ = tuple(fields.values())
-        methods = {"__init__": _init, "__repr__": _repr}
+        methods = {"__init__": _init, "__repr__": _repr, "_new": classmethod(_new)}
         if eq:
             methods["__eq__"] = _eq
         for name, method in methods.items():

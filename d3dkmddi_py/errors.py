@@ -193,3 +193,22 @@ def text_argument(value, name: str, accepted: str = "a str or None"):
     if value is not None and not isinstance(value, str):
         raise bad_argument(name, value, accepted)
     return value
+
+
+def name_argument(value, name: str, accepted: str) -> str:
+    """A str that is not empty: a name, a label, an origin."""
+    if not isinstance(value, str) or not value:
+        raise bad_argument(name, value, accepted)
+    return value
+
+
+def path_argument(value, name: str):
+    """A file's name to read: a str, bytes or an os.PathLike, not empty and without NUL (which os.stat and open
+    refuse with a ValueError of their own)."""
+    import os
+
+    if isinstance(value, (str, bytes, os.PathLike)):
+        text = os.fspath(value)
+        if text and ("\0" if isinstance(text, str) else b"\0") not in text:
+            return value
+    raise bad_argument(name, value, "a file's path (a str or an os.PathLike such as pathlib.Path, not empty)")

@@ -19,7 +19,8 @@ import stat
 import struct
 from bisect import bisect_left, bisect_right
 
-from .errors import DecodeError, InvalidArgument, text_argument
+from .errors import (DecodeError, InvalidArgument, integer_argument, name_argument, path_argument, shown,
+                     text_argument)
 from .windbg import ADDRESS_BITS, ADDRESS_END as _ADDRESS_END, parse_address
 from .windbg import Dump, Memory, line_holding, scan_log
 from .windbg import _windbg_address as windbg_address
@@ -81,15 +82,17 @@ def db_command(address: int, count: int) -> str:
 
 
 def _check_read(address, size) -> tuple:
-    for name, value in (("address", address), ("size", size)):
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise InvalidArgument(f"read: {name} must be an int, not {type(value).__name__}")
-    if not 0 <= address < _ADDRESS_END:
-        raise InvalidArgument(f"read: address {address:#x} is not a {ADDRESS_BITS}-bit address")
-    if size < 0 or address + size > _ADDRESS_END:
-        raise InvalidArgument(f"read: size {size} at {windbg_address(address)} is negative or runs past the "
-                              f"end of the {ADDRESS_BITS}-bit address space")
+    address = _address(address, "read: address")
+    size = integer_argument(size, "read: size", 0)
+    if size > _ADDRESS_END - address:
+        raise InvalidArgument(f"read: size {shown(size)} at {windbg_address(address)} runs past the end of the "
+                              f"{ADDRESS_BITS}-bit address space (valid 0..{_ADDRESS_END - address:#x})")
     return address, size
+
+
+def _address(value, name: str) -> int:
+    """A virtual address as an int (what ``read`` takes; text is ``parse_address``'s)."""
+    return integer_argument(value, name, 0, _ADDRESS_END - 1)
 
 
 def _ranges_text(missing) -> str:
@@ -133,6 +136,9 @@ def _as_bytes(data, origin: str) -> bytes:
                           f"not {type(data).__name__}")
 
 
+_ORIGIN = "a name for the bytes in messages (a str)"
+
+
 class Ranges:
     """Bytes at addresses from any number of sources, each range labelled with its origin ("line 7").
 
@@ -143,7 +149,7 @@ class Ranges:
     """
 
     def __init__(self, origin: str = "the memory"):
-        self.origin = origin
+        self.origin = name_argument(origin, "Ranges: origin", _ORIGIN)
         self._starts: list = []  # sorted, disjoint, never touching
         self._ends: list = []
         self._data: list = []  # bytearray per range
@@ -153,7 +159,7 @@ class Ranges:
     def of(cls, data, base: int = 0, origin: str | None = None) -> "Ranges":
         """Bytes (or a pykd-style list of ints 0..255) at ``base``."""
         base = parse_address(base, "base")
-        name = origin or ("the byte list" if isinstance(data, (list, tuple)) else "the bytes")
+        name = text_argument(origin, "Ranges.of: origin", _ORIGIN + " or None") or ("the byte list" if isinstance(data, (list, tuple)) else "the bytes")
         out = cls(name)
         out.add(base, data, name)
         return out
@@ -161,7 +167,7 @@ class Ranges:
     def add(self, address, data, origin: str) -> None:
         """Add ``data`` (bytes-like or a list of ints 0..255) at ``address``, labelled ``origin``."""
         address = parse_address(address)
-        data = _as_bytes(data, origin)
+        data = _as_bytes(data, name_argument(origin, "Ranges.add: origin", _ORIGIN))
         if not data:
             return
         end = address + len(data)
@@ -287,6 +293,7 @@ class WinDbgLog(Ranges):
 
     def dump_at(self, address: int) -> Dump | None:
         """The dump whose bytes hold ``address`` (the first one printed, where dumps agree), or None."""
+        address = parse_address(address)
         for k in range(bisect_right(self._starts_of_dumps, address) - 1, -1, -1):  # a long dump may start earlier
             if address < self._dumps[k].end:
                 return self._dumps[k]
@@ -306,6 +313,7 @@ class WinDbgLog(Ranges):
             address = self._starts[0]
         else:
             address = parse_address(address, what)
+            size = integer_argument(size, "WinDbgLog.memory_at: size", 0)
             self.read(address, min(max(size, 1), _ADDRESS_END - address))  # a gap past the range is named here
         k = bisect_right(self._starts, address) - 1
         dump = self.dump_at(address)
@@ -329,7 +337,7 @@ class ReadObject:
         if not callable(getattr(reader, "read", None)):
             raise InvalidArgument(f"{type(reader).__name__} has no read(address, size) method")
         self.reader = reader
-        self.origin = origin or f"{type(reader).__name__}.read"
+        self.origin = text_argument(origin, "ReadObject: origin", _ORIGIN + " or None") or f"{type(reader).__name__}.read"
 
     def read(self, address: int, size: int) -> bytes:
         address, size = _check_read(address, size)
@@ -363,7 +371,7 @@ class ImageFile:
     error, not a short read)."""
 
     def __init__(self, path, base=0):
-        self.path, self.base = path, parse_address(base, "base")
+        self.path, self.base = path_argument(path, "ImageFile: path"), parse_address(base, "base")
         self.origin = os.fsdecode(path)
         self.size = self._stat()
         if self.base + self.size > _ADDRESS_END:
@@ -515,7 +523,7 @@ class KernelDump:
     """
 
     def __init__(self, path, directory_table_base=None):
-        self.origin = os.fsdecode(path)
+        self.origin = os.fsdecode(path_argument(path, "KernelDump: path"))
         self.type, self.pages = check_dump_file(path)
         try:
             import kdmp_parser
@@ -543,7 +551,9 @@ class KernelDump:
 
     def translate(self, address: int) -> tuple:
         """(physical address or None, why not) of a virtual address."""
-        va = address
+        return self._translate(_address(address, "KernelDump.translate: address"))
+
+    def _translate(self, va: int) -> tuple:
         table = ((self.directory_table_base >> 12) & _PFN_MASK) * PAGE
         for level, shift, large_mask in (("PML4E", 39, None), ("PDPTE", 30, 0x3FFFFFFF), ("PDE", 21, 0x1FFFFF),
                                          ("PTE", 12, None)):
@@ -565,7 +575,7 @@ class KernelDump:
         if hit is None:
             if len(self._mapped) >= 4096:
                 self._mapped.clear()
-            physical, why = self.translate(page)
+            physical, why = self._translate(page)
             if physical is not None and self._parser.read_physical_page(physical) is None:
                 held = " (a kernel memory dump holds kernel pages only)" if self.type == "KernelMemoryDump" else ""
                 physical, why = None, f"it maps to physical {physical:#x}, a page the dump does not hold{held}"

@@ -7,7 +7,7 @@ import threading
 
 from . import _spec
 from ._classes import Builder, CheckedStructure, CheckedUnion
-from .errors import MissingMember, UnsupportedTarget, shown
+from .errors import MissingMember, UnsupportedTarget, flag_argument, shown
 from .introspect import layout_table
 from .layout import TypeLayout, typedef_layout
 from .names import (ABIS, ENUM_CLASSES, NEWEST, InterfaceVersion, absent_members, absent_type,  # noqa: F401
@@ -20,9 +20,15 @@ class Target:
     """All types of one target.  Attributes are the C typedef names (and tag names)."""
 
     def __init__(self, abi: str, version: InterfaceVersion, force_padding: bool = False):
+        """A new set of classes (``target()`` gives the cached one); ``abi`` and ``version`` in any spelling
+        ``target()`` takes."""
+        try:
+            abi, version = parse_abi(abi), parse_version(version)
+        except UnsupportedTarget as exc:
+            raise UnsupportedTarget(f"Target: {exc}") from None
         self.abi = abi
         self.interface_version = version
-        self.force_padding = force_padding
+        self.force_padding = flag_argument(force_padding, "Target: force_padding")
         self.label = f"{abi} {version.name} (0x{version.value:X})"
         builder = Builder(abi, int(version), self.label, absent_members(abi, int(version)), force_padding,
                           rebuild=instance_at)

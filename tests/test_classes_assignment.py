@@ -8,6 +8,7 @@ import ctypes
 import pytest
 
 import d3dkmddi_py as kmd
+from d3dkmddi_py.errors import InvalidArgument
 from tests.golden.access import ALL_TARGETS, by_layout, class_layout, read_path, target_id, write_path
 
 
@@ -288,7 +289,10 @@ def test_constructor_keywords_from_the_issue():
 
 
 def test_positional_constructor_arguments_are_refused_with_the_keyword_form():
-    """ctypes would give a positional value to the hidden anonymous union (_u0)."""
-    with pytest.raises(TypeError, match=r"DXGK_SEGMENTFLAGS\(Value=\.\.\.\)"):
+    """ctypes would give a positional value to the hidden anonymous union (_u0).  The refusal is the package's
+    error (a TypeError too), as every public call's is."""
+    with pytest.raises(InvalidArgument, match=r"^DXGK_SEGMENTFLAGS takes keyword arguments only, e.g. "
+                                              r"DXGK_SEGMENTFLAGS\(Value=\.\.\.\)"):
         kmd.DXGK_SEGMENTFLAGS(1)
+    assert issubclass(InvalidArgument, TypeError)
     assert kmd.DXGK_SEGMENTFLAGS(Value=0x485).DirectFlip == 1

@@ -147,7 +147,7 @@ def test_ranges_lookup_is_by_bisection_over_many_ranges():
 
 def test_ranges_refuse_bad_reads_and_data():
     m = Ranges()
-    with pytest.raises(InvalidArgument, match="size -1"):
+    with pytest.raises(InvalidArgument, match="size must be a non-negative integer, not -1"):
         m.read(0, -1)
     with pytest.raises(InvalidArgument, match="past the end"):
         m.read((1 << 64) - 2, 4)
@@ -302,3 +302,57 @@ def test_memory_errors_pickle():
 
 def test_the_package_exports_the_memories():
     assert kmd.Ranges is Ranges and kmd.parse_address is parse_address and kmd.MemoryGap is MemoryGap
+
+
+# ---- what a memory is built with, and what read() is given (found by the wrong-kind test once it found the
+# package's own classes: read(size=1 << 20000) once raised Python's "Exceeds the limit" making its message)
+
+@pytest.mark.parametrize("memory", [lambda: Ranges.of(b"ab", A), lambda: ReadObject(Ranges.of(b"ab", A))])
+def test_a_read_of_a_huge_or_negative_size_names_the_range_in_one_line(memory):
+    for size, shown in ((1 << 20000, "<a 20001-bit int>"), (A, str(A))):
+        with pytest.raises(InvalidArgument, match=rf"^read: size {shown} at fffff801`2a3b4058 runs past the end of "
+                                                  rf"the 64-bit address space \(valid 0\.\.{(1 << 64) - A:#x}\)$"):
+            memory().read(A, size)
+    with pytest.raises(InvalidArgument, match=r"^read: size must be a non-negative integer, not -1$"):
+        memory().read(A, -1)
+    with pytest.raises(InvalidArgument, match=r"^read: address must be an integer 0\.\.0xffffffffffffffff, not "
+                                              r"<a 20001-bit int>$"):
+        memory().read(1 << 20000, 1)
+
+
+@pytest.mark.parametrize("build, name", [(lambda o: Ranges(o), "Ranges: origin"),
+                                         (lambda o: Ranges.of(b"ab", A, o), "Ranges.of: origin"),
+                                         (lambda o: Ranges().add(A, b"ab", o), "Ranges.add: origin"),
+                                         (lambda o: ReadObject(Ranges(), o), "ReadObject: origin")])
+def test_an_origin_that_is_no_str_is_refused_where_the_memory_is_built(build, name):
+    """An origin is echoed in every message of the memory: an array's would span lines, None would read 'None'."""
+    import numpy as np
+
+    with pytest.raises(InvalidArgument, match=rf"^{name} must be a name for the bytes in messages \(a str\)"):
+        build(np.arange(100))
+
+
+@pytest.mark.parametrize("path", [None, 5, "", "a\0b", b"a\0b"])
+def test_a_memory_file_path_of_the_wrong_kind_empty_or_with_nul_is_refused_naming_it(path, tmp_path):
+    """os.stat("a\\0b") is a ValueError and os.fsdecode(None) a TypeError of Python's own."""
+    from d3dkmddi_py.memory import KernelDump
+
+    for build, name in ((ImageFile, "ImageFile"), (KernelDump, "KernelDump")):
+        with pytest.raises(InvalidArgument, match=rf"^{name}: path must be a file's path \(a str or an os\.PathLike"):
+            build(path)
+
+
+def test_kernel_dump_translate_and_windbg_log_dump_at_take_an_address_or_name_it():
+    from d3dkmddi_py.memory import KernelDump, WinDbgLog
+
+    log = WinDbgLog("fffff801`2a3b4000  00000485 00000001")
+    assert log.dump_at("fffff801`2a3b4004").address == 0xFFFFF8012A3B4000
+    with pytest.raises(InvalidArgument, match=r"^address must be an int or text"):
+        log.dump_at(None)
+    with pytest.raises(InvalidArgument, match=r"^WinDbgLog\.memory_at: size must be a non-negative integer, not "
+                                              r"None"):
+        log.memory_at(0xFFFFF8012A3B4000, size=None)
+    dump = KernelDump.__new__(KernelDump)  # the check comes before the page tables are read
+    with pytest.raises(InvalidArgument, match=r"^KernelDump\.translate: address must be an integer "
+                                              r"0\.\.0xffffffffffffffff, not None"):
+        dump.translate(None)

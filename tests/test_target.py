@@ -71,6 +71,22 @@ def test_unknown_interface_version_is_a_value_error_listing_the_valid_ones(versi
         assert name in message
 
 
+def test_the_target_constructor_takes_what_target_takes_and_names_itself_refusing_the_rest():
+    """Target(...) builds a second, uncached set of classes: it once stored any abi and failed later on
+    ``version.name`` (an AttributeError) or a KeyError."""
+    from d3dkmddi_py.target import Target
+
+    t = Target("AMD64", "wddm2_0")
+    assert (t.abi, t.interface_version) == ("x64", kmd.InterfaceVersion.WDDM2_0) and t is not kmd.target("x64", 0x5023)
+    with pytest.raises(kmd.UnsupportedTarget, match=r"^Target: unknown abi None; valid: x86, x64, arm64"):
+        Target(None, "WDDM2_0")
+    with pytest.raises(kmd.UnsupportedTarget, match=r"^Target: interface version must be an int or a name, not "
+                                                    r"NoneType; valid: VISTA \(0x1052\)"):
+        Target("x64", None)
+    with pytest.raises(kmd.D3dkmddiError, match=r"^Target: force_padding must be True or False, not 'yes'$"):
+        Target("x64", "WDDM2_0", "yes")
+
+
 def test_parse_helpers():
     assert kmd.parse_abi("ARM64") == "arm64"
     assert kmd.parse_interface_version("DXGKDDI_INTERFACE_VERSION_WIN8") is kmd.InterfaceVersion.WIN8

@@ -23,7 +23,7 @@ from .write import FORMATS, Progress, _check_format, _check_out, write_columns
 
 __all__ = ["decode_array", "iter_chunks", "column_dtypes", "Columns", "BulkInputError", "NumpyMissingWarning",
            "write_records", "write_columns", "FORMATS", "DEFAULT_CHUNK_BYTES", "records_per_chunk",
-           "column_findings", "validate_array", "columns_of_bytes"]
+           "column_findings", "validate_array", "columns_of_bytes", "Progress"]
 
 DEFAULT_CHUNK_BYTES = 32 << 20  # input plus output per chunk: a few cache-friendly passes, bounded memory
 
@@ -83,13 +83,13 @@ def _decode(layout, source: Source, offset: int, count: int, *, start: int, out=
 def _columns(np, layout, raw, count: int, start: int, offset: int, out=None, inputs: tuple = ()) -> Columns:
     plan = plan_for(layout)
     if np is None:
-        return Columns(layout, plan, decode_pure(plan, raw, count), start=start, offset=offset, inputs=inputs)
+        return Columns._new(layout, plan, decode_pure(plan, raw, count), start, offset, None, inputs)
     buffers = out._buffers if isinstance(out, Columns) else None
     if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
         arrays, buffers = decode_small(np, plan, raw, count, buffers)
     else:
         arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
-    return Columns(layout, plan, arrays, start=start, offset=offset, buffers=buffers, inputs=inputs)
+    return Columns._new(layout, plan, arrays, start, offset, buffers, inputs)
 
 
 def columns_of_bytes(layout, data: bytes, *, start: int = 0, offset: int = 0) -> Columns:

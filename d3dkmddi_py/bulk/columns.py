@@ -7,8 +7,9 @@ import os
 from collections.abc import Mapping
 
 from .._numpy import numpy_module, optional_module as _need
-from ..errors import flag_argument
+from ..errors import InvalidArgument, bad_argument, flag_argument, integer_argument, items_argument
 from ..outfile import open_output
+from .table import INT64_MAX
 
 
 class Columns(Mapping):
@@ -24,6 +25,36 @@ class Columns(Mapping):
                  "_arrays", "_buffers")
 
     def __init__(self, layout, plan, arrays, *, start: int, offset: int, buffers=None, inputs: tuple = ()):
+        """Columns of a user's own arrays, checked: ``layout`` a struct's or union's TypeLayout, ``plan`` the
+        bulk plan of it, ``arrays`` one 1-D array per leaf in plan order (NumPy, or ``array.array`` without
+        it), each of its column's dtype and no wider than its leaf, all of one length.  ``buffers`` is the
+        package's reusable chunk memory: None here.  The decoders build theirs with ``_new``, unchecked."""
+        from ..layout import TypeLayout
+        from ._plan import plan_for
+
+        if not isinstance(layout, TypeLayout) or layout.kind == "enum":
+            raise bad_argument("Columns: layout", layout, "the TypeLayout of a struct or union")
+        if plan is not plan_for(layout):
+            raise bad_argument("Columns: plan", plan, f"the bulk plan of {layout.c_name} at {layout.label} "
+                                                      f"(bulk._plan.plan_for(layout))")
+        arrays = _checked_arrays(layout, plan, arrays)
+        rows = len(arrays[0]) if arrays else 0
+        start = integer_argument(start, "Columns: start", 0, INT64_MAX - rows)  # the tables' record numbers are int64
+        offset = integer_argument(offset, "Columns: offset", 0, INT64_MAX)
+        if buffers is not None:
+            raise bad_argument("Columns: buffers", buffers, "None (the decoders' own reusable memory)")
+        inputs = items_argument(inputs, "Columns: inputs", (str, bytes, os.PathLike),
+                                "a tuple of the files the records were read from (paths)")
+        self._fill(layout, plan, arrays, start, offset, None, inputs)
+
+    @classmethod
+    def _new(cls, layout, plan, arrays, start: int, offset: int, buffers, inputs: tuple) -> "Columns":
+        """The decoders' columns, unchecked (one per chunk)."""
+        self = cls.__new__(cls)
+        self._fill(layout, plan, arrays, start, offset, buffers, inputs)
+        return self
+
+    def _fill(self, layout, plan, arrays, start, offset, buffers, inputs) -> None:
         self.layout = layout  # the TypeLayout of the records (its target included)
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset, self.inputs = start, offset, inputs
@@ -134,6 +165,37 @@ class Columns(Mapping):
             return
         with open_output(path, binary=True, inputs=self.inputs) as f:
             write_chunk(self, f, "parquet")
+
+
+def _checked_arrays(layout, plan, arrays) -> list:
+    """``arrays`` as ``Columns(...)`` takes them (see its docstring), or the package's error naming the first that
+    is not."""
+    import array
+
+    if not isinstance(arrays, (list, tuple)) or len(arrays) != len(plan.columns):
+        raise bad_argument("Columns: arrays", arrays, f"a list of {len(plan.columns)} arrays, one per leaf of "
+                                                      f"{layout.c_name} (bulk.column_dtypes gives their dtypes)")
+    length = None
+    for i, (values, column, leaf) in enumerate(zip(arrays, plan.columns, layout.leaves)):
+        at = f"Columns: arrays[{i}] ({column.path})"
+        if isinstance(values, array.array) and values.typecode in "bBhHiIlLqQ":
+            kind, itemsize = ("i" if values.typecode.islower() else "u"), values.itemsize
+        elif type(values).__module__ == "numpy" and getattr(values, "ndim", None) == 1 and values.dtype.kind in "iu":
+            kind, itemsize = values.dtype.kind, values.dtype.itemsize
+        else:
+            kind = itemsize = None
+        if (kind, itemsize) != (column.dtype[0], column.itemsize):
+            raise bad_argument(at, values, f"a 1-D array of {column.dtype} (NumPy, or array.array without it)")
+        if length is None:
+            length = len(values)
+        elif len(values) != length:
+            raise InvalidArgument(f"{at} holds {len(values)} values, arrays[0] {length}: a column per leaf, one value "
+                                  f"per record in each")
+        top = (1 << leaf.bit_width) - 1
+        high = (int(values.max()) if hasattr(values, "max") else max(values)) if len(values) else 0
+        if leaf.bit_width < column.itemsize * 8 and high > top:
+            raise InvalidArgument(f"{at} holds {high}, more than its {leaf.bit_width} bits hold (valid 0..{top})")
+    return list(arrays)
 
 
 def _as_numpy(values):

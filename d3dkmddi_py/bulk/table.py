@@ -34,6 +34,7 @@ from ..outfile import binary_stream, write_lines
 from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
 KINDS = ("int", "hex", "text", "opt", "ohex", "handle", "time", "float", "bool")
+INT64_MAX = (1 << 63) - 1  # the most an int column holds (Parquet int64): record and event numbers
 ROW_GROUP_ROWS = 65536  # rows of a Parquet row group (the last of a file may have fewer)
 FORMATS = ("csv", "jsonl", "parquet")
 LINES_AT_ONCE = 1024  # rows of plain columns made into text before it is written

@@ -12,11 +12,11 @@ import os
 import sys
 import time
 
-from ..errors import InvalidArgument, bad_argument, choice_argument
+from ..errors import InvalidArgument, bad_argument, choice_argument, integer_argument, name_argument
 from ..outfile import check_output, open_output
 from .._numpy import optional_module as _need
 from .columns import Columns
-from .table import FORMATS, columns_table, writer
+from .table import FORMATS, INT64_MAX, columns_table, writer
 
 
 class Progress:
@@ -24,14 +24,27 @@ class Progress:
 
     def __init__(self, label: str, total: int | None, stream=None, *, delay: float = 1.0, clock=time.monotonic,
                  width: int = 30, unit: str = "records"):
-        """``total`` None: the count so far, without a bar (a stream whose length is not known)."""
+        """``total`` None: the count so far, without a bar (a stream whose length is not known).  Each argument is
+        checked here: the bar draws itself while a table is written, where a bad one would end the run."""
+        name_argument(label, "Progress: label", "the bar's label (a str)")
+        if total is not None:
+            integer_argument(total, "Progress: total", 0, INT64_MAX)
+        if stream is not None and not callable(getattr(stream, "write", None)):
+            raise bad_argument("Progress: stream", stream, "a stream to draw the bar on (with write), or None")
+        _seconds(delay, "Progress: delay")
+        if not callable(clock) or isinstance(clock, type):
+            raise bad_argument("Progress: clock", clock, "a function of no arguments giving seconds")
+        integer_argument(width, "Progress: width", 1, 1000)
+        name_argument(unit, "Progress: unit", "what is counted (a str)")
         self.label, self.total, self.stream = label, total, stream if stream is not None else sys.stderr
         self.unit = unit
         self.delay, self.clock, self.width = delay, clock, width
-        self.started = clock()
+        self.started = _seconds(clock(), "Progress: clock()")
         self.shown = False
 
     def update(self, done: int) -> None:
+        """``done`` of ``total`` counted (once a chunk)."""
+        integer_argument(done, "Progress.update: done", 0, INT64_MAX)
         elapsed = self.clock() - self.started
         if elapsed < self.delay:
             return
@@ -47,6 +60,8 @@ class Progress:
         self.stream.flush()
 
     def close(self, done: int) -> None:
+        """The last count: a drawn bar shows it and ends its line."""
+        integer_argument(done, "Progress.close: done", 0, INT64_MAX)
         if self.shown:
             self.update(done)
             self.stream.write("\n")
@@ -60,6 +75,13 @@ class Progress:
                 self.stream.flush()
             except (OSError, ValueError):  # the bar's own stream may be what failed
                 pass
+
+
+def _seconds(value, name: str) -> float:
+    """A number of seconds: an int or float, not negative, not NaN or infinite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise bad_argument(name, value, "a number of seconds (an int or float, at least 0)")
+    return value
 
 
 def write_columns(chunks, out, *, fmt: str, progress=None, inputs=()) -> int:

@@ -20,7 +20,7 @@ from ..errors import EtwInputError
 from . import etlcount, etlfile, etlreader
 from .catalog import ARRAYS, KINDS, TEMPLATES
 from .etlreader import DXGKRNL, layout, typed_fields
-from .events import Event
+from .events import Event, new_event
 from .registry import on_change
 
 _GUID = uuid.UUID(DXGKRNL).bytes_le
@@ -94,7 +94,7 @@ class DxgBatch:
             fields = typed_fields(lay, {name: row[at[name]] for name in lay.names})
             if lay.array is not None:
                 fields[lay.array[0]] = self.arrays[i]
-            out.append(Event(number, kind, version, fields, time, pid, tid, {}, source))
+            out.append(new_event(number, kind, version, fields, time, pid, tid, {}, source))
         return out
 
     def rows(self, index) -> "DxgBatch":

@@ -16,7 +16,7 @@ from .._numpy import numpy_module
 from . import etlcount, etlfile
 from .providers import dxgkrnl_event_name, provider_name
 from .catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
-from .events import Event, _flag
+from .events import Event, _flag, new_event
 from .registry import on_change, payload_bytes
 from .schema import BOOLEAN, PROVIDER_GUID
 
@@ -102,8 +102,8 @@ def decode(rec, kind, header, name: str) -> Event:
         if fields[field] > 1:
             raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {fields[field]}, not 0 or 1",
                                 event=rec.number, field=field)
-    return Event(rec.number, kind, rec.version, typed_fields(lay, fields), header.utc(rec.timestamp), rec.process_id,
-                 rec.thread_id, {}, name)
+    return new_event(rec.number, kind, rec.version, typed_fields(lay, fields), header.utc(rec.timestamp), rec.process_id,
+                     rec.thread_id, {}, name)
 
 
 def typed_fields(lay: _Layout, fields: dict) -> dict:

@@ -10,9 +10,12 @@ Which fields each event has is its entry's (``etw.catalog``).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from operator import itemgetter
 
-from ..errors import EtwInputError
+from ..bulk.table import INT64_MAX
+from ..errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
+                      shown, text_argument)
 from ..jsonvalue import wide_text
 from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
 from .registry import names as event_names, on_change
@@ -30,6 +33,10 @@ class Event:
     error message and a JSON line name the same event.  ``fields`` maps each template field to an
     int (bit-map fields to AllocationFlag / UsageFlag), a bool, or, for a Stop event's Format given
     by name, the name.  ``extra`` holds fields this package does not know, as text.
+
+    ``Event(...)`` checks what it is given as ``from_records`` checks a record (``kind`` an EventKind of an
+    event registered now, every template field there and in its range, in any form ``from_records`` takes);
+    the readers build theirs with ``_new``, unchecked.
     """
 
     __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra", "source")
@@ -37,13 +44,37 @@ class Event:
     def __init__(self, number: int, kind: EventKind, version: int, fields: dict, time: str | None = None,
                  process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None,
                  source: str | None = None):
+        number = integer_argument(number, "Event: number", 1, INT64_MAX)
+        kind = registered_kind(kind, "Event: kind")
+        where = f"Event #{number} ({kind.label})"
+        version = parse_value(version, "UInt8", "version", where)
+        if not isinstance(fields, Mapping):
+            raise bad_argument("Event: fields", fields, f"a dict of the fields of {kind.template}")
+        fields, unknown = _record_fields(dict(fields), kind, where)
+        if unknown:
+            raise InvalidArgument(f"{where}: field {shown(next(iter(unknown)), 40)} is not one of {kind.template} "
+                                  f"({', '.join(n for n, _t in FIELDS[kind.event])}); give a field this package does "
+                                  f"not know in extra")
+        extra = mapping_argument(extra, "Event: extra", _EXTRA)
+        items_argument(extra.keys(), "Event: extra", str, _EXTRA)
+        text_argument(source, "Event: source", "the trace's name (a str), or None")
+        time, process_id, thread_id = _system(time, process_id, thread_id, "Event")
         self.number, self.kind, self.version, self.fields = number, kind, version, fields
         self.time, self.process_id, self.thread_id = time, process_id, thread_id
-        self.extra = {} if extra is None else extra
-        self.source = source  # the trace's name, or None for a record of another reader
+        self.extra, self.source = extra, source
+
+    @classmethod
+    def _new(cls, number: int, kind: EventKind, version: int, fields: dict, time, process_id, thread_id, extra: dict,
+             source) -> "Event":
+        """An Event of a reader's own values, unchecked (one per event read)."""
+        self = _object_new(cls)
+        self.number, self.kind, self.version, self.fields = number, kind, version, fields
+        self.time, self.process_id, self.thread_id = time, process_id, thread_id
+        self.extra, self.source = extra, source  # source: the trace's name, or None for a record of another reader
+        return self
 
     def __reduce__(self):  # every pickle protocol, 0 and 1 too (slots alone need protocol 2)
-        return Event, tuple(getattr(self, name) for name in Event.__slots__)
+        return Event._new, tuple(getattr(self, name) for name in Event.__slots__)
 
     def __eq__(self, other):
         if not isinstance(other, Event):
@@ -81,9 +112,33 @@ class Event:
         return f"{self.source}: event #{self.number} ({self.kind.label})"
 
 
+_EXTRA = "a dict of the fields this package does not know by their names (strs), or None"
+new_event = Event._new  # the readers' constructor: one per event read, unchecked
+_object_new = object.__new__
+
+
+def registered_kind(kind, name: str) -> EventKind:
+    """``kind`` when it is the EventKind of an event registered now (what the per-event machinery reads)."""
+    if not isinstance(kind, EventKind):
+        raise bad_argument(name, kind, "an EventKind of an event registered now (a value of etw.KINDS)")
+    if KINDS.get(kind.event_id) != kind:
+        raise EtwInputError(f"{name} is {kind.label}, not an event registered now ({', '.join(ENTRIES)}): etw.register "
+                            f"its entry first")
+    return kind
+
+
+def _system(time, process_id, thread_id, at: str) -> tuple:
+    """(time, process id, thread id) of an event a user gives (an Event, a record of another reader): text or None,
+    and the two ids 32-bit or None."""
+    text_argument(time, f"{at}: time", "the event's time as text (ISO 8601), or None")
+    ids = tuple(None if value is None else integer_argument(value, f"{at}: {name}", 0, 0xFFFFFFFF)
+                for name, value in (("process_id", process_id), ("thread_id", thread_id)))
+    return (time, *ids)
+
+
 def _bad(where: str, name: str, text, what: str) -> EtwInputError:
-    shown = text.strip() if isinstance(text, str) else text
-    return EtwInputError(f"{where}: field {name} = {shown!r} {what}", field=name)
+    value = text.strip() if isinstance(text, str) else text
+    return EtwInputError(f"{where}: field {name} = {shown(value)} {what}", field=name)  # one line: an array's too
 
 
 def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None):
@@ -345,14 +400,21 @@ def from_records(records):
             raise EtwInputError(f"{where}: 'fields' must be a dict of field name -> value", field="fields")
         version = record.get("version", kind.version)
         version = parse_value(version, "UInt8", "version", where)
-        missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None
-                   and (kind.event, name) not in ARRAYS]
-        if missing:  # all of them at once: the caller's reader, not a manifest, left them out
-            raise EtwInputError(f"{where}: {len(missing)} of the {len(FIELDS[kind.event])} fields of "
-                                f"{kind.template} missing or None: {', '.join(missing)}", field=missing[0])
-        fields, extra = parse_fields(raw, kind, where)
-        yield Event(number, kind, version, fields, record.get("time"), record.get("process_id"),
-                    record.get("thread_id"), extra)
+        fields, extra = _record_fields(raw, kind, where)
+        yield new_event(number, kind, version, fields,
+                        *_system(record.get("time"), record.get("process_id"), record.get("thread_id"), where),
+                        extra, None)
+
+
+def _record_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
+    """``parse_fields`` of fields a user gives (a record of another reader, an Event built by hand): the missing
+    ones named all at once, since the caller's reader, not a manifest, left them out."""
+    missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None
+               and (kind.event, name) not in ARRAYS]
+    if missing:
+        raise EtwInputError(f"{where}: {len(missing)} of the {len(FIELDS[kind.event])} fields of "
+                            f"{kind.template} missing or None: {', '.join(missing)}", field=missing[0])
+    return parse_fields(raw, kind, where)
 
 
 def json_value(name: str, in_type: str, value):

@@ -7,9 +7,9 @@ from .. import bulk
 from ..semantics import Adapter, check
 from ..errors import EtwInputError, flag_argument, shown
 from ..target import as_target
-from .catalog import ENTRIES, KINDS
+from .catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
-from .events import Event
+from .events import Event, registered_kind
 from .schema import EventKind
 from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
                     Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
@@ -287,9 +287,6 @@ def _event(event, name: str):
     """An Event of a registered event, as the readers make them (what the per-event machinery takes)."""
     if not isinstance(event, Event):
         raise EtwInputError(f"{name} must be an etw Event (etw.read, etw.from_records), not {shown(event, 40)}")
-    kind = event.kind
-    if KINDS.get(getattr(kind, "event_id", None)) != kind:
-        what = kind.label if isinstance(kind, EventKind) else shown(kind, 40)
-        raise EtwInputError(f"{name} is {what}, not an event registered now ({', '.join(ENTRIES)}): etw.register "
-                            f"its entry first")
+    kind = event.kind  # an Event's kind is checked when it is built; one assigned since is named as the kind
+    registered_kind(kind, name if isinstance(kind, EventKind) else f"{name}'s kind")
     return event

@@ -21,7 +21,7 @@ import functools
 from .._records import dataclass, field
 from ..bulk.table import KINDS as COLUMN_KINDS
 from ..errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
-                      items_argument, mapping_argument, text_argument)
+                      items_argument, mapping_argument, name_argument, text_argument)
 from ..names import InterfaceVersion, parse_version
 from ..span import _short
 from .schema import (ADAPTER_ALLOCATION, BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, REPORT_SEGMENT, UINT64,
@@ -71,7 +71,7 @@ class Column:
     value: object = None
 
     def __post_init__(self):
-        _text(self.name, "Column: name", "a column's name (a str)")
+        name_argument(self.name, "Column: name", "a column's name (a str)")
         choice_argument(self.kind, f"Column {self.name}: kind", COLUMN_KINDS)
         text_argument(self.field, f"Column {self.name}: field", "an event field's name (a str) or None")
         _function(self.value, f"Column {self.name}: value", "event, applied")
@@ -181,12 +181,6 @@ def on_change(callback) -> None:
 
 
 # ---- registration: an entry is checked whole, once; the readers then call its parts for every event unchecked
-def _text(value, name: str, accepted: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise bad_argument(name, value, accepted)
-    return value
-
-
 def _function(value, name: str, params: str, *, optional: bool = True) -> None:
     """A function its callers can give ``params`` (the arguments' names, as the message says them); None when
     ``optional``.  A class is not one (calling it would build an instance, once per event)."""
@@ -233,29 +227,29 @@ def _kinds(entry) -> None:
     (``_problem`` and every reader read them as these kinds)."""
     if not isinstance(entry, EventEntry):
         raise InvalidArgument(f"register takes an EventEntry, not {_short(entry)}")
-    at = f"EventEntry {_text(entry.event, 'EventEntry: event', 'the event task name (a str)')}"
+    at = f"EventEntry {name_argument(entry.event, 'EventEntry: event', 'the event task name (a str)')}"
     for event_id, opcode in _dict(entry.ids, f"{at}: ids", "a dict of event id -> opcode").items():
         integer_argument(event_id, f"{at}: event id", 0, 0xFFFF)
-        _text(opcode, f"{at}: the opcode of event id {event_id}", "an opcode (" + ", ".join(OPCODES) + ")")
+        name_argument(opcode, f"{at}: the opcode of event id {event_id}", "an opcode (" + ", ".join(OPCODES) + ")")
     integer_argument(entry.task, f"{at}: task", 0, 0xFFFF)
     for name in ("symbols", "templates"):
         for event_id, text in _dict(getattr(entry, name), f"{at}: {name}", "a dict of event id -> name").items():
-            _text(text, f"{at}: {name}[{_short(event_id)}]", "a name (a str)")
+            name_argument(text, f"{at}: {name}[{_short(event_id)}]", "a name (a str)")
     for version, fields in _dict(entry.versions, f"{at}: versions", "a dict of version -> fields").items():
         integer_argument(version, f"{at}: version", 0, 0xFF)
         _pairs(fields, f"{at}: versions[{version}]", "a tuple of (field name, in-type) pairs")
     integer_argument(entry.manifest_version, f"{at}: manifest_version", 0, 0xFF)
     for m in _rows(entry.mapping, f"{at}: mapping", Mapping, "a tuple of etw.Mapping rows"):
-        _text(m.event, f"{at}: a Mapping's event", "the event task name (a str)")
-        _text(m.field, f"{at}: a Mapping's field", "a field's name (a str)")
+        name_argument(m.event, f"{at}: a Mapping's event", "the event task name (a str)")
+        name_argument(m.field, f"{at}: a Mapping's field", "a field's name (a str)")
         text_argument(m.mirror_type, f"{at}: Mapping {m.field}: mirror_type", "a mirror type (" +
                       ", ".join(MIRROR_TYPES) + ") or None")
         text_argument(m.mirror, f"{at}: Mapping {m.field}: mirror", "a leaf path (a str) or None")
-        _text(m.reason, f"{at}: Mapping {m.field}: reason", "the evidence (a str)")
+        name_argument(m.reason, f"{at}: Mapping {m.field}: reason", "the evidence (a str)")
     spec = entry.table
     if not isinstance(spec, TableSpec):
         raise bad_argument(f"{at}: table", spec, "an etw.TableSpec")
-    _text(spec.name, f"{at}: table name", "a table's name (a str)")
+    name_argument(spec.name, f"{at}: table name", "a table's name (a str)")
     _rows(spec.columns, f"{at}: table {spec.name}: columns", Column, "a tuple of etw.Column")
     _rows(spec.mirror, f"{at}: table {spec.name}: mirror", str, "a tuple of mirror types (" + ", ".join(MIRROR_TYPES) + ")")
     text_argument(entry.adapter, f"{at}: adapter", "the name of the field holding pDxgAdapter (a str) or None")
@@ -264,10 +258,10 @@ def _kinds(entry) -> None:
             raise bad_argument(f"{at}: bit_maps[{_short(name)}]", flag_type, "a flag type (an enum.IntFlag)")
     for name, values in _dict(entry.value_maps, f"{at}: value_maps", "a dict of field -> {name: value}").items():
         for value_name, value in _dict(values, f"{at}: value_maps[{_short(name)}]", "a dict of name -> value").items():
-            _text(value_name, f"{at}: a name in value_maps[{_short(name)}]", "a name (a str)")
+            name_argument(value_name, f"{at}: a name in value_maps[{_short(name)}]", "a name (a str)")
             integer_argument(value, f"{at}: value_maps[{_short(name)}][{value_name!r}]")
     for array, count in _dict(entry.arrays, f"{at}: arrays", "a dict of counted array -> its count field").items():
-        _text(count, f"{at}: arrays[{_short(array)}]", "its count field's name (a str)")
+        name_argument(count, f"{at}: arrays[{_short(array)}]", "its count field's name (a str)")
     for name, params in (("apply", "tracker, event"), ("findings", "tracker, event, applied"),
                          ("record", "tracker, event, applied"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
@@ -281,10 +275,10 @@ def _kinds(entry) -> None:
     flag_argument(entry.barrier, f"{at}: barrier")
     _rows(entry.unchecked, f"{at}: unchecked", str, "a tuple of opcodes")
     for name, leaf in _dict(entry.json_names, f"{at}: json_names", "a dict of field -> record leaf").items():
-        _text(leaf, f"{at}: json_names[{_short(name)}]", "a record leaf's path (a str)")
+        name_argument(leaf, f"{at}: json_names[{_short(name)}]", "a record leaf's path (a str)")
     integer_argument(entry.order, f"{at}: order")
     for t in _rows(entry.state_tables, f"{at}: state_tables", StateTable, "a tuple of etw StateTable"):
-        _text(t.name, f"{at}: a state table's name", "a table's name (a str)")
+        name_argument(t.name, f"{at}: a state table's name", "a table's name (a str)")
         _pairs(t.columns, f"{at}: state table {t.name}: columns", "a tuple of (column name, kind) pairs")
         _function(t.rows, f"{at}: state table {t.name}: rows", "tracker, when", optional=False)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .._records import dataclass
 from .._enums import NamedIntFlag
-from ..errors import EtwInputError
+from ..errors import EtwInputError, choice_argument, integer_argument, name_argument, text_argument
 from ..introspect import leaves
 from ..span import _short
 from ..target import target as make_target
@@ -38,6 +38,15 @@ class EventKind:
     version: int  # the manifest copy's version; other builds log others (fields are matched by name)
     template: str
     adapter: str | None = None  # the field that names the adapter (its entry's), if any
+
+    def __post_init__(self):  # built once per event id when its entry registers; an Event compares its kind
+        integer_argument(self.event_id, "EventKind: event_id", 0, 0xFFFF)
+        name_argument(self.event, "EventKind: event", "the event task name (a str)")
+        choice_argument(self.opcode, "EventKind: opcode", OPCODES)
+        integer_argument(self.task, "EventKind: task", 0, 0xFFFF)
+        integer_argument(self.version, "EventKind: version", 0, 0xFF)
+        name_argument(self.template, "EventKind: template", "the template's name (a str)")
+        text_argument(self.adapter, "EventKind: adapter", "the name of the field naming the adapter (a str), or None")
 
     @property
     def label(self) -> str:

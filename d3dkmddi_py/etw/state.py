@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 
 from .._records import dataclass, field
+from ..bulk.table import INT64_MAX
 from ..errors import flag_argument, integer_argument
 
 # a row of Tracker._track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
@@ -106,7 +107,7 @@ class Series:
 
     def add(self, number: int, value: int) -> None:
         """One more sample: the event's ``number`` and the ``value`` after it (the ranges the columns hold)."""
-        self._add(integer_argument(number, "Series.add: number", 1, (1 << 63) - 1),
+        self._add(integer_argument(number, "Series.add: number", 1, INT64_MAX),
                   integer_argument(value, "Series.add: value", 0, (1 << 64) - 1))
 
     def _add(self, number: int, value: int) -> None:

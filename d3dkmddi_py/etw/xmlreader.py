@@ -13,17 +13,18 @@ import io
 import os
 import pyexpat
 
-from ..errors import EtwInputError, flag_argument, text_argument
+from ..errors import EtwInputError, flag_argument, integer_argument, text_argument
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .catalog import KINDS
-from .events import Event, parse_fields
+from .events import Event, new_event, parse_fields
 from .registry import names as event_names
 from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
 
 CHUNK = 1 << 18
+CHUNK_MAX = (1 << 31) - 1  # the most one read() takes on every platform
 
 
 class TraceReader:
@@ -37,7 +38,8 @@ class TraceReader:
     """
 
     def __init__(self, source, *, name: str | None = None, chunk_size: int = CHUNK, fast: bool = True):
-        self.source, self.chunk_size, self.fast = source, chunk_size, flag_argument(fast, "fast")
+        self.source, self.fast = source, flag_argument(fast, "fast")
+        self.chunk_size = integer_argument(chunk_size, "TraceReader: chunk_size", 1, CHUNK_MAX)
         self.name = safe_name(text_argument(name, "name") or _name_of(source))  # echoed in one-line messages
         self.total = 0
         self.decoded = 0
@@ -227,9 +229,9 @@ class TraceReader:
         ver = kind.version if rec.version is None else _system_number(rec.version, "Version", where, number)
         self.decoded += 1
         pid, tid = rec.pid, rec.tid
-        return Event(number, kind, ver, fields, rec.time,
-                     None if pid is None else _system_number(pid, "ProcessID", where, number),
-                     None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
+        return new_event(number, kind, ver, fields, rec.time,
+                         None if pid is None else _system_number(pid, "ProcessID", where, number),
+                         None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
 
     def _kind(self, rec: _Raw, number: int):
         """The DxgKrnl event a record is, or None (counted) for another provider's or another DxgKrnl event."""

@@ -21,7 +21,7 @@ from ._rules import finding, reading
 from ._view import View, coerce_layout
 from .checks import CHECKS, flags_member  # noqa: F401 (re-exported)
 from .engine import leaves_read, run_record
-from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, DXGK_SEGMENT_SET_SYSTEMMEMORY, SegmentSet, describe_segment_set
+from .segments import DXGK_SEGMENT_ID_SYSTEMMEMORY, SegmentSet, describe_segment_set, set_of
 
 ALLOCINFO_TYPE = "DXGK_ALLOCATIONINFO"
 FLAGS_TYPE = "DXGK_ALLOCATIONINFOFLAGS"
@@ -45,13 +45,7 @@ class EffectiveSegmentSet:
 def _effective(view: View) -> EffectiveSegmentSet:
     mask = effective_mask(view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"], view.version)
     source, note = effective_source(view.version)
-    return EffectiveSegmentSet(_set(mask, view.version >= InterfaceVersion.WDDM2_0), source, note)
-
-
-def _set(mask: int, wddm2: bool) -> SegmentSet:
-    top = 31 if wddm2 else 32
-    ids = tuple(n + 1 for n in range(top) if mask >> n & 1)
-    return SegmentSet(mask, ids, wddm2 and bool(mask & DXGK_SEGMENT_SET_SYSTEMMEMORY))
+    return EffectiveSegmentSet(set_of(mask, view.version >= InterfaceVersion.WDDM2_0), source, note)
 
 
 def effective_segment_set(alloc_info, *, target=None) -> EffectiveSegmentSet:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._records import dataclass
 from .._enums import NamedIntEnum
-from ..errors import InvalidFieldType, InvalidFieldValue
+from ..errors import InvalidArgument, InvalidFieldType, InvalidFieldValue, bad_argument, integer_argument, items_argument
 from ._view import word_of
 from .checks import preference_shape
 
@@ -46,6 +46,10 @@ class BankPreferenceEntry:
     bank: int  # one-based bank id, 1..127
     direction: BankDirection = BankDirection.BOTTOM_UP
 
+    def __post_init__(self):  # a user's entry; the decoder builds its own with _new
+        integer_argument(self.bank, "BankPreferenceEntry: bank", 1, (1 << BANK_ID_BITS) - 1)
+        integer_argument(self.direction, "BankPreferenceEntry: direction", 0, 1)
+
     def __str__(self) -> str:
         return f"bank {self.bank}, {'top-bottom' if self.direction else 'bottom-up'}"
 
@@ -54,6 +58,10 @@ class BankPreferenceEntry:
 class SegmentPreferenceEntry:
     segment_id: int  # 1..31
     direction: SegmentDirection = SegmentDirection.VIDMM_CHOOSES
+
+    def __post_init__(self):  # a user's entry; the decoder builds its own with _new
+        integer_argument(self.segment_id, "SegmentPreferenceEntry: segment_id", 1, (1 << SEG_ID_BITS) - 1)
+        integer_argument(self.direction, "SegmentPreferenceEntry: direction", 0, 1)
 
     def __str__(self) -> str:
         return f"segment {self.segment_id}, {'Direction 1' if self.direction else 'VidMm chooses the end'}"
@@ -66,6 +74,11 @@ class Slot:
     index: int
     id: int
     direction: int
+
+    def __post_init__(self):  # a user's slot; the decoder builds its own with _new
+        integer_argument(self.index, "Slot: index", 0, max(BANK_SLOTS, SEG_SLOTS) - 1)
+        integer_argument(self.id, "Slot: id", 0, (1 << max(BANK_ID_BITS, SEG_ID_BITS)) - 1)
+        integer_argument(self.direction, "Slot: direction", 0, 1)
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,25 @@ class Preferences:
     after_end: tuple = ()
     reserved: int = 0
 
+    def __post_init__(self):
+        """A user's Preferences must be what one of the decoders gives for its value (the decoders build theirs
+        with _new)."""
+        value = integer_argument(self.value, "Preferences: value", 0, 0xFFFFFFFF)
+        for name, kind, accepted in (("entries", (BankPreferenceEntry, SegmentPreferenceEntry),
+                                      "a tuple of BankPreferenceEntry or of SegmentPreferenceEntry"),
+                                     ("after_end", Slot, "a tuple of Slot")):
+            if not isinstance(getattr(self, name), tuple):
+                raise bad_argument(f"Preferences: {name}", getattr(self, name), accepted)
+            items_argument(getattr(self, name), f"Preferences: {name}", kind, accepted)
+        integer_argument(self.reserved, "Preferences: reserved", 0, 0xFFFFFFFF)
+        bank, segment = decode_bank_preference(value), decode_segment_preference(value)
+        if self not in (bank, segment):
+            raise InvalidArgument(f"Preferences: {value:#x} is ({describe_preferences(bank, 'bank')}) as a bank "
+                                  f"preference and ({describe_preferences(segment, 'segment')}) as a segment "
+                                  f"preference, not ({describe_preferences(self, 'given')}) (its slots after the first "
+                                  f"zero id and reserved bits as decoded too): decode_bank_preference or "
+                                  f"decode_segment_preference gives them")
+
     def __iter__(self):
         return iter(self.entries)
 
@@ -97,7 +129,7 @@ def _slots(value: int, count: int, id_bits: int):
     stride = id_bits + 1
     for i in range(count):
         word = value >> (i * stride)
-        yield Slot(i, word & ((1 << id_bits) - 1), (word >> id_bits) & 1)
+        yield Slot._new(i, word & ((1 << id_bits) - 1), (word >> id_bits) & 1)
 
 
 def _decode(value: int, count: int, id_bits: int, make, reserved: int) -> Preferences:
@@ -110,21 +142,21 @@ def _decode(value: int, count: int, id_bits: int, make, reserved: int) -> Prefer
                 after_end.append(slot)
         else:
             entries.append(make(slot))
-    return Preferences(value, tuple(entries), tuple(after_end), reserved)
+    return Preferences._new(value, tuple(entries), tuple(after_end), reserved)
 
 
 def decode_bank_preference(value) -> Preferences:
     """HintedBank as (bank, direction) entries, highest priority first, up to the first zero id."""
     word = word_of(value, (BANK_TYPE,))
     return _decode(word, BANK_SLOTS, BANK_ID_BITS,
-                   lambda s: BankPreferenceEntry(s.id, BankDirection(s.direction)), 0)
+                   lambda s: BankPreferenceEntry._new(s.id, BankDirection(s.direction)), 0)
 
 
 def decode_segment_preference(value) -> Preferences:
     """PreferredSegment as (segment id, direction) entries, highest priority first, up to the first 0."""
     word = word_of(value, SEGPREF_TYPES)
     return _decode(word, SEG_SLOTS, SEG_ID_BITS,
-                   lambda s: SegmentPreferenceEntry(s.id, SegmentDirection(s.direction)),
+                   lambda s: SegmentPreferenceEntry._new(s.id, SegmentDirection(s.direction)),
                    word & SEGPREF_RESERVED_MASK)
 
 

@@ -7,7 +7,8 @@ from .._enums import NamedIntEnum, NamedIntFlag
 from .._spec import CONSTS
 from .._spec.base import PAGE_SIZE  # noqa: F401 (re-exported)
 from .._spec.versions import INTERFACE_VERSIONS, NEWEST_VERSION
-from ..errors import InvalidFieldType, InvalidFieldValue, flag_argument
+from ..errors import (InvalidArgument, InvalidFieldType, InvalidFieldValue, bad_argument, flag_argument, integer_argument,
+                      items_argument)
 from ..layout import type_layout
 from ..names import InterfaceVersion
 from ._rules import SEGFLAGS, kit, quoted
@@ -177,6 +178,20 @@ class SegmentSet:
     ids: tuple
     system_memory: bool
 
+    def __post_init__(self):
+        """A user's SegmentSet must be what ``segment_set`` gives for its mask, at WDDM2_0 or later or before (the
+        package builds its own with ``set_of``)."""
+        mask = integer_argument(self.mask, "SegmentSet: mask", 0, 0xFFFFFFFF)
+        if not isinstance(self.ids, tuple):
+            raise bad_argument("SegmentSet: ids", self.ids, "a tuple of the segment ids the mask names")
+        items_argument(self.ids, "SegmentSet: ids", int, "a tuple of the segment ids the mask names")
+        flag_argument(self.system_memory, "SegmentSet: system_memory")
+        now, before = set_of(mask, True), set_of(mask, False)
+        if self not in (now, before):
+            raise InvalidArgument(f"SegmentSet: mask {mask:#x} names {_named(now)}" + (
+                f" (before WDDM2_0: {_named(before)})" if now != before else "") +
+                f", not ids {self.ids} with system_memory={self.system_memory}: segment_set(mask) gives it")
+
     def __contains__(self, segment_id: int) -> bool:
         return segment_id in self.ids
 
@@ -188,10 +203,17 @@ def segment_set(mask, *, target=None) -> SegmentSet:
     """The ids of a set.  From WDDM2_0 bit 31 is DXGK_SEGMENT_SET_SYSTEMMEMORY; before, it is segment 32
     (the package's reading: the kit defines the constant from WIN7, no page says from when it applies)."""
     word = word_of(mask, ("UINT",))
-    wddm2 = target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0
-    top = 31 if wddm2 else 32
-    ids = tuple(n + 1 for n in range(top) if word >> n & 1)
-    return SegmentSet(word, ids, wddm2 and bool(word & DXGK_SEGMENT_SET_SYSTEMMEMORY))
+    return set_of(word, target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0)
+
+
+def set_of(mask: int, wddm2: bool) -> SegmentSet:
+    """The SegmentSet of a 32-bit mask, from WDDM2_0 (``wddm2``) or before, unchecked (the package's own)."""
+    ids = tuple(n + 1 for n in range(31 if wddm2 else 32) if mask >> n & 1)
+    return SegmentSet._new(mask, ids, wddm2 and bool(mask & DXGK_SEGMENT_SET_SYSTEMMEMORY))
+
+
+def _named(s: SegmentSet) -> str:
+    return f"ids {s.ids} with system_memory={s.system_memory}"
 
 
 def segment_set_mask(ids=(), *, system_memory: bool = False) -> int:

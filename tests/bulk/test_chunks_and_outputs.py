@@ -166,6 +166,25 @@ def test_progress_bar_stays_silent_for_a_fast_run():
     assert stream.getvalue() == ""
 
 
+def test_a_progress_bar_is_exported_and_checks_what_it_is_built_with():
+    """write_columns takes a bulk.Progress (its error says so), which bulk did not export: Progress("x", "10")
+    was taken and ended the written run with Python's TypeError when the bar drew its first line."""
+    from d3dkmddi_py import bulk
+
+    assert bulk.Progress is Progress and "Progress" in bulk.__all__
+    for kwargs, message in (({"total": "10"}, r"^Progress: total must be an integer 0\.\.0x7fffffffffffffff, not '10'$"),
+                            ({"label": ""}, r"^Progress: label must be the bar's label \(a str\), not ''$"),
+                            ({"stream": "err"}, r"^Progress: stream must be a stream to draw the bar on"),
+                            ({"delay": float("nan")}, r"^Progress: delay must be a number of seconds"),
+                            ({"clock": lambda: "now"}, r"^Progress: clock\(\) must be a number of seconds"),
+                            ({"width": 0}, r"^Progress: width must be an integer 1\.\.0x3e8, not 0$")):
+        with pytest.raises(kmd.D3dkmddiError, match=message):
+            Progress(**{"label": "x", "total": 10, "stream": io.StringIO(), **kwargs})
+    with pytest.raises(kmd.D3dkmddiError, match=r"^Progress\.update: done must be an integer 0\.\.0x7fffffffffffffff, "
+                                                r"not None$"):
+        Progress("x", 10, io.StringIO()).update(None)
+
+
 def _importable(name: str) -> bool:
     try:
         __import__(name)

@@ -134,3 +134,52 @@ def test_chunked_checks_the_whole_range_first(no_decoding):
         iter_chunks(ALLOC, bytes(88 * 10 + 1), chunk_records=2)
     with pytest.raises(ValueError, match="chunk_records must be a positive integer"):
         iter_chunks(ALLOC, bytes(88), chunk_records=0)
+
+
+# ---- Columns built by hand (bulk.Columns(...) raised an AttributeError on a wrong kind, and took arrays of any
+# dtype, length or width that column_findings and the writers then read as the type's leaves)
+
+def _parts(cls=None):
+    from d3dkmddi_py.bulk._plan import plan_for
+
+    columns = decode_array(cls or kmd.DXGK_ALLOCATIONINFO, bytes(range(256)) * 4, count=3)
+    return columns, plan_for(columns.layout), [columns[n] for n in columns]
+
+
+def test_columns_built_by_hand_from_a_decodes_parts_are_the_same_columns():
+    columns, plan, arrays = _parts()
+    again = bulk.Columns(columns.layout, plan, arrays, start=7, offset=16, inputs=("a.bin",))
+    assert list(again.rows()) == [(7 + i, *row[1:]) for i, row in enumerate(columns.rows())]
+    assert (again.start, again.offset, again.inputs, again.count) == (7, 16, ("a.bin",), 3)
+    assert len(bulk.column_findings(again)) == len(bulk.column_findings(columns))
+    pure = [array.array(a.dtype.char.upper() if a.dtype.kind == "u" else a.dtype.char.lower(), a.tolist())
+            for a in arrays]  # the standard library's arrays, as without NumPy
+    assert all(p.itemsize == a.itemsize for p, a in zip(pure, arrays))
+    assert list(bulk.Columns(columns.layout, plan, pure, start=0, offset=0).rows()) == list(columns.rows())
+
+
+def test_columns_built_by_hand_refuse_each_wrong_part_naming_it():
+    columns, plan, arrays = _parts()
+    one_bit = next(i for i, leaf in enumerate(columns.layout.leaves) if leaf.bit_width == 1)
+    path = columns.layout.leaves[one_bit].path.replace(".", r"\.")
+    wide, short, u8 = list(arrays), list(arrays), list(arrays)
+    wide[one_bit] = wide[one_bit].copy()
+    wide[one_bit][0] = 2
+    short[1] = short[1][:2]
+    u8[0] = u8[0].astype("i8")
+    for kwargs, message in (
+            ({"layout": None}, r"^Columns: layout must be the TypeLayout of a struct or union, not None$"),
+            ({"plan": None}, r"^Columns: plan must be the bulk plan of DXGK_ALLOCATIONINFO at x64 WDDM3_2 "),
+            ({"arrays": arrays[:-1]}, r"^Columns: arrays must be a list of \d+ arrays, one per leaf of DXGK_ALLOC"),
+            ({"arrays": u8}, r"^Columns: arrays\[0\] \(pPrivateDriverData\) must be a 1-D array of u8 "),
+            ({"arrays": short}, r"^Columns: arrays\[1\] \(PrivateDriverDataSize\) holds 2 values, arrays\[0\] 3"),
+            ({"arrays": wide}, rf"^Columns: arrays\[{one_bit}\] \({path}\) holds 2, more than its 1 bits hold "
+                               r"\(valid 0\.\.1\)$"),
+            ({"start": -1}, r"^Columns: start must be an integer 0\.\.0x7ffffffffffffffc, not -1$"),
+            ({"start": 1 << 63}, r"^Columns: start must be an integer 0\.\.0x7ffffffffffffffc, not "),  # int64 rows
+            ({"offset": 1 << 63}, r"^Columns: offset must be an integer 0\.\.0x7fffffffffffffff, not "),
+            ({"buffers": object()}, r"^Columns: buffers must be None \(the decoders' own reusable memory\)"),
+            ({"inputs": (None,)}, r"^Columns: inputs must be a tuple of the files the records were read from")):
+        values = {"layout": columns.layout, "plan": plan, "arrays": arrays, "start": 0, "offset": 0, **kwargs}
+        with pytest.raises(kmd.D3dkmddiError, match=message):
+            bulk.Columns(values.pop("layout"), values.pop("plan"), values.pop("arrays"), **values)

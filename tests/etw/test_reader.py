@@ -6,7 +6,7 @@ import io
 import pytest
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.errors import D3dkmddiError, EtwInputError
 
 from .helpers import ADAPTER, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event
 
@@ -98,6 +98,104 @@ def test_small_chunks_give_the_same_events():
 def test_single_event_document():
     data = tracerpt_event(78, seg_fields(2, 0x24), version=1).encode()
     assert [e.fields["ulSegmentId"] for e in etw.read(data)] == [2]
+
+
+def _read_one(number: int = 1):
+    return list(etw.read(trace(tracerpt_event(33, alloc_fields(), opcode=1))))[number - 1]
+
+
+def test_an_event_built_by_hand_is_checked_as_a_record_is_and_equals_the_readers():
+    """etw.Event(...) took anything: a hand-built Event with a text Size or no fields reached the per-event code
+    (Tracker.apply, the tables) and failed there.  Its constructor now reads its fields as from_records does."""
+    e = _read_one()
+    values = {name: getattr(e, name) for name in etw.Event.__slots__}
+    assert etw.Event(**values) == e
+    text = {**e.fields, "allocSize": "0x10000", "Flags": "CpuVisible"}  # the forms from_records takes
+    assert etw.Event(**{**values, "fields": text}).fields == {**e.fields, "allocSize": 0x10000,
+                                                              "Flags": etw.AllocationFlag.CpuVisible}
+    refused = {
+        "number": (0, r"^Event: number must be an integer 1\.\.0x7fffffffffffffff, not 0$"),
+        "kind": ("AdapterAllocation", r"^Event: kind must be an EventKind of an event registered now \(a value of "
+                                      r"etw\.KINDS\), not 'AdapterAllocation'$"),
+        "version": (256, r"^Event #1 \(AdapterAllocation Start, EventID 33\): field version = 256 is out of range "
+                         r"for UInt8 \(valid 0\.\.0xff\)$"),
+        "fields": ({"allocSize": 1}, r"^Event #1 \(AdapterAllocation Start, EventID 33\): \d+ of the \d+ fields of "
+                                     r"AdapterAllocationStartArgs_V2 missing or None: "),
+        "time": (1.5, r"^Event: time must be the event's time as text \(ISO 8601\), or None, not 1\.5$"),
+        "process_id": (1 << 32, r"^Event: process_id must be an integer 0\.\.0xffffffff, not 4294967296$"),
+        "thread_id": ("7", r"^Event: thread_id must be an integer 0\.\.0xffffffff, not '7'$"),
+        "extra": ([1], r"^Event: extra must be a dict of the fields this package does not know by their names "
+                       r"\(strs\), or None, not \[1\]$"),
+        "source": (b"t", r"^Event: source must be the trace's name \(a str\), or None, not b't'$"),
+    }
+    for name, (value, message) in refused.items():
+        with pytest.raises(D3dkmddiError, match=message):
+            etw.Event(**{**values, name: value})
+    with pytest.raises(D3dkmddiError, match=r"^Event: extra must be a dict .*; it holds 1$"):
+        etw.Event(**{**values, "extra": {1: "x"}})
+    with pytest.raises(EtwInputError, match=r"^Event #1 \(AdapterAllocation Start, EventID 33\): field allocSize = "
+                                            r"'ten' is not a number \(UInt64: decimal or 0x-hex\)$"):
+        etw.Event(**{**values, "fields": {**e.fields, "allocSize": "ten"}})
+    with pytest.raises(D3dkmddiError, match=r"^Event #1 \(AdapterAllocation Start, EventID 33\): field 'Bogus' is "
+                                            r"not one of AdapterAllocationStartArgs_V2 \(.*\); give a field this "
+                                            r"package does not know in extra$"):
+        etw.Event(**{**values, "fields": {**e.fields, "Bogus": 1}})
+
+
+def test_a_hand_built_event_of_an_unregistered_kind_is_refused_where_it_is_built():
+    kind = etw.EventKind(61001, "MadeUp", "Info", 61001, 0, "MadeUpArgs")
+    with pytest.raises(EtwInputError, match=r"^Event: kind is MadeUp Info, EventID 61001, not an event registered "
+                                            r"now \(ReportSegment, .*\): etw\.register its entry first$"):
+        etw.Event(1, kind, 0, {})
+
+
+def test_an_event_kind_is_checked_when_built():
+    with pytest.raises(D3dkmddiError, match=r"^EventKind: opcode must be one of 'Info', 'Start', 'Stop', 'DCStart', "
+                                            r"not 'start'$"):
+        etw.EventKind(33, "AdapterAllocation", "start", 21, 2, "AdapterAllocationStartArgs_V2")
+    with pytest.raises(D3dkmddiError, match=r"^EventKind: event_id must be an integer 0\.\.0xffff, not 65536$"):
+        etw.EventKind(1 << 16, "AdapterAllocation", "Start", 21, 2, "AdapterAllocationStartArgs_V2")
+
+
+def test_from_records_checks_a_records_time_and_ids():
+    """A record's time, process_id and thread_id went into its Event unchecked (a process id "x" reached the
+    tables' integer column)."""
+    record = {"event": 33, "fields": alloc_fields(), "time": "2026-11-23T10:00:00Z", "process_id": 4, "thread_id": 8}
+    (event,) = etw.from_records([record])
+    assert (event.time, event.process_id, event.thread_id) == ("2026-11-23T10:00:00Z", 4, 8)
+    for name, value in (("time", 5), ("process_id", "x"), ("thread_id", -1)):
+        with pytest.raises(D3dkmddiError, match=rf"^record #1 \(AdapterAllocation Start, EventID 33\): {name} must "):
+            list(etw.from_records([{**record, name: value}]))
+
+
+def test_a_field_value_of_another_kind_is_named_in_one_line():
+    """A record's field holding an array printed the array's repr over lines (found building an Event by hand)."""
+    import numpy as np
+
+    with pytest.raises(EtwInputError, match=r"^record #1 \(AdapterAllocation Start, EventID 33\): field allocSize = "
+                                            r"array\(\[ 0, 1, 2, .*\.\.\. is a ndarray, not a number \(UInt64\)$"):
+        list(etw.from_records([{"event": 33, "fields": alloc_fields(allocSize=np.arange(100))}]))
+
+
+def test_a_trace_reader_chunk_size_is_a_positive_int_up_to_what_one_read_takes():
+    """TraceReader(chunk_size=1.5) reached stream.read() and raised Python's TypeError there."""
+    assert len(list(etw.TraceReader(trace(tracerpt_event(33, alloc_fields(), opcode=1)), chunk_size=7))) == 1
+    for size in (1.5, 0, 1 << 31):
+        with pytest.raises(D3dkmddiError, match=r"^TraceReader: chunk_size must be an integer 1\.\.0x7fffffff, not "):
+            etw.TraceReader(b"", chunk_size=size)
+
+
+def test_an_event_pickles_and_copies_without_its_checks():
+    """An Event travels (a process pool, copy) through the readers' unchecked constructor: an event whose entry
+    was unregistered since still arrives."""
+    import copy
+    import pickle
+
+    e = _read_one()
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(e, protocol)) == e
+    assert copy.copy(e) == e and copy.deepcopy(e) == e
+    assert etw.Event.__reduce__(e)[0] == etw.Event._new
 
 
 def test_from_records_takes_ids_symbols_and_names():

@@ -99,6 +99,57 @@ def test_segment_set_mask_round_trips_and_refuses_bad_ids():
     assert sem.DXGK_SEGMENT_ID_SYSTEMMEMORY == kmd.DXGK_SEGMENT_ID_SYSTEMMEMORY == 31
 
 
+def test_a_segment_set_built_by_hand_must_be_the_set_of_its_mask():
+    """SegmentSet(...) took anything: ids=True failed in describe_segment_set (len of a bool), an array for
+    system_memory in its truth test; ids that are not its mask's went on as if they were."""
+    assert sem.SegmentSet(0x80000003, (1, 2), True) == sem.segment_set(0x80000003)
+    assert sem.SegmentSet(0x80000001, (1, 32), False) == sem.segment_set(0x80000001, target=("x64", "WDDM1_3"))
+    with pytest.raises(D3dkmddiError, match=r"^SegmentSet: mask 0x3 names ids \(1, 2\) with system_memory=False, "
+                                            r"not ids \(5,\) with system_memory=False: segment_set\(mask\) gives it$"):
+        sem.SegmentSet(3, (5,), False)
+    with pytest.raises(D3dkmddiError, match=r"^SegmentSet: mask 0x80000000 names ids \(\) with system_memory=True "
+                                            r"\(before WDDM2_0: ids \(32,\) with system_memory=False\), not ids "):
+        sem.SegmentSet(0x80000000, (), False)
+    for fields, message in (((3, True, False), r"^SegmentSet: ids must be a tuple of the segment ids the mask names, "
+                                                r"not True$"),
+                            ((-1, (), False), r"^SegmentSet: mask must be an integer 0\.\.0xffffffff, not -1$"),
+                            ((3, (1, 2), [1]), r"^SegmentSet: system_memory must be True or False, not \[1\]$")):
+        with pytest.raises(D3dkmddiError, match=message):
+            sem.SegmentSet(*fields)
+
+
+def test_preferences_built_by_hand_must_be_what_their_word_decodes_to():
+    """build_bank_preference took a BankPreferenceEntry(direction=None) to int() (a TypeError) and Preferences with
+    entries None to iter(); a Preferences, an entry or a slot a user builds is checked where it is built, the
+    decoders build theirs unchecked."""
+    decoded = sem.decode_segment_preference(0x8C1 | 2 << 18)
+    assert sem.Preferences(decoded.value, decoded.entries, decoded.after_end, decoded.reserved) == decoded
+    assert sem.build_bank_preference([sem.BankPreferenceEntry(3, 1), sem.BankPreferenceEntry(1)]) == 0x0183
+    with pytest.raises(D3dkmddiError, match=r"^Preferences: 0x183 is \(bank 3, top-bottom; bank 1, bottom-up\) as a "
+                                            r"bank preference and \(segment 3, VidMm chooses the end; segment 6, VidMm "
+                                            r"chooses the end\) as a segment preference, not \(bank 3, bottom-up\) "):
+        sem.Preferences(0x183, (sem.BankPreferenceEntry(3),))
+    for build, message in (
+            (lambda: sem.Preferences(0x183, None), r"^Preferences: entries must be a tuple of BankPreferenceEntry or "
+                                                   r"of SegmentPreferenceEntry, not None$"),
+            (lambda: sem.BankPreferenceEntry(3, None), r"^BankPreferenceEntry: direction must be an integer 0\.\.1, "
+                                                       r"not None$"),
+            (lambda: sem.BankPreferenceEntry(128), r"^BankPreferenceEntry: bank must be an integer 1\.\.0x7f, not "
+                                                   r"128$"),
+            (lambda: sem.SegmentPreferenceEntry(32), r"^SegmentPreferenceEntry: segment_id must be an integer "
+                                                     r"1\.\.0x1f, not 32$"),
+            (lambda: sem.Slot(0, 1, 2), r"^Slot: direction must be an integer 0\.\.1, not 2$")):
+        with pytest.raises(D3dkmddiError, match=message):
+            build()
+
+
+def test_a_records_unchecked_constructor_is_the_packages_alone():
+    """``_new`` builds a record from the package's own values without its checks; the public constructor
+    checks (the same record either way)."""
+    assert sem.SegmentSet._new(3, (1, 2), False) == sem.SegmentSet(3, (1, 2), False)
+    assert sem.SegmentSet._new(3, (9,), False).ids == (9,)  # unchecked, by design: the package's values only
+
+
 def test_effective_set_is_the_write_set_from_wddm2():
     a = alloc(SupportedReadSegmentSet=0b011, SupportedWriteSegmentSet=0b100)
     eff = sem.effective_segment_set(a)
