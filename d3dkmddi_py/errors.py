@@ -117,6 +117,10 @@ class EtwInputError(D3dkmddiError, ValueError):
         super().__init__(message)
 
 
+class ReadOnce(D3dkmddiError, RuntimeError):
+    """A one-pass reader (an ``etw.TraceReader``) iterated a second time: it holds no events to give again."""
+
+
 # ---- arguments: one refusal for a value of the wrong kind, naming the argument, the value and what is accepted
 def bad_argument(name: str, value, accepted: str) -> InvalidArgument:
     """The error for argument ``name`` given ``value``: "name must be <accepted>, not <value, short>"."""

@@ -13,7 +13,7 @@ import io
 import os
 import pyexpat
 
-from ..errors import EtwInputError, flag_argument, integer_argument, text_argument
+from ..errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
 from ..outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from .catalog import KINDS
@@ -33,7 +33,7 @@ class TraceReader:
     ``source``: a path, a binary or text file object, or bytes: an .etl file or its XML.  After
     iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Events of other providers and other
     DxgKrnl events are skipped and counted (``other_providers``, ``other_dxgkrnl``); ``total`` counts
-    every <Event>.  A trace can be iterated once.  ``fast=False`` reads every block with expat (the
+    every <Event>.  A trace can be iterated once (a second pass raises errors.ReadOnce).  ``fast=False`` reads every block with expat (the
     fast path's oracle in the tests); ``blocks_fast`` / ``blocks_expat`` say how the blocks were read.
     """
 
@@ -74,7 +74,8 @@ class TraceReader:
     # ---- iteration
     def __iter__(self):
         if self._used:
-            raise RuntimeError("a TraceReader can be iterated once; call read() again")
+            raise ReadOnce(f"{self.name}: a TraceReader is iterated once (it keeps no events); call etw.read() again "
+                           f"for another pass, or keep the events (list(reader))")
         self._used = True
         return self._events()
 

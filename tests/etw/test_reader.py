@@ -6,8 +6,10 @@ import io
 import pytest
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.errors import D3dkmddiError, EtwInputError
+from d3dkmddi_py.errors import D3dkmddiError, EtwInputError, ReadOnce
+from d3dkmddi_py.samples import DIRECTORY
 
+from . import etl_files
 from .helpers import ADAPTER, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event
 
 OTHER = ("Microsoft-Windows-Kernel-Process", "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}")
@@ -210,3 +212,16 @@ def test_from_records_takes_ids_symbols_and_names():
         list(etw.from_records([{"event": 33, "fields": alloc_fields(allocSize=-1)}]))
     with pytest.raises(EtwInputError, match=r"record #1: event 'Nope'"):
         list(etw.from_records([{"event": "Nope", "fields": {}}]))
+
+
+@pytest.mark.parametrize("source", [DIRECTORY / "etw_trace.xml", etl_files.read("SelfDescribingSingleEvent")],
+                         ids=["xml", "etl"])
+def test_a_trace_reader_iterated_twice_is_the_packages_error_saying_to_read_again(source):
+    """It keeps no events; the second pass was Python's RuntimeError (still one: ReadOnce is both)."""
+    reader = etw.read(source)
+    first = list(reader)
+    with pytest.raises(ReadOnce, match=r"a TraceReader is iterated once \(it keeps no events\); call etw\.read\(\) "
+                                       r"again for another pass, or keep the events") as error:
+        list(reader)
+    assert isinstance(error.value, D3dkmddiError) and isinstance(error.value, RuntimeError)
+    assert len(list(etw.read(source))) == len(first)
