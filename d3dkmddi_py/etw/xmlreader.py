@@ -31,9 +31,9 @@ class TraceReader:
     """Iterate to get the DxgKrnl events of a trace (``Event``), in order; then read the counts.
 
     ``source``: a path, a binary or text file object, or bytes: an .etl file or its XML.  After
-    iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Events of other providers and other
-    DxgKrnl events are skipped and counted (``other_providers``, ``other_dxgkrnl``); ``total`` counts
-    every <Event>.  A trace can be iterated once (a second pass raises errors.ReadOnce).  ``fast=False``
+    iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Events
+    of other providers and other DxgKrnl events are skipped and counted (``other_providers``,
+    ``other_dxgkrnl``); ``total`` counts every <Event>.  A trace can be iterated once (a second pass raises errors.ReadOnce).  ``fast=False``
     reads every block with expat (the fast path's oracle in the tests); ``blocks_fast`` / ``blocks_expat``
     say how the blocks were read.
     """
