@@ -217,7 +217,7 @@ def main(argv=None) -> int:
         for stream, size in streams:
             c_decompress(stream, size)
         runs, matches, long = items[0], items[1], items[2]
-        print(f"{checked} compressed buffers of the real files: the three decoders give the same bytes")
+        print(f"{checked} compressed buffers of the real files: the four decoders give the same bytes")
 
         best = dict.fromkeys(decoders, float("inf"))
         for _ in range(args.runs):  # interleaved, so a busy moment costs each alike
