@@ -229,7 +229,7 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                 ["d3dkmddi etw trace.etl --ddi WDDM2_7", "d3dkmddi etw trace.etl --summary",
                  "d3dkmddi etw sample --json"])
     if "etw" in argv:  # its options load the ETW schema: only when the command is etw
-        from .etw import command as etw_command
+        from .etw.outputs import command as etw_command
 
         etw_command.add_arguments(q)
     return p
@@ -681,7 +681,7 @@ def cmd_demo(args, stdout, stderr) -> int:
 
 
 def cmd_etw(args, stdout, stderr) -> int:
-    from .etw import command as etw_command
+    from .etw.outputs import command as etw_command
 
     return etw_command.run(args, stdout, stderr)
 

@@ -6,7 +6,7 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import semantics as sem
-from d3dkmddi_py.etw.schema import AllocationFlag, UsageFlag
+from d3dkmddi_py.etw.model.schema import AllocationFlag, UsageFlag
 from d3dkmddi_py.target import ENUM_CLASSES
 
 ENUMS = [sem.BankDirection, sem.SegmentDirection, sem.PriorityBand, sem.PowerBehaviour, kmd.InterfaceVersion,

@@ -108,7 +108,7 @@ def memory_trace(path: str, n: int) -> None:
 
 def floor_walk(path: str) -> int:
     """Events counted by reading each buffer and following each event's size: nothing else."""
-    from d3dkmddi_py.etw.etlfile import BUFFER, BUFFER_HEADER, SIZE_IN_SECOND_WORD
+    from d3dkmddi_py.etw.readers.etlfile import BUFFER, BUFFER_HEADER, SIZE_IN_SECOND_WORD
 
     events = 0
     second = bytes(k in SIZE_IN_SECOND_WORD for k in range(256))  # size in the second word
@@ -228,7 +228,7 @@ def peak_rss(args: list) -> tuple:
 
 def memory() -> int:
     """Peak RSS of the command on files that decompress to the most each path may hold."""
-    from d3dkmddi_py.etw import etlcolumns, etlfile
+    from d3dkmddi_py.etw.readers import etlcolumns, etlfile
     from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build
 
@@ -313,7 +313,7 @@ class _Discard:
 
 def to_columns(path: str, columns: bool) -> int:
     """The tables' rows of a trace, made and dropped (sinks that discard them): allocations counted."""
-    from d3dkmddi_py.etw import tables
+    from d3dkmddi_py.etw.outputs import tables
 
     reader = etw.read(path)
     t = tables.TraceTables(None, None, tables.Tracker(None), sinks={name: _Discard() for name in tables.TABLES})

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MANIFEST = ROOT.parent / "shared" / "etw" / "Microsoft-Windows-DxgKrnl.manifest.xml"
-OUT = ROOT / "d3dkmddi_py" / "etw" / "dxgkrnl_ids.py"
+OUT = ROOT / "d3dkmddi_py" / "etw" / "model" / "dxgkrnl_ids.py"
 
 
 def manifest_symbols(path) -> dict:

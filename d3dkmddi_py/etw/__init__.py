@@ -12,15 +12,15 @@ which rules apply to the kernel's view of these values.
 from __future__ import annotations
 
 from .catalog import ENTRIES, KINDS
-from .events import Event, from_records
-from . import mapping as _mapping
-from .mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
-from .model import AdapterTrace, AllocationEntry, SegmentEntry, Series, Tracker, adapters
-from .registry import Column, EventEntry, TableSpec, register, registered, unregister
-from .schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
+from .model.events import Event, from_records
+from .model import mapping as _mapping
+from .model.mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
+from .model.tracker import AdapterTrace, AllocationEntry, SegmentEntry, Series, Tracker, adapters
+from .model.registry import Column, EventEntry, TableSpec, register, registered, unregister
+from .model.schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)
-from .xmlreader import TraceReader, read, summary
-from .plot import plot  # matplotlib is imported when a picture is drawn
+from .readers.xmlreader import TraceReader, read, summary
+from .outputs.plot import plot  # matplotlib is imported when a picture is drawn
 
 __all__ = ["read", "summary", "from_records", "adapters", "plot", "Event", "EventKind", "TraceReader", "Tracker",
            "AdapterTrace", "SegmentEntry", "AllocationEntry", "Series", "AllocationFlag", "UsageFlag", "SHARED_FLAGS",

@@ -21,10 +21,10 @@ import os
 
 from .._numpy import optional_module as _need
 from ..errors import EtwInputError, choice_argument
-from ..etw import etlfile
-from ..etw.model import Tracker
-from ..etw.tables import TraceTables, table_names
-from ..etw.xmlreader import read
+from ..etw.readers import etlfile
+from ..etw.model.tracker import Tracker
+from ..etw.outputs.tables import TraceTables, table_names
+from ..etw.readers.xmlreader import read
 from ..names import parse_target
 from ..outfile import safe_name
 from ._files import folder_files

@@ -12,12 +12,12 @@ from __future__ import annotations
 import struct
 import uuid
 
-from ..etw.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
+from ..etw.readers.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
     FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
     SYSTEM_HEADER, TIME_ZONE
 from ..etw.catalog import TEMPLATES
-from ..etw.etlreader import layout
-from ..etw.schema import BOOLEAN, OPCODES, PROVIDER_GUID
+from ..etw.readers.etlreader import layout
+from ..etw.model.schema import BOOLEAN, OPCODES, PROVIDER_GUID
 
 START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..etw.command import SAMPLE_FILE as FILE
+from ..etw.outputs.command import SAMPLE_FILE as FILE
 from ..etw.catalog import ARRAYS, KIND_BY_NAME, TEMPLATES
-from ..etw.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
-from ..etw.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
+from ..etw.model.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
+from ..etw.model.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
 from ..semantics import flags_member
 from . import build, sample_target
 

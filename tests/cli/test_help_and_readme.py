@@ -59,7 +59,7 @@ def test_etw_does_exit_1_after_writing_its_tables(tmp_path):
     """What the help and the README say, as the command does it: the sample trace has error-level findings."""
     out, err, status = cli.run(["etw", "sample", "--format", "csv", "-o", str(tmp_path)])
     assert status == cli.EXIT_FINDINGS, err
-    from d3dkmddi_py.etw.tables import table_names
+    from d3dkmddi_py.etw.outputs.tables import table_names
 
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{name}.csv" for name in table_names())
     assert "error" in (tmp_path / "findings.csv").read_text()

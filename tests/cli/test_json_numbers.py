@@ -119,7 +119,7 @@ def test_etw_events_and_tables_json(tmp_path):
     assert_no_big_numbers(run("etw", "sample", "--json", status=(0, 1)), "etw --json")
     run("etw", "sample", "--format", "jsonl", "-o", str(tmp_path), status=(0, 1))
     tables = sorted(tmp_path.glob("*.jsonl"))
-    from d3dkmddi_py.etw.tables import table_names
+    from d3dkmddi_py.etw.outputs.tables import table_names
 
     assert [p.stem for p in tables] == sorted(table_names())  # one per event entry, and the findings
     for table in tables:

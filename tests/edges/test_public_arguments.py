@@ -107,8 +107,8 @@ def _read_through():
 
 def _entry():
     """A made-up event (its own id, no state change), unregistered again by the fixture."""
-    from d3dkmddi_py.etw.registry import field_columns
-    from d3dkmddi_py.etw.schema import UINT32
+    from d3dkmddi_py.etw.model.registry import field_columns
+    from d3dkmddi_py.etw.model.schema import UINT32
 
     fields = (("Count", UINT32),)
     return etw.EventEntry(event=MADE_UP, ids={61000: "Info"}, task=61000, symbols={61000: MADE_UP},
@@ -520,7 +520,7 @@ def test_a_word_argument_of_the_wrong_kind_or_out_of_its_width_names_the_range(v
 def _entry_with(record: str, field: str, value):
     """The made-up entry with ``field`` of ``record`` (EventEntry, or a Mapping, TableSpec or StateTable in it)
     set to ``value``."""
-    from d3dkmddi_py.etw.registry import StateTable
+    from d3dkmddi_py.etw.model.registry import StateTable
 
     entry = _entry()
     parts = {"EventEntry": {}, "Mapping": {"event": MADE_UP, "field": "Count", "mirror_type": None, "mirror": None,
@@ -539,7 +539,7 @@ def _entry_with(record: str, field: str, value):
 
 
 def _entry_fields() -> list:
-    from d3dkmddi_py.etw.registry import StateTable
+    from d3dkmddi_py.etw.model.registry import StateTable
 
     return [(cls.__name__, f.name) for cls in (etw.EventEntry, etw.Mapping, etw.TableSpec, StateTable)
             for f in cls._record_fields_]
@@ -557,7 +557,7 @@ def test_a_wrong_kind_in_any_field_of_an_entry_is_refused_at_registration_and_ch
     """The readers call an entry's parts for every event unchecked: register checks each field's kind first, and a
     refused entry leaves the registry as it was (an unsortable ``order`` once left it half registered)."""
     from d3dkmddi_py.etw.catalog import KINDS
-    from d3dkmddi_py.etw.tables import table_names
+    from d3dkmddi_py.etw.outputs.tables import table_names
 
     for label, wrong in WRONG.items():
         before = (list(etw.ENTRIES), dict(KINDS), table_names())

@@ -37,7 +37,7 @@ def read(name: str) -> bytes:
 def compressed_streams(data: bytes) -> list:
     """(XPRESS stream, size it decompresses to) of each compressed buffer of an .etl file's bytes:
     its body after the 72-byte header, and SavedOffset less the header."""
-    from d3dkmddi_py.etw.etlfile import BUFFER, BUFFER_HEADER, FLAG_COMPRESSED
+    from d3dkmddi_py.etw.readers.etlfile import BUFFER, BUFFER_HEADER, FLAG_COMPRESSED
 
     out, at = [], 0
     while at + BUFFER_HEADER <= len(data):

@@ -6,8 +6,8 @@ import io
 
 from d3dkmddi_py.errors import EtwInputError, OutputError
 from d3dkmddi_py.etw import read
-from d3dkmddi_py.etw.model import Tracker
-from d3dkmddi_py.etw.tables import TraceTables
+from d3dkmddi_py.etw.model.tracker import Tracker
+from d3dkmddi_py.etw.outputs.tables import TraceTables
 
 
 def answer(reading):
@@ -35,7 +35,7 @@ def tables(data: bytes, folder, columns: bool, fmt: str = "csv", abi: str = "x64
 def column_runs(monkeypatch) -> list:
     """The length of each run of batched rows (allocations) the tables go on to read as columns, as they come: a
     test that holds the column-wise path to the Events' shows it ran."""
-    from d3dkmddi_py.etw import tables as tables_module
+    from d3dkmddi_py.etw.outputs import tables as tables_module
 
     runs = []
     real = tables_module._rows_of_batch

@@ -3,11 +3,11 @@ can be compared byte for byte."""
 from __future__ import annotations
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw.command import SAMPLE_PATH
-from d3dkmddi_py.etw.etlfile import filetime_text
+from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH
+from d3dkmddi_py.etw.readers.etlfile import filetime_text
 from d3dkmddi_py.etw.catalog import FIELDS, TEMPLATES
-from d3dkmddi_py.etw.schema import OPCODES, POINTER, PROVIDER, PROVIDER_GUID
-from d3dkmddi_py.etw.tables import table_names
+from d3dkmddi_py.etw.model.schema import OPCODES, POINTER, PROVIDER, PROVIDER_GUID
+from d3dkmddi_py.etw.outputs.tables import table_names
 from d3dkmddi_py.samples import etl_build, etw_build
 from tests.etw.helpers import run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import io
 
-from d3dkmddi_py.etw import command
+from d3dkmddi_py.etw.outputs import command
 from d3dkmddi_py.etw.catalog.adapter_allocation import FIELDS as ALLOCATION_FIELDS
 from d3dkmddi_py.etw.catalog.report_segment import FIELDS as SEGMENT_FIELDS
 

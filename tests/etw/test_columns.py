@@ -10,7 +10,8 @@ import pytest
 
 from d3dkmddi_py import etw, target
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import model, tables
+from d3dkmddi_py.etw.model import tracker as model
+from d3dkmddi_py.etw.outputs import tables
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import alloc_fields, run, trace, tracerpt_event

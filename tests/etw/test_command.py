@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from d3dkmddi_py.etw.catalog import ENTRIES
-from d3dkmddi_py.etw.tables import table_names
+from d3dkmddi_py.etw.outputs.tables import table_names
 
 from .helpers import alloc_fields, seg_fields, trace, tracerpt_event
 
@@ -80,7 +80,7 @@ def test_a_failed_run_leaves_no_folder_it_created(tmp_path, fmt):
 
 def test_an_interrupted_run_leaves_no_folder_it_created(tmp_path, monkeypatch, capsys):
     from d3dkmddi_py import cli
-    from d3dkmddi_py.etw.tables import TraceTables
+    from d3dkmddi_py.etw.outputs.tables import TraceTables
 
     def interrupted(self, event):  # Ctrl-C while the first event is read
         raise KeyboardInterrupt

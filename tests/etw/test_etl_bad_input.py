@@ -147,7 +147,7 @@ def test_mutants_count_the_same_column_wise_and_one_by_one(name):
     """The column-wise --summary against the event-by-event reader on 300 seeded mutants per file:
     the same facts, or the same error naming the same buffer and byte."""
     import gzip
-    from d3dkmddi_py.etw import etlreader
+    from d3dkmddi_py.etw.readers import etlreader
 
     data = gzip.decompress((REAL / f"{name}.etl.gz").read_bytes())
     same = refused = 0

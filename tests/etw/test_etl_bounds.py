@@ -11,10 +11,10 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import etlcolumns, etlfile
-from d3dkmddi_py.etw.model import Tracker
+from d3dkmddi_py.etw.readers import etlcolumns, etlfile
+from d3dkmddi_py.etw.model.tracker import Tracker
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.tables import TraceTables
+from d3dkmddi_py.etw.outputs.tables import TraceTables
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import SMALLEST_EVENT, expanding_bytes
 
@@ -169,7 +169,7 @@ def test_an_endless_pipe_stops_at_256_mib_and_its_spool_is_closed(monkeypatch):
 def test_json_lines_hold_no_live_allocations():
     """A sibling: --json kept every live allocation (about 2 KB each: 400 MB for 200,000) though only
     the text form lists them; it now keeps the segments alone."""
-    from d3dkmddi_py.etw import command
+    from d3dkmddi_py.etw.outputs import command
 
     tracker = Tracker(("x64", "WDDM3_2"))
     out = io.StringIO()
@@ -181,7 +181,7 @@ def test_json_lines_hold_no_live_allocations():
 def test_a_summary_counts_at_most_65536_provider_and_id_pairs():
     """A sibling: --summary kept a count per distinct (provider, event id), so a file of distinct
     GUIDs or ids held about twice its size; past MOST_KEYS it is refused, the same by both counters."""
-    from d3dkmddi_py.etw import etlcount, etlreader
+    from d3dkmddi_py.etw.readers import etlcount, etlreader
 
     providers = ("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", "22fb2cd6-0e7b-422b-a0c7-2fad1fd0e717")
     events = [etl_build.EtlEvent(providers[i >> 16], i & 0xFFFF, 0, b"", ticks=i, processor=0)
@@ -213,7 +213,7 @@ def test_out_of_memory_below_the_stated_bound_is_one_line(tmp_path, monkeypatch)
 def test_tables_read_event_by_event_when_numpy_cannot_be_imported(tmp_path, monkeypatch):
     """NumPy that fails to import (as under a memory limit) sends the tables to the event-by-event reader; they
     were given None for NumPy and failed with an AttributeError."""
-    from d3dkmddi_py.etw import tables as trace_tables
+    from d3dkmddi_py.etw.outputs import tables as trace_tables
 
     data = expanding_bytes(allocation_event(), 1, processors=1, held=64 << 10)
     with_numpy = tables(data, tmp_path / "numpy", columns=True)

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from d3dkmddi_py.etw import etlcolumns
+from d3dkmddi_py.etw.readers import etlcolumns
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.schema import PROVIDER_GUID
+from d3dkmddi_py.etw.model.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 
 from .etl_hard import hard_trace
@@ -145,7 +145,7 @@ def test_damage_the_columns_read_ahead_is_named_as_the_event_reader_meets_it(tmp
     first event is damaged.  The column reader loads a processor's buffers ahead of time (processor 0's
     first, with the header buffer) and met the first; the event-by-event reader meets processor 1's
     event first, in time order.  The column reader defers every damage to it, so both name that event."""
-    from d3dkmddi_py.etw import etlfile
+    from d3dkmddi_py.etw.readers import etlfile
 
     data = bytearray(hard_trace(15, n=200, processors=2, compress=True))
     with etlfile.EtlFile(io.BytesIO(bytes(data)), "trace.etl") as etl:

@@ -10,7 +10,7 @@ import io
 import random
 import tracemalloc
 
-from d3dkmddi_py.etw import etlfile, etlreader
+from d3dkmddi_py.etw.readers import etlfile, etlreader
 from d3dkmddi_py.samples.etl_build import SMALLEST_EVENT, compressed_buffer, repeat_stream
 
 from .etl_hard import hard_trace

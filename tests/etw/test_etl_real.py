@@ -11,8 +11,8 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import etlreader
-from d3dkmddi_py.etw.etlfile import KERNEL_LOGGER_GUID, EtlFile
+from d3dkmddi_py.etw.readers import etlreader
+from d3dkmddi_py.etw.readers.etlfile import KERNEL_LOGGER_GUID, EtlFile
 from tests.etw.etl_files import NAMES, baseline, unpack
 
 
@@ -126,7 +126,7 @@ def test_the_header_buffers_events_end_at_its_offset_not_its_saved_offset(real):
       kernel event (COUNT Windows Kernel/EventTrace:1) although its header buffer holds the 0x0050
       event inside both fields.
     So the reader stops at Offset: 23 events, the kernel logger's 2 in the header buffer as in the others."""
-    from d3dkmddi_py.etw import etlfile
+    from d3dkmddi_py.etw.readers import etlfile
 
     def header_buffer(name):
         with open(real[name], "rb") as f:

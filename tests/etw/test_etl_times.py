@@ -12,8 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 from d3dkmddi_py.bulk.table import time_texts
 from d3dkmddi_py.etw import read
-from d3dkmddi_py.etw.times import filetime_ns, milliseconds, time_ns
-from d3dkmddi_py.etw.etlfile import _LAST_FILETIME, LogHeader, filetime_text
+from d3dkmddi_py.etw.model.times import filetime_ns, milliseconds, time_ns
+from d3dkmddi_py.etw.readers.etlfile import _LAST_FILETIME, LogHeader, filetime_text
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.samples.etl_build import START_FILETIME, Clock

@@ -8,9 +8,9 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw.command import SAMPLE_PATH
+from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.schema import ADAPTER_ALLOCATION, PROVIDER_GUID
+from d3dkmddi_py.etw.model.schema import ADAPTER_ALLOCATION, PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 from tests.etw.etl_twin import DXGKRNL, KERNEL_PROCESS, Dxg, Other, outputs, sample_items, twin
 from tests.etw.helpers import alloc_fields, run, seg_fields

@@ -5,7 +5,7 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
-from d3dkmddi_py.etw import xmlfast
+from d3dkmddi_py.etw.readers import xmlfast
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from .helpers import NS, alloc_fields, seg_fields, trace, tracerpt_event, viewer_event

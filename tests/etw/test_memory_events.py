@@ -13,7 +13,7 @@ from d3dkmddi_py import etw
 from d3dkmddi_py import semantics as sem
 from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw.catalog import ENTRIES, TEMPLATES
-from d3dkmddi_py.etw.schema import PROVIDER_GUID
+from d3dkmddi_py.etw.model.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 from d3dkmddi_py.semantics.allocation import priority_checks
 from d3dkmddi_py.semantics.checks import CHECKS

@@ -18,9 +18,9 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.command import SAMPLE_FILE, SAMPLE_PATH
+from d3dkmddi_py.etw.outputs.command import SAMPLE_FILE, SAMPLE_PATH
 from d3dkmddi_py.etw.catalog.process_usage import key_text
-from d3dkmddi_py.etw.plot import KEYWORDS, POINTS_PER_COLUMN, digest, figure, reduce, series
+from d3dkmddi_py.etw.outputs.plot import KEYWORDS, POINTS_PER_COLUMN, digest, figure, reduce, series
 from d3dkmddi_py.semantics.explain import _size_text
 from d3dkmddi_py.samples import etl_build, etw_build
 from tests.etw.etl_twin import Dxg, outputs, sample_items, twin
@@ -31,7 +31,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("matplotlib")  # the test extra has it: a missing one is a broken environment
 REPO = pathlib.Path(__file__).resolve().parents[2]
 README_PICTURE = REPO / "docs" / "etw_sample.png"
-PLOT = importlib.import_module("d3dkmddi_py.etw.plot")  # the module (etw.plot is its function)
+PLOT = importlib.import_module("d3dkmddi_py.etw.outputs.plot")  # the module (etw.plot is its function)
 
 
 def lines(fig) -> dict:
@@ -240,7 +240,7 @@ def test_plot_from_the_command_writes_the_picture_and_says_what_it_holds(monkeyp
 def run_stderr(argv, err) -> int:
     import argparse
 
-    from d3dkmddi_py.etw import command
+    from d3dkmddi_py.etw.outputs import command
 
     p = argparse.ArgumentParser(prog="d3dkmddi etw")
     command.add_arguments(p)
@@ -289,7 +289,7 @@ def test_a_trace_that_cannot_be_read_leaves_an_existing_picture_as_it_was(tmp_pa
 
 
 def test_importing_the_package_and_reading_a_trace_do_not_import_matplotlib():
-    code = ("import sys, d3dkmddi_py; from d3dkmddi_py import etw; from d3dkmddi_py.etw.command import SAMPLE_PATH; "
+    code = ("import sys, d3dkmddi_py; from d3dkmddi_py import etw; from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH; "
             "list(etw.read(SAMPLE_PATH)); etw.plot; print('matplotlib' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -342,7 +342,7 @@ def test_live_bytes_per_process_are_found_column_wise_across_chunks():
     import random
 
     from d3dkmddi_py.bulk.table import Table
-    from d3dkmddi_py.etw.plot import _Collector
+    from d3dkmddi_py.etw.outputs.plot import _Collector
 
     rng = random.Random(23)
     rows = [(rng.choice(("Start", "DCStart", "Stop")), rng.choice((0x10, 0x20)), rng.choice((0, 1, 2, 3)),
@@ -377,9 +377,9 @@ def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
     """The picture's sinks say which columns they read: the tables make only those (the allocations' mirror
     leaves but Size are not made, the tables of the state at the end not at all), each cell as the full tables
     make it."""
-    from d3dkmddi_py.etw.plot import _Collector
-    from d3dkmddi_py.etw.tables import TraceTables
-    from d3dkmddi_py.etw.model import Tracker
+    from d3dkmddi_py.etw.outputs.plot import _Collector
+    from d3dkmddi_py.etw.outputs.tables import TraceTables
+    from d3dkmddi_py.etw.model.tracker import Tracker
 
     class Keep:
         def __init__(self, columns=None):
@@ -410,7 +410,7 @@ def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
 
 
 def test_a_series_highest_value_is_found_by_numpy_and_is_its_samples_max():
-    from d3dkmddi_py.etw.plot import Samples
+    from d3dkmddi_py.etw.outputs.plot import Samples
 
     s = Samples()
     for i, v in enumerate((5, (1 << 64) - 1, 0, 7)):

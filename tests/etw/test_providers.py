@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw import providers, registry
+from d3dkmddi_py.etw.model import providers, registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS
-from d3dkmddi_py.etw.dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
-from d3dkmddi_py.etw.schema import PROVIDER, PROVIDER_GUID, UINT32
+from d3dkmddi_py.etw.model.dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
+from d3dkmddi_py.etw.model.schema import PROVIDER, PROVIDER_GUID, UINT32
 from tests.conftest import require
 from tests.etw import etl_files
 from tests.etw.etl_twin import DXGKRNL, Dxg, Other, twin

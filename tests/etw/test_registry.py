@@ -8,11 +8,11 @@ import json
 import pytest
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw import registry
+from d3dkmddi_py.etw.model import registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS, TEMPLATES
-from d3dkmddi_py.etw.registry import Column, EventEntry, Mapping, TableSpec, field_columns
-from d3dkmddi_py.etw.schema import BOOLEAN, POINTER, UINT32, UINT64
-from d3dkmddi_py.etw.tables import table_names
+from d3dkmddi_py.etw.model.registry import Column, EventEntry, Mapping, TableSpec, field_columns
+from d3dkmddi_py.etw.model.schema import BOOLEAN, POINTER, UINT32, UINT64
+from d3dkmddi_py.etw.outputs.tables import table_names
 from tests.etw.etl_readings import tables
 from tests.etw.etl_twin import Dxg, outputs, twin
 from tests.etw.helpers import ADAPTER, alloc_fields, seg_fields

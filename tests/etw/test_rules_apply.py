@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw import mapping
+from d3dkmddi_py.etw.model import mapping
 from d3dkmddi_py.semantics import RULES
 from d3dkmddi_py.semantics.checks import CHECKS, Check
 

@@ -5,7 +5,8 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import etw
-from d3dkmddi_py.etw import catalog, mapping
+from d3dkmddi_py.etw import catalog
+from d3dkmddi_py.etw.model import mapping
 from d3dkmddi_py.etw.catalog import adapter_allocation, report_segment
 
 # Typed by hand from the issue / the manifest's AllocationFlags and UsageFlags bit maps.

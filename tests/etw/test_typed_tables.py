@@ -12,7 +12,7 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py.bulk.table import ParquetWriter, Table, time_texts
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.times import filetime_ns, milliseconds, time_ns
+from d3dkmddi_py.etw.model.times import filetime_ns, milliseconds, time_ns
 from d3dkmddi_py.samples import DIRECTORY, etw_build
 
 from ..conftest import require
@@ -51,7 +51,7 @@ def test_a_time_that_is_no_instant_or_past_int64_nanoseconds_is_none(text):
 
 
 def test_the_etl_time_rule_and_the_text_rule_agree():
-    header = etw.etlfile.LogHeader({"clock_type": 1, "perf_freq": 10 ** 7, "cpu_mhz": 0,
+    header = etw.readers.etlfile.LogHeader({"clock_type": 1, "perf_freq": 10 ** 7, "cpu_mhz": 0,
                                     "start_filetime": 134_000_000_000_000_000}, 0)
     for ticks in (0, 1, 1234, 10 ** 9):
         assert filetime_ns(header.filetime(ticks)) == time_ns(header.utc(ticks)) == \

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d3dkmddi_py.etw import xpress
-from d3dkmddi_py.etw.xpress import XpressError, decompress
+from d3dkmddi_py.etw.readers import xpress
+from d3dkmddi_py.etw.readers.xpress import XpressError, decompress
 from d3dkmddi_py.samples.etl_build import SMALLEST_EVENT, repeat_stream
 
 from . import etl_files

@@ -14,8 +14,8 @@ from unittest import mock
 
 import pytest
 
-from d3dkmddi_py.etw import xpress
-from d3dkmddi_py.etw.xpress import XpressError, decompress
+from d3dkmddi_py.etw.readers import xpress
+from d3dkmddi_py.etw.readers.xpress import XpressError, decompress
 
 from ..conftest import require
 from . import etl_files

@@ -6,8 +6,8 @@ import random
 import struct
 from unittest import mock
 
-from d3dkmddi_py.etw import xpress
-from d3dkmddi_py.etw.xpress import XpressError
+from d3dkmddi_py.etw.readers import xpress
+from d3dkmddi_py.etw.readers.xpress import XpressError
 
 python_only = xpress._python_decompress  # the fast path and the exact one, without libfwnt
 

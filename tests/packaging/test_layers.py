@@ -50,8 +50,8 @@ def test_no_module_imports_one_above_it():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    made_up = [Edge(f"{PACKAGE}.etw.command", f"{PACKAGE}.samples.etw_build", 1, True),
-               Edge(f"{PACKAGE}.samples.etw_build", f"{PACKAGE}.etw.command", 1, False)]
+    made_up = [Edge(f"{PACKAGE}.etw.outputs.command", f"{PACKAGE}.samples.etw_build", 1, True),
+               Edge(f"{PACKAGE}.samples.etw_build", f"{PACKAGE}.etw.outputs.command", 1, False)]
     assert upward(made_up) == made_up[:1]
 
 

@@ -58,7 +58,7 @@ def test_one_table_of_every_trace_as_the_command_writes_it(folder, tmp_path):
 def test_every_table_of_the_catalog_is_a_frame_as_the_command_writes_it(folder, tmp_path):
     """The tables the recipe knows are the registry's: placements (an adapter only a lookup finds, an
     optional pointer) and residency as well as allocations."""
-    from d3dkmddi_py.etw.tables import table_names
+    from d3dkmddi_py.etw.outputs.tables import table_names
 
     path, _traces = folder
     for table in table_names():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..registry import (ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, TEMPLATES,
+from ..model.registry import (ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, TEMPLATES,
                         VALUE_MAPS, entry_of)
 
 __all__ = ["ENTRIES", "KINDS", "KIND_BY_NAME", "TEMPLATES", "FIELDS", "OPTIONAL", "BIT_MAPS", "VALUE_MAPS", "ARRAYS",

@@ -8,12 +8,12 @@ from __future__ import annotations
 from itertools import islice
 
 from ... import render
-from ..registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, StateTable, TableSpec,
+from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, StateTable, TableSpec,
                         field_columns, register)
-from ..schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
+from ..model.schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
                       UsageFlag, flag_names)
-from ..section import Section, plural
-from ..state import LIVE_ROW, AllocationEntry
+from ..outputs.section import Section, plural
+from ..model.state import LIVE_ROW, AllocationEntry
 
 FIELDS = (
     ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),

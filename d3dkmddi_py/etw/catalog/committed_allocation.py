@@ -8,9 +8,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...semantics import Placement, check
-from ..registry import Column, EventEntry, Mapping, TableSpec, register
-from ..schema import BOOLEAN, POINTER, UINT32, UINT64
-from ..state import Resolved
+from ..model.registry import Column, EventEntry, Mapping, TableSpec, register
+from ..model.schema import BOOLEAN, POINTER, UINT32, UINT64
+from ..model.state import Resolved
 from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
 
 EVENT = "ReportCommittedAllocation"

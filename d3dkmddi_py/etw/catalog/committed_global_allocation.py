@@ -4,8 +4,8 @@ segment and offset.  It names the global allocation (hGlobalAllocationHandle: Ad
 hVidMmGlobalAlloc), checked against its segment sets as ReportCommittedAllocation is."""
 from __future__ import annotations
 
-from ..registry import EventEntry, Mapping, TableSpec, register
-from ..schema import POINTER, UINT32, UINT64
+from ..model.registry import EventEntry, Mapping, TableSpec, register
+from ..model.schema import POINTER, UINT32, UINT64
 from .committed_allocation import RULE, columns, findings, place
 
 EVENT = "ReportCommittedGlobalAllocation"

@@ -4,9 +4,9 @@ allocation it refers to, hVidMmGlobalAlloc.  The VidMm events that name an alloc
 handle (hAllocationHandle: ReportCommittedAllocation, SetAllocationPriority) are resolved through them."""
 from __future__ import annotations
 
-from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
-from ..schema import POINTER
-from ..section import Section, plural
+from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..model.schema import POINTER
+from ..outputs.section import Section, plural
 
 EVENT = "DeviceAllocation"
 FIELDS = tuple((name, POINTER) for name in (

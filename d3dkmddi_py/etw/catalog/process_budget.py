@@ -3,9 +3,9 @@ memory budget on an adapter and memory segment group changed; a series per (proc
 segment group), beside its usage (VidMmProcessUsageChange)."""
 from __future__ import annotations
 
-from ..registry import EventEntry, Mapping, register
-from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
-from ..section import SeriesSection
+from ..model.registry import EventEntry, Mapping, register
+from ..model.schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..outputs.section import SeriesSection
 from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, SEGMENT_GROUPS, key, key_text, memory
 
 EVENT = "VidMmProcessBudgetChange"

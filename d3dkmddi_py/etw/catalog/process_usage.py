@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..registry import Column, EventEntry, Mapping, TableSpec, register
-from ..schema import POINTER, UINT8, UINT16, UINT32, UINT64
-from ..section import SeriesSection, bytes_text
+from ..model.registry import Column, EventEntry, Mapping, TableSpec, register
+from ..model.schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..outputs.section import SeriesSection, bytes_text
 
 EVENT = "VidMmProcessUsageChange"
 FIELDS = (("NewUsage", UINT64), ("OldUsage", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),

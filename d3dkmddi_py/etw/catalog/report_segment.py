@@ -2,10 +2,10 @@
 kernel logs its DXGK_SEGMENTDESCRIPTOR; a later report of the same id replaces the earlier one."""
 from __future__ import annotations
 
-from ..registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, register
-from ..schema import POINTER, REPORT_SEGMENT, UINT8, UINT32, UINT64
-from ..section import Section, plural
-from ..state import SegmentEntry
+from ..model.registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, register
+from ..model.schema import POINTER, REPORT_SEGMENT, UINT8, UINT32, UINT64
+from ..outputs.section import Section, plural
+from ..model.state import SegmentEntry
 
 FIELDS = (
     ("ulSegmentId", UINT32), ("pDxgAdapter", POINTER),

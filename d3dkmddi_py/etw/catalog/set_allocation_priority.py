@@ -5,9 +5,9 @@ alone (``semantics.check_priority``)."""
 from __future__ import annotations
 
 from ...semantics import check_priority, decode_priority
-from ..registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, register
-from ..schema import POINTER, UINT32
-from ..state import Resolved
+from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, register
+from ..model.schema import POINTER, UINT32
+from ..model.state import Resolved
 
 EVENT = "SetAllocationPriority"
 FIELDS = (("hAllocationHandle", POINTER), ("Priority", UINT32))

@@ -2,9 +2,9 @@
 resident in one segment of an adapter, as the video memory manager counts them; a series per segment."""
 from __future__ import annotations
 
-from ..registry import EventEntry, Mapping, TableSpec, field_columns, register
-from ..schema import POINTER, UINT32, UINT64
-from ..section import SeriesSection, bytes_text
+from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, register
+from ..model.schema import POINTER, UINT32, UINT64
+from ..outputs.section import SeriesSection, bytes_text
 
 EVENT = "TotalBytesResidentInSegment"
 FIELDS = (("DxgAdapter", POINTER), ("SegmentId", UINT32), ("TotalBytesResident", UINT64))

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import struct
 
-from ..errors import EtwInputError
-from .._numpy import numpy_module
+from ...errors import EtwInputError
+from ..._numpy import numpy_module
 from . import etlcount, etlfile
-from .providers import dxgkrnl_event_name, provider_name
-from .catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
-from .events import Event, _flag, new_event
-from .registry import on_change, payload_bytes
-from .schema import BOOLEAN, PROVIDER_GUID
+from ..model.providers import dxgkrnl_event_name, provider_name
+from ..catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
+from ..model.events import Event, _flag, new_event
+from ..model.registry import on_change, payload_bytes
+from ..model.schema import BOOLEAN, PROVIDER_GUID
 
 DXGKRNL = PROVIDER_GUID.strip("{}")
 _CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}

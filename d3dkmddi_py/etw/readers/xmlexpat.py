@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pyexpat
 
-from ..errors import EtwInputError
-from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
+from ...errors import EtwInputError
+from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 
 ETL_HINT = ("give an .etl file (read directly: its first buffer holds the log-file header), or tracerpt's "
             "or Event Viewer's XML of one")

@@ -9,12 +9,12 @@ non-WDDM2_0 view (the manifest uses their names), bits 20-31 are the kernel's ow
 """
 from __future__ import annotations
 
-from .._records import dataclass
-from .._enums import NamedIntFlag
-from ..errors import EtwInputError, choice_argument, integer_argument, name_argument, text_argument
-from ..introspect import leaves
-from ..span import _short
-from ..target import target as make_target
+from ..._records import dataclass
+from ..._enums import NamedIntFlag
+from ...errors import EtwInputError, choice_argument, integer_argument, name_argument, text_argument
+from ...introspect import leaves
+from ...span import _short
+from ...target import target as make_target
 
 PROVIDER = "Microsoft-Windows-DxgKrnl"
 PROVIDER_GUID = "{802ec45a-1e99-4b83-9920-87c98277ba9d}"

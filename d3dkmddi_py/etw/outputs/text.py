@@ -8,12 +8,12 @@ status is what was shown.
 """
 from __future__ import annotations
 
-from .. import dttext, render
-from ..layout import type_layout
-from ..pipeline.texts import BODY_CACHE
-from ..semantics import field_meanings
-from .catalog import ENTRIES
-from .mapping import REASONS, carried
+from ... import dttext, render
+from ...layout import type_layout
+from ...pipeline.texts import BODY_CACHE
+from ...semantics import field_meanings
+from ..catalog import ENTRIES
+from ..model.mapping import REASONS, carried
 from .section import Section, plural
 
 
@@ -76,7 +76,7 @@ _DEFAULT = Section()
 
 def write_text(reader, tracker, stdout, name: str) -> int:
     """Read every event, then write the text; returns the exit status (1: an error-level finding shown)."""
-    from .mapping import RULES_APPLY
+    from ..model.mapping import RULES_APPLY
 
     for event in reader:
         tracker._apply(event)

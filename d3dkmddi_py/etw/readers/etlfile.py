@@ -25,9 +25,9 @@ from array import array
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
-from ..errors import EtwInputError
-from ..pipeline.source import MAX_UNSIZED_BYTES
-from .times import UNIX_EPOCH_FILETIME, filetime_ns
+from ...errors import EtwInputError
+from ...pipeline.source import MAX_UNSIZED_BYTES
+from ..model.times import UNIX_EPOCH_FILETIME, filetime_ns
 from .xpress import XpressError, decompress
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from operator import itemgetter
 
-from ..bulk.table import INT64_MAX
-from ..errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
+from ...bulk.table import INT64_MAX
+from ...errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
                       shown, text_argument)
-from ..jsonvalue import wide_text
-from .catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
+from ...jsonvalue import wide_text
+from ..catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
 from .registry import names as event_names, on_change
 from .schema import BOOLEAN, FORMAT_NAME_PREFIX, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind, flag_names
 

@@ -18,18 +18,18 @@ import os
 from array import array
 from hashlib import sha256
 
-from .._numpy import numpy_module, optional_module
-from .._records import dataclass, field
-from ..errors import EtwInputError, bad_argument
-from ..outfile import check_output, open_output, safe_name
-from ..render import RULE_KEY
-from ..semantics.explain import _size_text
-from .catalog import ENTRIES
-from .catalog.process_usage import KEY as USAGE_KEY, key_text
-from .model import Tracker
-from .registry import HEAD
+from ..._numpy import numpy_module, optional_module
+from ..._records import dataclass, field
+from ...errors import EtwInputError, bad_argument
+from ...outfile import check_output, open_output, safe_name
+from ...render import RULE_KEY
+from ...semantics.explain import _size_text
+from ..catalog import ENTRIES
+from ..catalog.process_usage import KEY as USAGE_KEY, key_text
+from ..model.tracker import Tracker
+from ..model.registry import HEAD
 from .section import plural
-from .schema import ADAPTER_ALLOCATION, PROVIDER, PROVIDER_GUID, REPORT_SEGMENT
+from ..model.schema import ADAPTER_ALLOCATION, PROVIDER, PROVIDER_GUID, REPORT_SEGMENT
 from .tables import table_names
 
 EXTRA = "plot"  # pip install 'd3dkmddi_py[plot]'
@@ -347,7 +347,7 @@ def series(source, *, target=None, name: str | None = None, reader=None) -> tupl
     """(Picture, error-level findings) of a trace: ``source`` as ``etw.read`` takes it (or ``reader``, a
     TraceReader), read into the tables' rows; ``target`` as ``etw.adapters`` takes it."""
     from .tables import TraceTables
-    from .xmlreader import read
+    from ..readers.xmlreader import read
 
     if reader is None:
         reader = read(source, name=name)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from array import array
 
-from .._records import dataclass, field
-from ..bulk.table import INT64_MAX
-from ..errors import flag_argument, integer_argument
+from ..._records import dataclass, field
+from ...bulk.table import INT64_MAX
+from ...errors import flag_argument, integer_argument
 
 # a row of Tracker._track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
 # in Tracker.live): its adapter and segment sets first (what a placement reads), the event fields, the event's

@@ -13,13 +13,13 @@ import io
 import os
 import pyexpat
 
-from ..errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
-from ..outfile import safe_name
+from ...errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
+from ...outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
-from .catalog import KINDS
-from .events import Event, new_event, parse_fields
-from .registry import names as event_names
-from .schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
+from ..catalog import KINDS
+from ..model.events import Event, new_event, parse_fields
+from ..model.registry import names as event_names
+from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyexpat
 
-from ..errors import EtwInputError
+from ...errors import EtwInputError
 
 
 class _RootSeen(Exception):

@@ -13,29 +13,29 @@ import json
 import sys
 from pathlib import Path
 
-from .. import jsonformat, render
-from .._numpy import parquet_unavailable
-from ..errors import EtwInputError
-from ..jsonvalue import wide_text
-from ..names import ABIS, NEWEST, parse_abi, parse_version
-from ..target import target as make_target
-from ..bulk.table import FORMATS
-from ..bulk.write import Progress
-from .catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
-from .etlfile import WIDE_FACTS
-from .events import json_value
+from ... import jsonformat, render
+from ..._numpy import parquet_unavailable
+from ...errors import EtwInputError
+from ...jsonvalue import wide_text
+from ...names import ABIS, NEWEST, parse_abi, parse_version
+from ...target import target as make_target
+from ...bulk.table import FORMATS
+from ...bulk.write import Progress
+from ..catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
+from ..readers.etlfile import WIDE_FACTS
+from ..model.events import json_value
 from .plot import run as plot_run
-from .mapping import SEGMENT
-from .model import Tracker
-from .schema import flag_names
+from ..model.mapping import SEGMENT
+from ..model.tracker import Tracker
+from ..model.schema import flag_names
 from .tables import TraceTables, table_names
 from .text import meanings, write_text
-from .xmlreader import read, summary
+from ..readers.xmlreader import read, summary
 
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
 # so samples import etw and etw only names the file.
 SAMPLE_FILE = "etw_trace.xml"
-SAMPLE_PATH = Path(__file__).resolve().parent.parent / "samples" / SAMPLE_FILE
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "samples" / SAMPLE_FILE
 SAMPLE_WORD = "sample"
 CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
 

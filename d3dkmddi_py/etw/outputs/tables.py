@@ -17,17 +17,17 @@ import os
 import sys
 from itertools import chain
 
-from .. import bulk, render
-from .._numpy import numpy_module
-from ..bulk.table import Table, columns_table, writer
-from ..errors import EtwInputError
-from ..outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
-from . import etlcolumns
-from .catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
-from .mapping import ALLOCATION_TYPE, SEGMENT
-from .model import Tracker
-from .registry import HEAD, MIRROR_PREFIX
-from .times import filetime_ns, milliseconds, time_ns
+from ... import bulk, render
+from ..._numpy import numpy_module
+from ...bulk.table import Table, columns_table, writer
+from ...errors import EtwInputError
+from ...outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
+from ..readers import etlcolumns
+from ..catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
+from ..model.mapping import ALLOCATION_TYPE, SEGMENT
+from ..model.tracker import Tracker
+from ..model.registry import HEAD, MIRROR_PREFIX
+from ..model.times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
 SHORT_RUN = 64  # batched rows of a stretch (between barriers, within a chunk) read as Events, not as columns

@@ -8,7 +8,7 @@ are classic event-class GUIDs (KernelTraceControl's), which traces carry where a
 """
 from __future__ import annotations
 
-from .._records import dataclass
+from ..._records import dataclass
 from .dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
 from .registry import KINDS
 

@@ -13,7 +13,7 @@ import bisect
 import uuid
 from array import array
 
-from ..errors import EtwInputError
+from ...errors import EtwInputError
 from . import etlfile
 
 _BATCH_BYTES = 4 << 20

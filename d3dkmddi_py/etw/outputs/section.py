@@ -3,7 +3,7 @@ says (how many were read); an entry's own section says more, through the ``TextO
 (``line``, ``record``: a mirror record as ``dt -r`` prints it, ``findings``: finding lines)."""
 from __future__ import annotations
 
-from ..semantics.explain import _size_text
+from ...semantics.explain import _size_text
 
 
 class Section:

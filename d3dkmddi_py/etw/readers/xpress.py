@@ -30,7 +30,7 @@ import re
 import sys
 from array import array
 
-from .._numpy import optional_module
+from ..._numpy import optional_module
 
 _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompressing holds besides the output
 _GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches

@@ -2,12 +2,12 @@
 per adapter, and the checks of its records against the segments reported so far."""
 from __future__ import annotations
 
-from .._records import replace
-from .. import bulk
-from ..semantics import Adapter, check
-from ..errors import EtwInputError, flag_argument, shown
-from ..target import as_target
-from .catalog import ENTRIES
+from ..._records import replace
+from ... import bulk
+from ...semantics import Adapter, check
+from ...errors import EtwInputError, flag_argument, shown
+from ...target import as_target
+from ..catalog import ENTRIES
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event, registered_kind
 from .schema import EventKind

@@ -18,12 +18,12 @@ import contextlib
 import enum
 import functools
 
-from .._records import dataclass, field
-from ..bulk.table import KINDS as COLUMN_KINDS
-from ..errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
+from ..._records import dataclass, field
+from ...bulk.table import KINDS as COLUMN_KINDS
+from ...errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
                       items_argument, mapping_argument, name_argument, text_argument)
-from ..names import InterfaceVersion, parse_version
-from ..span import _short
+from ...names import InterfaceVersion, parse_version
+from ...span import _short
 from .schema import (ADAPTER_ALLOCATION, BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, REPORT_SEGMENT, UINT64,
                      EventKind)
 
@@ -266,7 +266,7 @@ def _kinds(entry) -> None:
                          ("record", "tracker, event, applied"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
         _function(getattr(entry, name), f"{at}: {name}", params)
-    from .section import Section  # here: the text's module is not needed to read a trace
+    from ..outputs.section import Section  # here: the text's module is not needed to read a trace
 
     if entry.text is not None and not isinstance(entry.text, Section):
         raise bad_argument(f"{at}: text", entry.text, "an etw.section.Section or None")
@@ -286,7 +286,7 @@ def _kinds(entry) -> None:
 def _is_leaf(kind: str, path: str) -> bool:
     """Whether ``path`` names a leaf of the mirror type at some target: the newest first, which has nearly every
     member (a path named at no target would be packed at none, silently)."""
-    from .._spec.versions import INTERFACE_VERSIONS
+    from ..._spec.versions import INTERFACE_VERSIONS
 
     return any(path in _leaf_paths(descriptor_type(version) if kind == SEGMENT else kind, abi, version)
                for version in sorted({int(v) for v in INTERFACE_VERSIONS.values()}, reverse=True)
@@ -295,7 +295,7 @@ def _is_leaf(kind: str, path: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
-    from ..layout import record_leaves, typedef_layout
+    from ...layout import record_leaves, typedef_layout
 
     try:
         return frozenset(leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version)))
@@ -374,7 +374,7 @@ def _problem(entry: EventEntry) -> str | None:
         return f"{entry.event}: unchecked names an opcode its ids do not have ({', '.join(entry.ids.values())})"
     if any(f not in types for f in entry.json_names):
         return f"{entry.event}: json_names names a field the templates lack"
-    from ..semantics import RULES
+    from ...semantics import RULES
 
     unknown = [r for r in entry.rules if r not in RULES]
     if unknown:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pyexpat
 import re
 
-from .schema import EVENT_NAMESPACE
+from ..model.schema import EVENT_NAMESPACE
 from .xmlexpat import _ExpatEvents, _is_dxgkrnl, _mapped, _Raw
 
 BLOCK_LIMIT = 1 << 20  # an <Event> longer than this is left to the expat path (memory stays bounded)

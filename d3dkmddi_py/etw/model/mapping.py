@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .._records import dataclass
-from ..errors import EtwInputError, bad_argument, choice_argument, integer_argument, mapping_argument
-from ..semantics import RULES, flags_member
-from ..span import _short
-from ..target import as_target, target as make_target
-from .catalog import ENTRIES
+from ..._records import dataclass
+from ...errors import EtwInputError, bad_argument, choice_argument, integer_argument, mapping_argument
+from ...semantics import RULES, flags_member
+from ...span import _short
+from ...target import as_target, target as make_target
+from ..catalog import ENTRIES
 from .registry import (ALLOCATION_TYPE, FLAG_VIEW, MIRROR_TYPES, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping,  # noqa: F401
                        descriptor_type, on_change)
 from .schema import SHARED_FLAGS, AllocationFlag
@@ -64,7 +64,7 @@ _FIELD_REASONS = {"PitchAlignedSize": "no-pitch", "pBankRangeTable": "no-bank-ta
 
 def _carried(type_name: str, kind: str, abi: str, version: int) -> tuple:
     """(leaf paths the events fill in ``type_name`` at a target, all its leaf paths)."""
-    from ..layout import record_leaves, typedef_layout
+    from ...layout import record_leaves, typedef_layout
 
     leaves = tuple(record_leaves(typedef_layout(type_name, abi, version)))
     spans = [(leaf.offset, leaf.offset + leaf.size) for m in MAPPING if m.mirror_type == kind
@@ -92,9 +92,9 @@ def rule_reasons(checks=None) -> dict:
     """Rule id -> the REASONS keys of what its checks read that the events do not fill, over every
     target (x86, x64 and every version).  ``checks``: (abi, version, type name, facts) -> checks,
     default the semantics registry."""
-    from ..semantics.checks import CHECKS, AdapterFacts
-    from ..semantics.engine import leaves_read
-    from .._spec.versions import INTERFACE_VERSIONS
+    from ...semantics.checks import CHECKS, AdapterFacts
+    from ...semantics.engine import leaves_read
+    from ..._spec.versions import INTERFACE_VERSIONS
 
     facts = AdapterFacts(2, 1, 1, 1, (True,) * 32, (2,) * 32)  # every adapter rule is built
     build = checks or (lambda abi, version, name, f: CHECKS[name](abi, version, f))
@@ -112,7 +112,7 @@ def rule_reasons(checks=None) -> dict:
 
 
 def _applicability(reasons=None) -> dict:
-    from ..semantics import RULES
+    from ...semantics import RULES
 
     reasons = rule_reasons() if reasons is None else reasons
     order = list(REASONS)

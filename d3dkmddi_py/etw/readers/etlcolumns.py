@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import uuid
 
-from .._numpy import numpy_module
-from ..errors import EtwInputError
+from ..._numpy import numpy_module
+from ...errors import EtwInputError
 from . import etlcount, etlfile, etlreader
-from .catalog import ARRAYS, KINDS, TEMPLATES
+from ..catalog import ARRAYS, KINDS, TEMPLATES
 from .etlreader import DXGKRNL, layout, typed_fields
-from .events import Event, new_event
-from .registry import on_change
+from ..model.events import Event, new_event
+from ..model.registry import on_change
 
 _GUID = uuid.UUID(DXGKRNL).bytes_le
 _EVENT = etlfile.EVENT_HEADER.offset
