@@ -15,9 +15,9 @@ import uuid
 from ..etw.readers.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
     FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
     SYSTEM_HEADER, TIME_ZONE
-from ..etw.catalog import TEMPLATES
-from ..etw.readers.etlreader import layout
-from ..etw.model.schema import BOOLEAN, OPCODES, PROVIDER_GUID
+from ..etw.model.registry import layout_of
+from ..etw.model.schema import OPCODES, PROVIDER_GUID
+from ..etw.model.templates import IN_TYPES
 
 START_FILETIME = 134_083_065_021_234_567  # 2025-11-22T17:35:02.1234567Z
 PERF_FREQ = 10_000_000
@@ -42,32 +42,44 @@ class EtlEvent:
         self.pointer_size = pointer_size
 
 
-def dxgkrnl_payload(event: str, version: int, fields: dict, pointer_size: int = 8) -> bytes:
-    """A DxgKrnl event's payload: its template's fields packed in order (Booleans as 4 bytes), a counted
-    array last (its values, as many as they are)."""
-    lay = layout(event, version, pointer_size)
-    if lay is None:
-        raise ValueError(f"no template for {event} version {version}: {sorted(TEMPLATES[event])}")
-    values = [int(fields[name]) if t != BOOLEAN else int(bool(fields[name])) for name, t in zip(lay.names, lay.types)]
-    array = b""
-    if lay.array is not None:
-        name, width, _at = lay.array
-        array = b"".join(int(v).to_bytes(width, "little") for v in fields[name])
+def dxgkrnl_payload(event_id: int, version: int, fields: dict, pointer_size: int = 8) -> bytes:
+    """A DxgKrnl event's payload: its template's fields (its entry's, else the manifest's) packed in order, as
+    ``etw.readers.payload`` reads them: numbers little-endian of their width (a Pointer of ``pointer_size``, a
+    Boolean 4 bytes), a GUID's 16 bytes as Windows stores it, a UnicodeString as UTF-16LE and an AnsiString as
+    bytes, each ended by a NUL (or of their length), a Binary as it is, a counted array as its values."""
+    template = layout_of(event_id, version)
+    if template is None:
+        raise ValueError(f"no template for event {event_id} version {version}")
+    out = bytearray()
+    for f in template:
+        value = fields[f.name]
+        for item in (value if f.count is not None else (value,)):
+            out += _packed(f, item, pointer_size, event_id)
+    return bytes(out)
+
+
+def _packed(f, value, pointer_size: int, event_id: int) -> bytes:
+    t = IN_TYPES[f.in_type]
+    if t.kind == "unicode":
+        return value.encode("utf-16-le", "surrogatepass") + (b"" if f.length is not None else b"\x00\x00")
+    if t.kind == "ansi":
+        return value.encode("latin-1") + (b"" if f.length is not None else b"\x00")
+    if t.kind == "binary":
+        return bytes(value)
+    if t.kind == "guid":
+        return uuid.UUID(value.strip("{}")).bytes_le
+    code = {4: "I", 8: "Q"}[pointer_size] if t.kind == "pointer" else t.code
     try:
-        return lay.struct.pack(*values) + array
+        return struct.pack("<" + code, int(value) if t.kind != "float" else value)
     except struct.error:
-        ends = list(lay.starts[1:]) + [lay.struct.size]
-        for name, value, start, end in zip(lay.names, values, lay.starts, ends):
-            if not 0 <= value < 1 << 8 * (end - start):
-                raise ValueError(f"{event} field {name} = {value:#x} does not fit its {end - start} bytes "
-                                 f"({pointer_size}-byte pointers)") from None
-        raise
+        raise ValueError(f"event {event_id} field {f.name} = {value!r} does not fit a {f.in_type} "
+                         f"({pointer_size}-byte pointers)") from None
 
 
 def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_size: int = 8, **where) -> EtlEvent:
     """An EtlEvent of DxgKrnl event ``kind`` (an etw EventKind) with ``fields``."""
     version = kind.version if version is None else version
-    return EtlEvent(PROVIDER_GUID, kind.event_id, version, dxgkrnl_payload(kind.event, version, fields, pointer_size),
+    return EtlEvent(PROVIDER_GUID, kind.event_id, version, dxgkrnl_payload(kind.event_id, version, fields, pointer_size),
                     opcode=OPCODES[kind.opcode], task=kind.task, keyword=0x8000000000000040, level=0,
                     pointer_size=pointer_size, **where)
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..etw.outputs.command import SAMPLE_FILE as FILE
-from ..etw.catalog import ARRAYS, KIND_BY_NAME, TEMPLATES
+from ..etw.catalog import KIND_BY_NAME, KINDS
 from ..etw.model.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
+from ..etw.model.registry import layout_of
 from ..etw.model.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
+from ..etw.model.templates import IN_TYPES
 from ..semantics import flags_member
 from . import build, sample_target
 
@@ -50,12 +52,17 @@ class _Clock:
 
 
 def _number(in_type: str, value) -> str:
-    if in_type == "Boolean":
+    """A field's text as tracerpt writes it: Booleans as true/false, pointers in uppercase 0x hex, UInt32 right-aligned
+    to 8 columns, Binary as 0x hex, the rest as they are."""
+    kind = IN_TYPES[in_type].kind
+    if kind == "bool":
         return "true" if value else "false"
-    if in_type == "Pointer":
+    if kind == "pointer":
         return f"0x{value:X}"
     if in_type == "UInt32":
         return f"{value:8d}"
+    if kind == "binary":
+        return "0x" + bytes(value).hex().upper()
     return str(value)
 
 
@@ -87,21 +94,39 @@ def _event(clock, *, provider, guid, event_id, version, task, opcode, keywords, 
     return EOL.join(lines) + EOL
 
 
-def data_items(event: str, version: int, fields: dict) -> list:
+def data_items(event_id: int, version: int, fields: dict) -> list:
     """(name, text) of each <Data> of an event's template: a counted array as one element per value."""
     out = []
-    for n, t in TEMPLATES[event][version]:
-        if (event, n) in ARRAYS:
-            out += [(n, _number(t, v)) for v in fields[n]]
+    for f in layout_of(event_id, version):
+        if f.count is not None:
+            out += [(f.name, _number(f.in_type, v)) for v in fields[f.name]]
         else:
-            out.append((n, _number(t, fields[n])))
+            out.append((f.name, _number(f.in_type, fields[f.name])))
+    return out
+
+
+def manifest_values(event_id: int, given: dict) -> dict:
+    """Every field of a manifest event's template: ``given``, and the rest 0, empty, false or the nil GUID (a
+    counted array of its count's values)."""
+    out = {}
+    for f in layout_of(event_id, KINDS[event_id].version):
+        kind = IN_TYPES[f.in_type].kind
+        blank = "" if kind in ("unicode", "ansi") else b"" if kind == "binary" else False if kind == "bool" else \
+            "{00000000-0000-0000-0000-000000000000}" if kind == "guid" else 0.0 if kind == "float" else 0
+        if f.name in given:
+            out[f.name] = given[f.name]
+        elif f.count is not None:
+            count = f.count if isinstance(f.count, int) else out[f.count]
+            out[f.name] = (blank,) * count
+        else:
+            out[f.name] = blank
     return out
 
 
 def _dxg(clock, kind, fields: dict) -> str:
     return _event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
                   task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040",
-                  data=data_items(kind.event, kind.version, fields), rendering=(kind.opcode, kind.event),
+                  data=data_items(kind.event_id, kind.version, fields), rendering=(kind.opcode, kind.event),
                   pid=PROCESS if kind.event_id != 78 else 4)
 
 
@@ -185,10 +210,11 @@ def events_text() -> str:
                         opcode=1, keywords="0x8000000000000010",
                         data=[("ProcessID", _number("UInt32", PROCESS)), ("ImageName", r"\Device\HarddiskVolume3"
                                                                                      r"\Windows\System32\dwm.exe")]))
-    # The adapter itself (DxgKrnl AdapterDCStart, EventID 26): another DxgKrnl event, skipped and counted.
-    parts.append(_event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=26, version=0, task=4, opcode=3,
-                        keywords="0x40", data=[("pDxgAdapter", f"0x{ADAPTER:X}"), ("NbSegments", _number("UInt32", 3)),
-                                               ("NodeCount", _number("UInt32", 2))]))
+    # The adapter itself (DxgKrnl AdapterDCStart, EventID 26): an event no entry reads, read from its template.
+    parts.append(_dxg(clock, KINDS[26], manifest_values(26, {
+        "pDeviceObject": 0xFFFFB80C4D2E0000, "pDxgAdapter": ADAPTER, "NbVidPnSources": 1, "MaxSlotId": 3,
+        "NbAsymetricProcessingNodes": 2, "ReservedTopology": (0, 1), "AdapterType": 0x10,
+        "pMiniportContext": 0xFFFFB80C4D300000})))
     segments = segment_events()
     seg_kind = KIND_BY_NAME[("ReportSegment", "Info")]
     stale = dict(segments[1], Size=32 * build.MB, CommitLimit=32 * build.MB)  # before the BAR was resized
@@ -255,8 +281,13 @@ def memory_events(allocations) -> list:
                                     (device_handle(99), 1, 0x2000000)):  # a device reference the trace never started
         out.append((committed, {"hProcessId": PROCESS, "hDevice": DEVICE, "hAllocationHandle": handle, "Pinned": False,
                                 "EvictionResource": False, "Size": 0x400000, "ulSegmentId": segment,
-                                "SegmentOffset": offset, "FenceId": 0x2A, "ProcessorFrequencyInMHz": 3000,
-                                "NumberOfTimestamps": 2, "Timestamps": (0x1D4C0, 0x1D4F2)}))
+                                "SegmentOffset": offset}))
+    transfer = KINDS[53]  # PagingOpTransfer: no entry reads it; the tables give it its own
+    for i, source, destination in ((1, 2, 1), (10, 1, 3)):
+        out.append((transfer, manifest_values(53, {
+            "pDxgAdapter": ADAPTER, "hDmaBuffer": 0xFFFFB80C4EC00000, "hAllocationGlobalHandle": globals_[i],
+            "TransferSize": 0x400000, "SourceSegmentId": source, "DestinationSegmentId": destination,
+            "DestinationSegmentOffset": 0x200000 * i})))
     priority = k[("SetAllocationPriority", "Info")]
     for handle, value in ((device_handle(0), build.PRIORITY["HIGH"]), (device_handle(10), 0),
                           (device_handle(99), build.PRIORITY["NORMAL"])):

@@ -42,6 +42,7 @@ class SourceKind(enum.Enum):
     PAGE = "reference page"
     EARLIER_PAGE = "earlier version of the page"
     KIT = "kit header comment"
+    TRACE_NOTES = "notes on the DxgKrnl manifest and its traces"
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ def page(url: str) -> Source:
 def earlier(url: str, seed: str) -> Source:
     """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``."""
     return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}")
+
+
+def trace_notes(copy: str) -> Source:
+    """The notes on the DxgKrnl provider's manifest and its traces beside it (``etw/README.md``,
+    ``etw/real/README.md`` of the shared sources)."""
+    return Source(SourceKind.TRACE_NOTES, f"shared/{copy}", copy)
 
 
 def kit(member: str) -> Source:
@@ -487,3 +494,32 @@ _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
       reading="the page says which segments the driver requests for page-in; that a placement outside them "
               "contradicts the driver's sets is the package's reading, no page says the kernel never places an "
               "allocation elsewhere")
+
+# ---- a DxgKrnl event that is not what its template says (etw readers): the event is kept, the trace read on
+MANIFEST_NOTES, TRACE_NOTES = trace_notes("etw/README.md"), trace_notes("etw/real/README.md")
+_rule("ETW.PAYLOAD_LONGER", W, TRACE_NOTES,
+      "version 3 adds fields after the version-2 ones",
+      "An event whose payload goes on after the last field of its template (in XML: <Data> names its template "
+      "lacks): every field of the template is read and the bytes after them kept as extra_bytes (the names, as text).",
+      reading="bytes after a template's last field are fields a later Windows build added, as version 3 added them "
+              "after version 2's; they are kept, not named")
+_rule("ETW.PAYLOAD_SHORTER", W, MANIFEST_NOTES,
+      "It is reference data: the event ids, versions, tasks, opcodes, templates (field names, in-types, order) and "
+      "bit maps that a trace of this provider carries.",
+      "An event whose payload ends before the last field of its template (in XML: a field of its template missing "
+      "or empty): the fields that fit are read, the others named as missing.",
+      reading="a payload shorter than its template lacks the fields after the cut; they are named, never guessed")
+_rule("ETW.NO_TEMPLATE", W, TRACE_NOTES,
+      "ReportSegment (78) is version 1 in the manifest here; refuse, with the event number, a version the reader "
+      "does not know.",
+      "An event whose id the manifest does not have, or whose version neither the manifest nor an entry's evidence "
+      "gives a template for: its payload is kept as hex (in XML, its <Data> as text), undecoded.",
+      reading="refusing the event's fields is not refusing the trace: the event is kept and every other one read")
+_rule("ETW.BOOLEAN_NOT_0_OR_1", W, TRACE_NOTES,
+      "`win:Boolean` is a 32-bit value (0 false, 1 true) in a manifest event, not one byte.",
+      "A win:Boolean field whose value is neither 0 nor 1: kept as its number.")
+_rule("ETW.UNDECODED", W, MANIFEST_NOTES,
+      "`<BinaryEventData>HEX</BinaryEventData>` directly under `<Event>` instead of EventData; a payload decode "
+      "error gives `<ProcessingErrorData>`.",
+      "A DxgKrnl event whose payload no template places: tracerpt's <BinaryEventData> or <ProcessingErrorData>, or "
+      "a DxgKrnl event on a classic header (not an EVENT_HEADER): its payload is kept as hex, undecoded.")

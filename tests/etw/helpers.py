@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import io
 
+from d3dkmddi_py.etw import KINDS
 from d3dkmddi_py.etw.outputs import command
 from d3dkmddi_py.etw.catalog.adapter_allocation import FIELDS as ALLOCATION_FIELDS
 from d3dkmddi_py.etw.catalog.report_segment import FIELDS as SEGMENT_FIELDS
@@ -37,7 +38,14 @@ def text_of(value) -> str:
     return value
 
 
-def tracerpt_event(event_id: int, fields: dict, *, provider=DXG, version=2, opcode=0, eol="\r\n") -> str:
+def _version(event_id: int, version):
+    """The event's version in the manifest unless given (an id the manifest lacks: 0)."""
+    kind = KINDS.get(event_id)
+    return version if version is not None else kind.version if kind is not None else 0
+
+
+def tracerpt_event(event_id: int, fields: dict, *, provider=DXG, version=None, opcode=0, eol="\r\n") -> str:
+    version = _version(event_id, version)
     name, guid = provider
     prov = f'<Provider Name="{name}" Guid="{guid}" />' if name else f'<Provider Guid="{guid}" />'
     data = "".join(f'\t\t<Data Name="{n}">{text_of(v)}</Data>{eol}' for n, v in fields.items())
@@ -48,8 +56,9 @@ def tracerpt_event(event_id: int, fields: dict, *, provider=DXG, version=2, opco
             f'\t<EventData>{eol}{data}\t</EventData>{eol}</Event>{eol}')
 
 
-def viewer_event(event_id: int, fields: dict, *, provider=DXG, version=2) -> str:
+def viewer_event(event_id: int, fields: dict, *, provider=DXG, version=None) -> str:
     """Event Viewer / wevtutil form: one line, single quotes, unpadded numbers, lowercase hex."""
+    version = _version(event_id, version)
     name, guid = provider
     data = "".join(f"<Data Name='{n}'>{text_of(v)}</Data>" for n, v in fields.items())
     return (f"<Event xmlns='{NS}'><System><Provider Name='{name}' Guid='{guid}'/><EventID>{event_id}</EventID>"

@@ -8,8 +8,9 @@ from .helpers import ADAPTER, alloc_fields, seg_fields
 T = target("x64", "WDDM3_0")
 
 
-def ev(event_id, fields, version=2):
-    return {"event": event_id, "version": version, "fields": fields}
+def ev(event_id, fields, version=None):
+    """A record of another reader; without a version, the manifest's (from_records' default)."""
+    return {"event": event_id, "fields": fields, **({} if version is None else {"version": version})}
 
 
 def test_later_report_replaces_the_segment():

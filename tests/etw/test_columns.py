@@ -27,7 +27,7 @@ def test_column_findings_equal_the_per_event_checks(version):
     for e in events:
         if e.event == "ReportSegment":
             tracker.apply(e)
-    adapter, _note = tracker._view(events[0].adapter)
+    adapter, _note = tracker._view(next(e.adapter for e in events if e.event == "ReportSegment"))
     columns, rows = tables.allocation_columns(events, target=t)
     assert len(rows) == columns.count == sum(1 for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop")
     by_row = {}

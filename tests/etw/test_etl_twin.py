@@ -10,14 +10,15 @@ from d3dkmddi_py import etw
 from d3dkmddi_py.errors import EtwInputError
 from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
-from d3dkmddi_py.etw.model.schema import ADAPTER_ALLOCATION, PROVIDER_GUID
+from d3dkmddi_py.etw.model.schema import PROVIDER_GUID
 from d3dkmddi_py.samples import etl_build
 from tests.etw.etl_twin import DXGKRNL, KERNEL_PROCESS, Dxg, Other, outputs, sample_items, twin
 from tests.etw.helpers import alloc_fields, run, seg_fields
 
-START = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Start")]
-STOP = KIND_BY_NAME[(ADAPTER_ALLOCATION, "Stop")]
+START = KIND_BY_NAME[("AdapterAllocation", "Start")]
+STOP = KIND_BY_NAME[("AdapterAllocation", "Stop")]
 SEGMENT = KIND_BY_NAME[("ReportSegment", "Info")]
+START_FIELDS = etw.ENTRIES["AdapterAllocation"].versions[2]
 
 
 @pytest.mark.parametrize("variant", [
@@ -67,12 +68,17 @@ def one_event(kind, fields, *, version=None, payload: bytes | None = None, point
     return etl_build.etl_bytes([e])
 
 
-def test_an_unknown_version_is_refused_naming_the_event():
-    with pytest.raises(EtwInputError, match=r"event #2 \(AdapterAllocation Start, EventID 33\).*version 9 of event 33.*"
-                                            r"version 2, 3"):
-        list(etw.read(_with_version(one_event(START, alloc_fields()), 9)))
-    with pytest.raises(EtwInputError, match=r"version 7 of event 78.*version 1\b"):
-        list(etw.read(_with_version(one_event(SEGMENT, seg_fields(1, 1)), 7)))
+def test_an_unknown_version_is_kept_undecoded_and_reported():
+    """A version neither the manifest nor an entry has refused the trace; the event is kept, its payload as it is,
+    reported once (ETW.NO_TEMPLATE), and the events after it read."""
+    data = _with_version(one_event(START, alloc_fields()), 9)
+    (event,) = etw.read(data)
+    assert (event.number, event.version, event.fields, event.odd.why) == (2, 9, {}, "version")
+    assert event.odd.payload == etl_build.dxgkrnl_payload(33, 2, alloc_fields())
+    (event,) = etw.read(_with_version(one_event(SEGMENT, seg_fields(1, 1)), 7))
+    assert (event.version, event.odd.why) == (7, "version")
+    (f,) = etw.Tracker().odd.take(event)
+    assert f.rule_id == "ETW.NO_TEMPLATE" and "version 7 of event 78" in f.message
 
 
 def _descriptor(data: bytes) -> int:
@@ -88,19 +94,33 @@ def _with_version(data: bytes, version: int) -> bytes:
 
 @pytest.mark.parametrize("cut, field", [(2, "PhysicalAdapterIndex"), (4, "pSectionObject"), (100, "dwReadSegment"),
                                         (142, "hProcessId")])
-def test_a_short_payload_names_the_field_it_ends_in(cut, field):
-    payload = etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields())
+def test_a_short_payload_keeps_the_fields_before_the_cut_and_names_the_rest(cut, field):
+    """A payload that ended early refused the trace; the fields before the cut are read, the field it ends in and
+    those after are named missing (ETW.PAYLOAD_SHORTER), and its entry does not apply the event."""
+    payload = etl_build.dxgkrnl_payload(33, 2, alloc_fields())
     data = one_event(START, alloc_fields(), payload=payload[:-cut])
-    with pytest.raises(EtwInputError, match=rf"event #2 .*payload has {len(payload) - cut} bytes, {cut} fewer than "
-                                            rf"version 2's {len(payload)} \(8-byte pointers\).*field {field}") as e:
-        list(etw.read(data))
-    assert e.value.field == field and e.value.event == 2
+    (event,) = etw.read(data)
+    names = [n for n, _t in START_FIELDS]
+    assert event.odd.missing == tuple(names[names.index(field):]) and event.odd.cut_at == len(payload) - cut
+    assert list(event.fields) == names[:names.index(field)]
+    tracker = etw.Tracker()
+    tracker.apply(event)
+    (f,) = tracker.odd.take(event)
+    assert (f.rule_id, f.field, f.value) == ("ETW.PAYLOAD_SHORTER", field, len(payload) - cut)
+    assert not tracker.adapters and tracker.partial == {"AdapterAllocation": 1}
 
 
-def test_a_long_payload_is_refused_naming_the_last_field():
-    payload = etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields())
-    with pytest.raises(EtwInputError, match="4 more than version 2's .* after its last field PhysicalAdapterIndex"):
-        list(etw.read(one_event(START, alloc_fields(), payload=payload + bytes(4))))
+def test_a_long_payload_keeps_every_field_and_the_bytes_after_them():
+    """A payload that went on after its last field refused the trace; every field is read, the bytes after them
+    kept as extra_bytes, the event applied, and reported (ETW.PAYLOAD_LONGER)."""
+    payload = etl_build.dxgkrnl_payload(33, 2, alloc_fields())
+    (event,) = etw.read(one_event(START, alloc_fields(), payload=payload + bytes.fromhex("01020304")))
+    assert event.fields == etw.read(one_event(START, alloc_fields())).__iter__().__next__().fields
+    assert event.odd.extra_bytes == bytes.fromhex("01020304") and event.odd.whole
+    tracker = etw.Tracker()
+    tracker.apply(event)
+    (f,) = tracker.odd.take(event)
+    assert (f.rule_id, f.field, f.value) == ("ETW.PAYLOAD_LONGER", "extra_bytes", 4) and tracker.adapters
 
 
 def test_pointers_follow_the_events_own_header_flags():
@@ -109,22 +129,26 @@ def test_pointers_follow_the_events_own_header_flags():
     (event,) = etw.read(one_event(START, fields, pointer_size=4))
     assert (event.fields["hProcessId"], event.fields["hDevice"], event.fields["pDxgAdapter"]) == \
         (0x1234, 0xFFFF0000, 0x8000_1000)
-    with pytest.raises(ValueError, match="field pDxgAdapter = 0x10000000000 does not fit its 4 bytes"):
+    with pytest.raises(ValueError, match="field pDxgAdapter = 1099511627776 does not fit a Pointer \\(4-byte"):
         one_event(START, alloc_fields(pDxgAdapter=1 << 40), pointer_size=4)
 
 
-def test_a_boolean_other_than_0_or_1_is_refused():
-    payload = bytearray(etl_build.dxgkrnl_payload(ADAPTER_ALLOCATION, 2, alloc_fields()))
+def test_a_boolean_other_than_0_or_1_is_kept_as_its_number_and_reported():
+    payload = bytearray(etl_build.dxgkrnl_payload(33, 2, alloc_fields()))
     payload[-2 - 8 - 4] = 2  # BackingStoreWasPinned, before pSectionObject (8) and PhysicalAdapterIndex (2)
-    with pytest.raises(EtwInputError, match="field BackingStoreWasPinned \\(Boolean\\) = 2, not 0 or 1"):
-        list(etw.read(one_event(START, alloc_fields(), payload=bytes(payload))))
+    (event,) = etw.read(one_event(START, alloc_fields(), payload=bytes(payload)))
+    assert event.fields["BackingStoreWasPinned"] == 2 and event.odd.booleans == ("BackingStoreWasPinned",)
+    (f,) = etw.Tracker().odd.take(event)
+    assert (f.rule_id, f.field, f.value) == ("ETW.BOOLEAN_NOT_0_OR_1", "BackingStoreWasPinned", 2)
 
 
-def test_other_dxgkrnl_events_and_other_providers_are_counted():
+def test_other_dxgkrnl_events_are_read_and_other_providers_counted():
     etl, _xml = twin([Other(DXGKRNL, 26, (1,)), Other(KERNEL_PROCESS, 1), Dxg(SEGMENT, seg_fields(1, 1))])
     reader = etw.read(etl)
-    assert len(list(reader)) == 1
-    assert (reader.total, reader.decoded, reader.other_dxgkrnl, reader.other_providers) == (4, 1, 1, 2)
+    events = list(reader)
+    assert [e.symbol for e in events] == ["AdapterDCStart", "ReportSegment_V1"]
+    assert events[0].fields == {} and events[0].odd.missing[0] == "pDeviceObject"  # 4 bytes: not a whole pointer
+    assert (reader.total, reader.decoded, reader.other_dxgkrnl, reader.other_providers) == (4, 2, 1, 2)
     facts = etw.summary(etl)
     assert facts["dxgkrnl_events"] == 2
     assert {p["guid"]: p["ids"] for p in facts["providers"]}[PROVIDER_GUID.strip("{}")] == {"26": 1, "78": 1}

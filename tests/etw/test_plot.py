@@ -20,7 +20,8 @@ from d3dkmddi_py import etw
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.etw.outputs.command import SAMPLE_FILE, SAMPLE_PATH
 from d3dkmddi_py.etw.catalog.process_usage import key_text
-from d3dkmddi_py.etw.outputs.plot import KEYWORDS, POINTS_PER_COLUMN, digest, figure, reduce, series
+from d3dkmddi_py.etw.outputs.panels import POINTS_PER_COLUMN, record_hint, reduce
+from d3dkmddi_py.etw.outputs.plot import digest, figure, series
 from d3dkmddi_py.semantics.explain import _size_text
 from d3dkmddi_py.samples import etl_build, etw_build
 from tests.etw.etl_twin import Dxg, outputs, sample_items, twin
@@ -84,14 +85,14 @@ def test_the_live_bytes_are_the_trackers_live_allocations_after_each_event():
     events = list(etw.read(SAMPLE_PATH))
     picture, _errors = series(SAMPLE_PATH)
     (a,) = picture.adapters.values()
-    (process,) = a.live
-    s = a.live[process]
+    (process,) = a.group("live")
+    s = a.group("live")[process]
     assert len(s) > 30
     for number, value in zip(s.numbers, s.values):
         (state,) = etw.adapters([e for e in events if e.number <= number], series=False).values()
         assert value == sum(e.event.fields["allocSize"] for e in state.allocations.values()
                             if e.event.fields["hProcessId"] == process)
-    assert a.unmatched == 1  # the sample's Stop of an allocation created before the trace
+    assert a.notes.get("unmatched", 0) == 1  # the sample's Stop of an allocation created before the trace
 
 
 @pytest.mark.parametrize("variant", [dict(), dict(compress=True, processors=3)], ids=["etl", "compressed etl"])
@@ -102,16 +103,16 @@ def test_an_etl_twin_with_residency_events_draws_what_its_xml_draws_and_its_tabl
     from_xml, _ = series(xml.encode())
     (a,), (b,) = from_etl.adapters.values(), from_xml.adapters.values()
     for panel in ("resident", "usage", "budget", "live"):
-        assert {k: (list(s.numbers), list(s.values)) for k, s in getattr(a, panel).items()} == \
-               {k: (list(s.numbers), list(s.values)) for k, s in getattr(b, panel).items()}
-    assert {k: list(s.values) for k, s in a.resident.items()} == {1: [0x100000, 0x300000], 3: [5]}
+        assert {k: (list(s.numbers), list(s.values)) for k, s in a.group(panel).items()} == \
+               {k: (list(s.numbers), list(s.values)) for k, s in b.group(panel).items()}
+    assert {k: list(s.values) for k, s in a.group("resident").items()} == {1: [0x100000, 0x300000], 3: [5]}
     rows = table(csv_tables(etl, monkeypatch, tmp_path), "residency")
     drawn = lines(figure(from_etl))
     for sid in (1, 3):
         assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"]) for r in rows
                                                   if int(r["SegmentId"]) == sid]
     x, _y = drawn["segment 1"]
-    assert x[0] == pytest.approx(from_etl.x(a.resident[1])[0])  # the x of a row is its time, from the first point
+    assert x[0] == pytest.approx(from_etl.x(a.group("resident")[1])[0])  # the x of a row is its time, from the first point
 
 
 def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywords_record_the_rest():
@@ -119,7 +120,7 @@ def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywor
     etl, _xml = twin(items)
     picture, _ = series(etl)
     (a,) = picture.adapters.values()
-    assert not a.resident and not a.usage and a.live
+    assert not a.group("resident") and not a.group("usage") and a.group("live")
     fig = figure(picture)
     texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text") and hasattr(o, "get_position"))]
     resident_note = next(t for t in texts if t.startswith("no TotalBytesResidentInSegment events"))
@@ -130,10 +131,22 @@ def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywor
 
 
 def test_the_keywords_to_record_are_the_manifests():
-    """Typed from Microsoft-Windows-DxgKrnl.manifest.xml: the keywords= of events 274, 367, 366 and 33/34/35,
-    and the masks of those keywords."""
-    assert KEYWORDS == {"TotalBytesResidentInSegment": ("Base", 0x1), "VidMmProcessUsageChange": ("References", 0x4),
-                        "VidMmProcessBudgetChange": ("References", 0x4), "AdapterAllocation": ("Resource", 0x40)}
+    """The keywords a panel's hint names are those the manifest gives its events (generated from it, never typed):
+    read here from ../shared's copy of the manifest itself."""
+    import xml.etree.ElementTree as ET
+
+    from tests.conftest import require
+    from tests.etw.test_manifest import MANIFEST
+
+    require(MANIFEST.is_file(), f"the DxgKrnl manifest is not at {MANIFEST}")
+    root = ET.parse(MANIFEST).getroot()
+    tag = lambda e: e.tag.rpartition("}")[2]  # noqa: E731
+    masks = {k.get("name"): int(k.get("mask"), 16) for k in root.iter() if tag(k) == "keyword"}
+    words = {int(e.get("value")): e.get("keywords").split() for e in root.iter() if tag(e) == "event"}
+    for ids in ((274,), (367, 366), (33, 34, 35)):
+        named = dict.fromkeys(w for i in ids for w in words[i])
+        assert record_hint(ids).endswith(" and ".join(f"{w} (0x{masks[w]:x})" for w in named))
+    assert record_hint((274,)).endswith("keyword Base (0x1)")
 
 
 def test_a_trace_without_times_is_drawn_against_event_numbers():
@@ -142,7 +155,7 @@ def test_a_trace_without_times_is_drawn_against_event_numbers():
     picture, _ = series(xml.encode())
     (a,) = picture.adapters.values()
     assert picture.axis == "number"
-    assert picture.x(a.resident[1]).tolist() == [float(n) for n in a.resident[1].numbers]
+    assert picture.x(a.group("resident")[1]).tolist() == [float(n) for n in a.group("resident")[1].numbers]
 
 
 def test_reduce_keeps_each_pixel_columns_first_lowest_highest_and_last_point():
@@ -168,7 +181,7 @@ def test_series_past_the_bound_are_counted_and_said(monkeypatch):
     etl, _xml = twin(items)
     picture, _ = series(etl)
     (a,) = picture.adapters.values()
-    assert list(a.resident) == [1, 2] and a.dropped == {"resident": 2}
+    assert list(a.group("resident")) == [1, 2] and a.dropped == {"resident": 2}
     legend = [ax.get_legend() for ax in figure(picture).axes if ax.get_legend() is not None][0]
     assert legend.get_title().get_text() == "1 more segments not drawn"
 
@@ -203,7 +216,7 @@ def test_the_picture_holds_arrays_not_an_object_per_event():
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    samples = sum(len(s) for a in picture.adapters.values() for s in a.live.values())
+    samples = sum(len(s) for a in picture.adapters.values() for s in a.group("live").values())
     assert samples == n
     assert held / n < 100, held / n
 
@@ -356,11 +369,11 @@ def test_live_bytes_per_process_are_found_column_wise_across_chunks():
                    [r[1] for r in part], [r[0] for r in part]] + [[r[k] for r in part] for k in range(2, 6)] + \
             [[0] * len(part)]
         collector.take("allocations", Table(names, ["int"] * len(names), columns))
-    assert isinstance(collector.live["handle"], type(collector.np.zeros(0)))  # arrays, not a dict a row
+    assert isinstance(collector.state["live"]["handle"], type(collector.np.zeros(0)))  # arrays, not a dict a row
     drawn = {(a.pointer, p): list(zip(s.numbers, s.values)) for a in collector.adapters.values()
-             for p, s in a.live.items()}
+             for p, s in a.group("live").items()}
     assert drawn == _live_bytes_row_by_row(rows)
-    unmatched = {a.pointer: a.unmatched for a in collector.adapters.values()}
+    unmatched = {a.pointer: a.notes.get("unmatched", 0) for a in collector.adapters.values()}
     expected = {}
     held = {}
     for opcode, adapter, dxg, vidmm, _p, _s in rows:
@@ -410,7 +423,7 @@ def test_the_tables_make_only_the_columns_the_pictures_sinks_read():
 
 
 def test_a_series_highest_value_is_found_by_numpy_and_is_its_samples_max():
-    from d3dkmddi_py.etw.outputs.plot import Samples
+    from d3dkmddi_py.etw.outputs.panels import Samples
 
     s = Samples()
     for i, v in enumerate((5, (1 << 64) - 1, 0, 7)):

@@ -2,7 +2,6 @@
 event ids by the manifest's symbols, and the count of providers in words."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -10,11 +9,14 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from d3dkmddi_py import etw
+from d3dkmddi_py.errors import D3dkmddiError
 from d3dkmddi_py.etw.model import providers, registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS
-from d3dkmddi_py.etw.model.dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
-from d3dkmddi_py.etw.model.schema import PROVIDER, PROVIDER_GUID, UINT32
+from d3dkmddi_py.etw.model.dxgkrnl_manifest import EVENTS as DXGKRNL_EVENTS
+from d3dkmddi_py.etw.model.schema import PROVIDER, PROVIDER_GUID
 from tests.conftest import require
 from tests.etw import etl_files
 from tests.etw.etl_twin import DXGKRNL, Dxg, Other, twin
@@ -25,13 +27,6 @@ MANIFEST = ROOT.parent / "shared" / "etw" / "Microsoft-Windows-DxgKrnl.manifest.
 GUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SOURCES = {providers.WINDOWS_10_LIST, providers.PERFVIEW_KERNEL, providers.CLR_MANIFEST, providers.PERFVIEW_TPL,
            providers.PERFVIEW_FRAMEWORK, providers.PERFVIEW_BPERF}
-
-
-def manifest_tool():
-    spec = importlib.util.spec_from_file_location("gen_dxgkrnl_ids", ROOT / "tools" / "gen_dxgkrnl_ids.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_provider_table_guids_are_canonical_unique_and_sourced():
@@ -57,33 +52,26 @@ def test_provider_table_dxgkrnl_is_the_manifests_provider():
     assert guid == PROVIDER_GUID.strip("{}").lower()
 
 
-def test_dxgkrnl_ids_module_is_the_manifest():
-    require(MANIFEST.is_file(), f"the DxgKrnl manifest is not at {MANIFEST} (../shared/etw beside the repository)")
-    tool = manifest_tool()
-    symbols = tool.manifest_symbols(MANIFEST)
-    assert DXGKRNL_SYMBOLS == symbols and len(symbols) == 451
-    assert tool.OUT.read_text() == tool.render(symbols), "stale: run python tools/gen_dxgkrnl_ids.py"
-
-
-def test_dxgkrnl_ids_of_registered_events_name_the_registered_kind():
-    """Each id the package decodes: its manifest symbol is one the registry reads as that id's event."""
+def test_dxgkrnl_ids_of_every_event_name_its_kind_by_the_manifests_symbol():
+    """Each id (every event of the manifest): its symbol is one the registry reads as that id's event."""
+    assert len(KINDS) == len(DXGKRNL_EVENTS) == 451
     for event_id, kind in KINDS.items():
-        symbol = DXGKRNL_SYMBOLS[event_id]
-        assert registry.SYMBOLS[symbol] == kind, (event_id, symbol)
+        symbol = DXGKRNL_EVENTS[event_id][0]
+        assert registry.SYMBOLS[symbol] == kind and kind.symbol == symbol, (event_id, symbol)
         assert providers.dxgkrnl_event_name(event_id) == symbol
 
 
-def test_dxgkrnl_event_name_of_an_event_the_manifest_lacks_is_the_registered_name():
-    assert 60000 not in DXGKRNL_SYMBOLS and providers.dxgkrnl_event_name(60000) is None
-    fields = (("Count", UINT32),)
-    entry = registry.EventEntry(event="MadeUpGpuEvent", ids={60000: "Info"}, task=250,
-                                symbols={60000: "MadeUpGpuEvent"}, versions={0: fields}, manifest_version=0,
-                                templates={60000: "MadeUpGpuEventArgs"},
+def test_an_entry_for_an_id_the_manifest_lacks_is_refused():
+    """register() checks what the tests check: an entry reads ids of the manifest (a made-up id 60000 was
+    registered once and named in --summary)."""
+    assert 60000 not in DXGKRNL_EVENTS and providers.dxgkrnl_event_name(60000) is None
+    entry = registry.EventEntry(event="MadeUpGpuEvent", ids=(60000,),
                                 mapping=(registry.Mapping("MadeUpGpuEvent", "Count", None, None, "made up"),),
-                                table=registry.TableSpec("made_up", registry.field_columns(fields)))
-    with registry.registered(entry):
-        assert providers.dxgkrnl_event_name(60000) == "MadeUpGpuEvent Info"
-    assert providers.dxgkrnl_event_name(60000) is None
+                                table=registry.TableSpec("made_up", ()))
+    with pytest.raises(D3dkmddiError, match=r"^MadeUpGpuEvent: event id 60000 is not an event of the "
+                                            r"Microsoft-Windows-DxgKrnl manifest"):
+        registry.register(entry)
+    assert providers.dxgkrnl_event_name(60000) is None and "MadeUpGpuEvent" not in etw.ENTRIES
 
 
 def summary_of(data: bytes) -> tuple:
@@ -102,8 +90,8 @@ def test_summary_names_dxgkrnl_ids_and_providers():
     dxg = next(p for p in facts["providers"] if p["guid"] == PROVIDER_GUID.strip("{}"))
     assert dxg["name"] == "Microsoft-Windows-DxgKrnl"
     assert dxg["ids"] == {"26": 1, "33": 1, "78": 1}
-    assert dxg["id_names"] == {"26": DXGKRNL_SYMBOLS[26], "33": "AdapterAllocationStart_V2", "78": "ReportSegment_V1"}
-    assert f"ids 26 {DXGKRNL_SYMBOLS[26]}: 1, 33 AdapterAllocationStart_V2: 1, 78 ReportSegment_V1: 1" in text
+    assert dxg["id_names"] == {"26": DXGKRNL_EVENTS[26][0], "33": "AdapterAllocationStart_V2", "78": "ReportSegment_V1"}
+    assert f"ids 26 {DXGKRNL_EVENTS[26][0]}: 1, 33 AdapterAllocationStart_V2: 1, 78 ReportSegment_V1: 1" in text
     shell = next(p for p in facts["providers"] if p["guid"] == "a0c1853b-5c40-4b15-8766-3cf1c58f985a")
     assert shell["name"] == "Microsoft-Windows-PowerShell" and shell["id_names"] == {}
     assert "\n3 providers, most events first:\n" in text  # DxgKrnl, PowerShell and the log-file header's kernel

@@ -53,13 +53,15 @@ def test_sample_shows_each_rule_that_applies_where_the_table_breaks_it():
 def test_json_lines_have_the_documented_keys():
     out, _status = run(["sample", "--json"])
     lines = [json.loads(line) for line in out.splitlines()]
-    assert {line["event"] for line in lines} == {  # what the sample is built to show, each a catalog entry
-        "ReportSegment", "AdapterAllocation", "DeviceAllocation", "ReportCommittedGlobalAllocation",
-        "ReportCommittedAllocation", "SetAllocationPriority", "TotalBytesResidentInSegment", "VidMmProcessUsageChange",
-        "VidMmProcessBudgetChange"} <= set(etw.ENTRIES)
+    assert {line["event"] for line in lines} == {  # what the sample is built to show: each catalog entry, and two
+        "ReportSegment", "AdapterAllocation", "DeviceAllocation", "ReportCommittedGlobalAllocation",  # kinds no
+        "ReportCommittedAllocation", "SetAllocationPriority", "TotalBytesResidentInSegment",  # entry reads
+        "VidMmProcessUsageChange", "VidMmProcessBudgetChange", "AdapterDCStart", "PagingOpTransfer"}
     assert {line["opcode"] for line in lines} == {"Info", "Start", "Stop", "DCStart"}
+    assert {line["symbol"] for line in lines if line["event"] not in etw.ENTRIES} == {"AdapterDCStart",
+                                                                                        "PagingOpTransfer"}
     for line in lines:
-        assert {"event", "opcode", "adapter", "type", "fields", "findings"} <= set(line)
+        assert {"event", "symbol", "opcode", "adapter", "type", "fields", "findings"} <= set(line)
         assert line["adapter"] in ("0xffffb80c4d2e5000", None)
         for f in line["findings"]:
             assert set(f) == {"rule_id", "severity", "field", "message"}

@@ -11,11 +11,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..model.registry import (ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, TEMPLATES,
-                        VALUE_MAPS, entry_of)
+from ..model.registry import (ARRAYS, BIT_MAPS, ENTRIES, ENTRY_OF, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS,
+                              TEMPLATES, VALUE_MAPS, entry_of)
 
-__all__ = ["ENTRIES", "KINDS", "KIND_BY_NAME", "TEMPLATES", "FIELDS", "OPTIONAL", "BIT_MAPS", "VALUE_MAPS", "ARRAYS",
-           "SYMBOLS", "entry_of"]
+__all__ = ["ENTRIES", "ENTRY_OF", "KINDS", "KIND_BY_NAME", "TEMPLATES", "FIELDS", "OPTIONAL", "BIT_MAPS", "VALUE_MAPS",
+           "ARRAYS", "SYMBOLS", "entry_of"]
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
     importlib.import_module(f"{__name__}.{_module}")

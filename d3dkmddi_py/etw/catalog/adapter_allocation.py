@@ -1,36 +1,37 @@
 """AdapterAllocation Start / Stop / DCStart (events 33 / 34 / 35, task 21, templates
 AdapterAllocation{Start,Stop,DCStart}Args_V2): an allocation the kernel created for the driver, with
-what DXGK_ALLOCATIONINFO and its usage hint said, as the kernel logs them.  Version 3 adds
-PageTableOrDirectory.  Start and DCStart add a live allocation, Stop removes it by hDxgGlobalAlloc
+what DXGK_ALLOCATIONINFO and its usage hint said, as the kernel logs them.  Version 3, which the manifest
+lacks, adds PageTableOrDirectory (its evidence in ``VERSION_3``).  Start and DCStart add a live allocation, Stop removes it by hDxgGlobalAlloc
 (hVidMmGlobalAlloc when that is 0)."""
 from __future__ import annotations
 
 from itertools import islice
 
 from ... import render
-from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, StateTable, TableSpec,
-                        field_columns, register)
-from ..model.schema import (ADAPTER_ALLOCATION, BOOLEAN, KERNEL_FLAGS, POINTER, UINT16, UINT32, UINT64, AllocationFlag,
-                      UsageFlag, flag_names)
+from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, Newer, StateTable,
+                              TableSpec, field_columns, manifest_fields, register)
+from ..model.schema import BOOLEAN, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from ..outputs.section import Section, plural
 from ..model.state import LIVE_ROW, AllocationEntry
+from ._live_picture import PANEL
 
-FIELDS = (
-    ("hProcessId", POINTER), ("hDevice", POINTER), ("pDxgAdapter", POINTER),
-    ("Flags", UINT32), ("allocSize", UINT64),
-    ("ulAlignment", UINT32), ("dwReadSegment", UINT32), ("dwWriteSegment", UINT32), ("PreferredSegment", UINT32),
-    ("HintedBank", UINT32), ("dwEvictionSegment", UINT32), ("Priority", UINT32),
-    ("hVidMmGlobalAlloc", POINTER), ("hDxgGlobalAlloc", POINTER), ("hDxgSharedResource", POINTER),
-    ("UsageVersion", UINT32), ("UsageFlags", UINT32),
-    ("Format", UINT32), ("SwizzledFormat", UINT32), ("ByteOffset", UINT32), ("Width", UINT32), ("Height", UINT32),
-    ("Pitch", UINT32), ("Depth", UINT32), ("SlicePitch", UINT32),
-    ("BackingStoreWasPinned", BOOLEAN), ("pSectionObject", POINTER), ("PhysicalAdapterIndex", UINT16),
-)
-# version 3 adds PageTableOrDirectory after the version-2 fields
-VERSION_3 = FIELDS + (("PageTableOrDirectory", BOOLEAN),)
+EVENT = "AdapterAllocation"
+FIELDS = manifest_fields(33)  # version 2, the manifest's (Start, Stop and DCStart alike)
+# Version 3 (the manifest lacks it) adds PageTableOrDirectory after the version-2 fields; its width is the
+# manifest's win:Boolean (4 bytes), not etl-parser's (which reads a win:Boolean as 1 byte everywhere).
+VERSION_3 = Newer(3, (("PageTableOrDirectory", BOOLEAN),), (
+    ("../shared/etw/real/README.md",
+     "AdapterAllocation (ids 33, 34, 35) has versions 2 and 3; version 3 adds fields after the version-2 ones (a "
+     "public field list of version 3: ... BackingStoreWasPinned (Boolean), pSectionObject (Pointer), "
+     "PhysicalAdapterIndex (UInt16), PageTableOrDirectory (Boolean))"),
+    ("https://github.com/airbus-cert/etl-parser/blob/76b7c046866ce0469cd129ee3f7bb3799b34e271/etl/parsers/etw/"
+     "Microsoft_Windows_DxgKrnl.py",
+     "Microsoft_Windows_DxgKrnl_33_3, _34_3 and _35_3 (event_id 33, 34, 35, version=3): the fields of version 2 in "
+     "their order, then PageTableOrDirectory (Apache-2.0; Windows templates generated from a newer build)"),
+))
 HANDLES = ("hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hDxgSharedResource")
 
-_M, A = Mapping, ADAPTER_ALLOCATION
+_M, A = Mapping, EVENT
 MAPPING = (
     _M(A, "hProcessId", None, None, "the owning process: the kernel's, not in DXGK_ALLOCATIONINFO"),
     _M(A, "hDevice", None, None, "the kernel's device object, not in DXGK_ALLOCATIONINFO"),
@@ -177,7 +178,7 @@ class _Text(Section):
 # after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit), then the
 # fields no mirror member holds; the mirror's leaves follow
 COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "hex", field="Flags"),) \
-    + field_columns([(m.field, dict(VERSION_3)[m.field]) for m in MAPPING
+    + field_columns([(m.field, dict(FIELDS + VERSION_3.adds)[m.field]) for m in MAPPING
                      if m.mirror_type is None and m.field not in HANDLES + ("pDxgAdapter",)],
                     optional=("PageTableOrDirectory",))
 
@@ -210,12 +211,7 @@ PROCESSES = StateTable("processes", (
     ("peak_live_bytes", "hex"), ("peak_number", "opt"), ("peak_time", "time"), ("peak_ms", "float")), process_rows)
 
 register(EventEntry(
-    event=ADAPTER_ALLOCATION, ids={33: "Start", 34: "Stop", 35: "DCStart"}, task=21,
-    symbols={33: "AdapterAllocationStart_V2", 34: "AdapterAllocationStop_V2", 35: "AdapterAllocationDCStart_V2"},
-    versions={2: FIELDS, 3: VERSION_3}, manifest_version=2,
-    templates={33: "AdapterAllocationStartArgs_V2", 34: "AdapterAllocationStopArgs_V2",
-               35: "AdapterAllocationDCStartArgs_V2"},
-    mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
+    event=EVENT, ids=(33, 34, 35), newer=(VERSION_3,), mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
     table=TableSpec("allocations", COLUMNS, (ALLOCATION_TYPE, USAGE_TYPE)),
     apply=apply, findings=findings, record=record, text=_Text(), batched=True, unchecked=("Stop",), track=track,
-    state_tables=(LIVE, PROCESSES), order=20))
+    state_tables=(LIVE, PROCESSES), order=20, panel=PANEL))

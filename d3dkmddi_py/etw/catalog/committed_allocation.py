@@ -1,24 +1,19 @@
 """ReportCommittedAllocation (event 80, task 55, template ReportCommittedAllocationArgs): where an
 allocation is committed: its segment and the offset in it.  The event names the allocation by a device's
 handle (hAllocationHandle, a DeviceAllocation's hVidMmAlloc), so it is placed through the DeviceAllocation
-events; the placement is checked against the allocation's segment sets (ALLOCINFO.COMMITTED_OUTSIDE_SETS).
-Its template ends with a counted array, Timestamps (NumberOfTimestamps values)."""
+events; the placement is checked against the allocation's segment sets (ALLOCINFO.COMMITTED_OUTSIDE_SETS)."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 from ...semantics import Placement, check
-from ..model.registry import Column, EventEntry, Mapping, TableSpec, register
-from ..model.schema import BOOLEAN, POINTER, UINT32, UINT64
+from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
 from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
 
 EVENT = "ReportCommittedAllocation"
-FIELDS = (("hProcessId", POINTER), ("hDevice", POINTER), ("hAllocationHandle", POINTER), ("Pinned", BOOLEAN),
-          ("EvictionResource", BOOLEAN), ("Size", UINT64), ("ulSegmentId", UINT32), ("SegmentOffset", UINT64),
-          ("FenceId", UINT64), ("ProcessorFrequencyInMHz", UINT32), ("NumberOfTimestamps", UINT32),
-          ("Timestamps", UINT64))
 RULE = "ALLOCINFO.COMMITTED_OUTSIDE_SETS"
+FIELDS = manifest_fields(80)  # the manifest's template
 
 MAPPING = (
     Mapping(EVENT, "hProcessId", None, None, "the process whose device holds the allocation: the kernel's"),
@@ -33,10 +28,6 @@ MAPPING = (
     Mapping(EVENT, "ulSegmentId", None, None, "the segment the allocation is committed to (segment n: bit n-1 of a "
                                               "segment set; 0 names none), checked against its sets"),
     Mapping(EVENT, "SegmentOffset", None, None, "the offset of the allocation in the segment"),
-    Mapping(EVENT, "FenceId", None, None, "the kernel's fence of the commitment"),
-    Mapping(EVENT, "ProcessorFrequencyInMHz", None, None, "the kernel's clock for Timestamps"),
-    Mapping(EVENT, "NumberOfTimestamps", None, None, "how many Timestamps follow (the manifest's count=)"),
-    Mapping(EVENT, "Timestamps", None, None, "the kernel's timestamps of the commitment, kept as they are"),
 )
 
 
@@ -88,14 +79,10 @@ def columns(handle: str) -> tuple:
             Column("ulSegmentId", "int", field="ulSegmentId"), Column("SegmentOffset", "hex", field="SegmentOffset"),
             Column("hDevice", "handle", value=field("hDevice")), Column("Pinned", "bool", value=field("Pinned")),
             Column("EvictionResource", "bool", value=field("EvictionResource")),
-            Column("Size", "ohex", value=field("Size")), Column("FenceId", "ohex", value=field("FenceId")),
-            Column("ProcessorFrequencyInMHz", "opt", value=field("ProcessorFrequencyInMHz")),
-            Column("Timestamps", "text", value=lambda e, r: None if "Timestamps" not in e.fields else
-                   " ".join(f"0x{v:x}" for v in e.fields["Timestamps"])))
+            Column("Size", "ohex", value=field("Size")))
 
 
 register(EventEntry(
-    event=EVENT, ids={80: "Info"}, task=55, symbols={80: EVENT}, versions={0: FIELDS}, manifest_version=0,
-    templates={80: "ReportCommittedAllocationArgs"}, mapping=MAPPING, arrays={"Timestamps": "NumberOfTimestamps"},
+    event=EVENT, ids=(80,), mapping=MAPPING,
     table=TableSpec("placements", columns("hAllocationHandle")), apply=apply, findings=findings,
     rules=(RULE,), order=50))

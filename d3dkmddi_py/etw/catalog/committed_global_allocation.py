@@ -4,13 +4,11 @@ segment and offset.  It names the global allocation (hGlobalAllocationHandle: Ad
 hVidMmGlobalAlloc), checked against its segment sets as ReportCommittedAllocation is."""
 from __future__ import annotations
 
-from ..model.registry import EventEntry, Mapping, TableSpec, register
-from ..model.schema import POINTER, UINT32, UINT64
+from ..model.registry import EventEntry, Mapping, TableSpec, manifest_fields, register
 from .committed_allocation import RULE, columns, findings, place
 
 EVENT = "ReportCommittedGlobalAllocation"
-FIELDS = (("hGlobalAllocationHandle", POINTER), ("ulSegmentId", UINT32), ("SegmentOffset", UINT64))
-
+FIELDS = manifest_fields(227)  # the manifest's template
 MAPPING = (
     Mapping(EVENT, "hGlobalAllocationHandle", None, None,
             "the global allocation: AdapterAllocation's hVidMmGlobalAlloc ([reading]: VidMm's name for its global "
@@ -26,7 +24,5 @@ def apply(tracker, event):
 
 
 register(EventEntry(
-    event=EVENT, ids={227: "DCStart"}, task=131, symbols={227: "ReportCommittedGlobalAllocationDCStart"},
-    versions={0: FIELDS}, manifest_version=0, templates={227: "ReportCommittedGlobalAllocationDCStartArgs"},
-    mapping=MAPPING, table=TableSpec("placements", columns("hGlobalAllocationHandle")), apply=apply,
+    event=EVENT, ids=(227,), mapping=MAPPING, table=TableSpec("placements", columns("hGlobalAllocationHandle")), apply=apply,
     findings=findings, rules=(RULE,), order=51))

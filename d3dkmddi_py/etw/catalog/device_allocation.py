@@ -4,14 +4,11 @@ allocation it refers to, hVidMmGlobalAlloc.  The VidMm events that name an alloc
 handle (hAllocationHandle: ReportCommittedAllocation, SetAllocationPriority) are resolved through them."""
 from __future__ import annotations
 
-from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, register
-from ..model.schema import POINTER
+from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, manifest_fields, register
 from ..outputs.section import Section, plural
 
 EVENT = "DeviceAllocation"
-FIELDS = tuple((name, POINTER) for name in (
-    "hProcessId", "hDevice", "pDxgAdapter", "hVidMmAlloc", "hVidMmGlobalAlloc", "hDxgResource", "hDxgSharedResource",
-    "hThunkAllocation", "hThunkResource", "PrivateRuntimeResourceHandle", "pVirtualAddress", "hProcessAllocDetails"))
+FIELDS = manifest_fields(36)
 
 _WHY = {
     "hProcessId": "the owning process: the kernel's",
@@ -49,11 +46,6 @@ class _Text(Section):
 
 
 register(EventEntry(
-    event=EVENT, ids={36: "Start", 37: "Stop", 38: "DCStart"}, task=22,
-    symbols={36: "DeviceAllocationStart_V1", 37: "DeviceAllocationStop_V1", 38: "DeviceAllocationDCStart_V1"},
-    versions={1: FIELDS}, manifest_version=1,
-    templates={36: "DeviceAllocationStartArgs_V1", 37: "DeviceAllocationStartArgs_V1",
-               38: "DeviceAllocationStartArgs_V1"},
-    mapping=MAPPING, adapter="pDxgAdapter",
+    event=EVENT, ids=(36, 37, 38), mapping=MAPPING, adapter="pDxgAdapter",
     table=TableSpec("device_allocations", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
     order=25))

@@ -3,16 +3,12 @@ memory budget on an adapter and memory segment group changed; a series per (proc
 segment group), beside its usage (VidMmProcessUsageChange)."""
 from __future__ import annotations
 
-from ..model.registry import EventEntry, Mapping, register
-from ..model.schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..model.registry import EventEntry, Mapping, manifest_fields, register
 from ..outputs.section import SeriesSection
-from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, SEGMENT_GROUPS, key, key_text, memory
+from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, key, key_text, memory
 
 EVENT = "VidMmProcessBudgetChange"
-FIELDS = (("NewBudget", UINT64), ("OldBudget", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
-          ("PhysicalAdapterIndex", UINT16), ("NewPriorityBand", UINT8), ("OldPriorityBand", UINT8),
-          ("NewVisibilityState", UINT8), ("OldVisibilityState", UINT8), ("MemorySegmentGroup", UINT8))
-VISIBILITY = {"Minimized": 0, "Occluded": 1, "Visible": 2}  # the manifest's VIDMM_BUDGET_VISIBILITY_STATE
+FIELDS = manifest_fields(366)  # the manifest's template
 
 SHARED = ("pDxgAdapter", "PhysicalAdapterIndex", "MemorySegmentGroup")  # said as VidMmProcessUsageChange says them
 MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m in USAGE_MAPPING
@@ -35,9 +31,7 @@ def apply(tracker, event) -> tuple:
 
 
 register(EventEntry(
-    event=EVENT, ids={366: "Info"}, task=218, symbols={366: EVENT}, versions={0: FIELDS}, manifest_version=0,
-    templates={366: "VidMmProcessBudgetChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
-    value_maps={"NewVisibilityState": VISIBILITY, "MemorySegmentGroup": SEGMENT_GROUPS},
+    event=EVENT, ids=(366,), mapping=MAPPING, adapter="pDxgAdapter",
     table=MEMORY_TABLE, apply=apply,
     text=SeriesSection("budget", f"video memory budget per process and segment group ({EVENT})", "process group",
                        key_text),

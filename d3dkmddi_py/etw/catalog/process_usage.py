@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ..model.registry import Column, EventEntry, Mapping, TableSpec, register
-from ..model.schema import POINTER, UINT8, UINT16, UINT32, UINT64
+from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
+from ..model.templates import map_names
+from ..outputs import panels as draw
 from ..outputs.section import SeriesSection, bytes_text
 
 EVENT = "VidMmProcessUsageChange"
-FIELDS = (("NewUsage", UINT64), ("OldUsage", UINT64), ("pDxgAdapter", POINTER), ("ProcessId", UINT32),
-          ("PhysicalAdapterIndex", UINT16), ("MemorySegmentGroup", UINT8))
+FIELDS = manifest_fields(367)  # the manifest's template
 # the manifest's D3DKMT_MEMORY_SEGMENT_GROUP value map (VidMmProcessBudgetChange's MemorySegmentGroup has it)
-SEGMENT_GROUPS = {"Local": 0, "NonLocal": 1, "NonBudget": 2}
-GROUP_NAMES = {v: k for k, v in SEGMENT_GROUPS.items()}
+GROUP_NAMES = map_names("D3DKMT_MEMORY_SEGMENT_GROUP")[1]
 
 MAPPING = (
     Mapping(EVENT, "NewUsage", None, None, "the process's usage now, in bytes: the kernel's count, no mirror member"),
@@ -77,8 +76,38 @@ TEXT = SeriesSection("usage", f"video memory usage per process and segment group
                      key_text, "usage of", _budget)
 
 
+def take(collector, np, cells, x, numbers, adapters) -> None:
+    """The process_memory table's rows: a usage event's carry NewUsage, a budget event's NewBudget."""
+    keys = [draw.plain(cells[k]) for k in KEY]
+    for group, field in (("usage", "NewUsage"), ("budget", "NewBudget")):
+        values = draw.plain(cells[field])
+        rows = [i for i, v in enumerate(values) if v is not None]
+        if rows:
+            draw.grouped(collector, np, group, [adapters[i] for i in rows], [[k[i] for i in rows] for k in keys],
+                         [values[i] for i in rows], x[rows], numbers[rows])
+
+
+def panel(np, picture, a, ax, columns: int) -> None:
+    """Each process's usage per segment group, and dashed, its budget."""
+    usage, budget = a.group("usage"), a.group("budget")
+    title = f"adapter 0x{a.pointer:x}: usage per process and segment group ({EVENT}), dashed: its budget " \
+            f"(VidMmProcessBudgetChange)"
+    if not usage and not budget:
+        return draw.empty(ax, title, f"no {EVENT} or VidMmProcessBudgetChange events for this adapter: "
+                                     f"{draw.record_hint((367, 366))}")
+    merged = {k: s for k, s in list(budget.items()) + list(usage.items())}  # the highest of either reaches
+    keys = draw.top(merged, list(merged))
+    colors = draw.colors(keys)
+    draw.axes(np, picture, ax, title, max(s[k].highest() for s in (usage, budget) for k in keys if k in s))
+    draw.lines(np, picture, ax, [(f"{key_text(k)}: usage", usage[k], colors[k]) for k in keys if k in usage],
+               columns)
+    draw.lines(np, picture, ax, [(f"{key_text(k)}: budget", budget[k], colors[k]) for k in keys if k in budget],
+               columns, linestyle="--")
+    draw.marks(np, picture, a, ax, columns)
+    draw.legend(ax, len(merged) - len(keys), "process groups")
+
+
 register(EventEntry(
-    event=EVENT, ids={367: "Info"}, task=219, symbols={367: EVENT}, versions={0: FIELDS}, manifest_version=0,
-    templates={367: "VidMmProcessUsageChangeArgs"}, mapping=MAPPING, adapter="pDxgAdapter",
-    table=MEMORY_TABLE, apply=apply, text=TEXT,
-    order=40))
+    event=EVENT, ids=(367,), mapping=MAPPING, adapter="pDxgAdapter",
+    table=MEMORY_TABLE, apply=apply, text=TEXT, order=40,
+    panel=draw.Panel("memory", KEY + ("NewUsage", "NewBudget"), take, panel, order=20)))

@@ -2,19 +2,13 @@
 kernel logs its DXGK_SEGMENTDESCRIPTOR; a later report of the same id replaces the earlier one."""
 from __future__ import annotations
 
-from ..model.registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, register
-from ..model.schema import POINTER, REPORT_SEGMENT, UINT8, UINT32, UINT64
+from ..model.registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
+from ..outputs.panels import Panel, plain
 from ..outputs.section import Section, plural
 from ..model.state import SegmentEntry
 
-FIELDS = (
-    ("ulSegmentId", UINT32), ("pDxgAdapter", POINTER),
-    ("BaseAddress", UINT64), ("CpuTranslatedAddress", UINT64), ("Size", UINT64),
-    ("NbOfBanks", UINT32), ("Flags", UINT32), ("CommitLimit", UINT64),
-    ("SystemMemoryEndAddress", POINTER), ("MemorySegmentGroup", UINT8),
-)
-
-_M, S = Mapping, REPORT_SEGMENT
+_M, S = Mapping, "ReportSegment"
+FIELDS = manifest_fields(78)  # the manifest's template
 MAPPING = (
     _M(S, "ulSegmentId", None, None, "the segment's id: the descriptor is segment n of the adapter (bit n-1 of a "
                                      "segment set); a later event for the same id replaces the earlier one"),
@@ -58,6 +52,14 @@ def record(tracker, event, data) -> tuple:
     return SEGMENT, data, None, True
 
 
+def sizes(collector, np, cells, x, numbers, adapters) -> None:
+    """The resident panel's dashed lines: each segment's Size as its last report gave it."""
+    for pointer, sid, size in zip(adapters, plain(cells["ulSegmentId"]), plain(cells["Size"])):
+        a = collector.adapter(pointer)
+        if a is not None:
+            a.notes.setdefault("sizes", {})[sid] = size  # a later report replaces
+
+
 class _Text(Section):
     def unknown(self, tracker) -> list:
         pk = tracker.packer
@@ -84,9 +86,9 @@ class _Text(Section):
 
 
 register(EventEntry(
-    event=REPORT_SEGMENT, ids={78: "Info"}, task=53, symbols={78: "ReportSegment_V1"}, versions={1: FIELDS},
-    manifest_version=1, templates={78: "ReportSegmentArgs_V1"}, mapping=MAPPING, adapter="pDxgAdapter",
+    event=S, ids=(78,), mapping=MAPPING, adapter="pDxgAdapter",
     table=TableSpec("segments", (Column("ulSegmentId", "int", field="ulSegmentId"),
                                  Column("MemorySegmentGroup", "int", field="MemorySegmentGroup")), (SEGMENT,)),
     apply=apply, findings=findings, record=record, text=_Text(), barrier=True, json_names={"Flags": "Flags.Value"},
+    panel=Panel("resident", ("ulSegmentId", "Size"), sizes),
     order=10))

@@ -5,13 +5,11 @@ alone (``semantics.check_priority``)."""
 from __future__ import annotations
 
 from ...semantics import check_priority, decode_priority
-from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, register
-from ..model.schema import POINTER, UINT32
+from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
 
 EVENT = "SetAllocationPriority"
-FIELDS = (("hAllocationHandle", POINTER), ("Priority", UINT32))
-
+FIELDS = manifest_fields(46)  # the manifest's template
 MAPPING = (
     Mapping(EVENT, "hAllocationHandle", None, None,
             "the device's allocation (a DeviceAllocation's hVidMmAlloc, [reading]: see device_allocation): through "
@@ -45,8 +43,7 @@ def findings(tracker, event, resolved: Resolved) -> list:
 
 
 register(EventEntry(
-    event=EVENT, ids={46: "Info"}, task=29, symbols={46: EVENT}, versions={0: FIELDS}, manifest_version=0,
-    templates={46: "SetAllocationPriorityArgs"}, mapping=MAPPING,
+    event=EVENT, ids=(46,), mapping=MAPPING,
     table=TableSpec("priorities", (Column("allocation", "handle", value=lambda e, r: r.allocation),
                                    Column("hAllocationHandle", "handle", field="hAllocationHandle"),
                                    Column("Priority", "int", field="Priority"))),

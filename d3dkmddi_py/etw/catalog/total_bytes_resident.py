@@ -2,12 +2,13 @@
 resident in one segment of an adapter, as the video memory manager counts them; a series per segment."""
 from __future__ import annotations
 
-from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, register
-from ..model.schema import POINTER, UINT32, UINT64
+from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, manifest_fields, register
+from ..outputs import panels as draw
 from ..outputs.section import SeriesSection, bytes_text
 
 EVENT = "TotalBytesResidentInSegment"
-FIELDS = (("DxgAdapter", POINTER), ("SegmentId", UINT32), ("TotalBytesResident", UINT64))
+ID = 274
+FIELDS = manifest_fields(ID)
 
 MAPPING = (
     Mapping(EVENT, "DxgAdapter", None, None,
@@ -37,7 +38,29 @@ TEXT = SeriesSection("resident", f"resident bytes per segment ({EVENT})", "segme
                      "resident bytes of", _size)
 
 
+def take(collector, np, cells, x, numbers, adapters) -> None:
+    draw.grouped(collector, np, "resident", adapters, [cells["SegmentId"]], cells["TotalBytesResident"], x, numbers)
+
+
+def panel(np, picture, a, ax, columns: int) -> None:
+    """Bytes resident per segment, and dashed, each segment's Size from its ReportSegment."""
+    resident, sizes = a.group("resident"), a.notes.get("sizes", {})
+    title = f"adapter 0x{a.pointer:x}: bytes resident per segment ({EVENT}), dashed: its Size (ReportSegment)"
+    if not resident:
+        return draw.empty(ax, title, f"no {EVENT} events for this adapter: {draw.record_hint((ID,))}")
+    keys = draw.top(resident, list(resident))
+    colors = draw.colors(keys)
+    draw.axes(np, picture, ax, title, max([resident[k].highest() for k in keys] + [sizes.get(k, 0) for k in keys]))
+    draw.lines(np, picture, ax, [(f"segment {k}", resident[k], colors[k]) for k in keys], columns)
+    for k in keys:
+        if k in sizes:
+            ax.axhline(sizes[k], color=colors[k], linestyle="--", linewidth=1,
+                       label=f"segment {k} Size {draw.size_text(sizes[k])}")
+    draw.marks(np, picture, a, ax, columns)
+    draw.legend(ax, len(resident) - len(keys) + (1 if a.dropped.get("resident") else 0), "segments")
+
+
 register(EventEntry(
-    event=EVENT, ids={274: "Info"}, task=160, symbols={274: EVENT}, versions={0: FIELDS}, manifest_version=0,
-    templates={274: "TotalBytesResidentInSegmentArgs"}, mapping=MAPPING, adapter="DxgAdapter",
-    table=TableSpec("residency", field_columns(FIELDS, skip=("DxgAdapter",))), apply=apply, text=TEXT, order=30))
+    event=EVENT, ids=(ID,), mapping=MAPPING, adapter="DxgAdapter",
+    table=TableSpec("residency", field_columns(FIELDS, skip=("DxgAdapter",))), apply=apply, text=TEXT, order=30,
+    panel=draw.Panel("resident", ("SegmentId", "TotalBytesResident"), take, panel, order=10)))

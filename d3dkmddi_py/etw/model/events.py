@@ -17,13 +17,45 @@ from ...bulk.table import INT64_MAX
 from ...errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
                       shown, text_argument)
 from ...jsonvalue import wide_text
-from ..catalog import ARRAYS, BIT_MAPS, ENTRIES, FIELDS, KIND_BY_NAME, KINDS, OPTIONAL, SYMBOLS, VALUE_MAPS
-from .registry import names as event_names, on_change
-from .schema import BOOLEAN, FORMAT_NAME_PREFIX, IN_TYPE_MAX, OPCODES, POINTER, UINT64, EventKind, flag_names
+from ..catalog import ENTRIES, ENTRY_OF, KIND_BY_NAME, KINDS, SYMBOLS
+from .registry import layout_of, on_change
+from .schema import BOOLEAN, OPCODES, EventKind, flag_names, in_type_range
+from .dxgkrnl_manifest import PROVIDER
+from .templates import IN_TYPES, map_names
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 _BOOLS = {"true": True, "false": False, "1": True, "0": False}
 _SEPARATORS = str.maketrans({"|": " ", ",": " "})
+
+
+class Odd:
+    """How an event is not what its template says, kept on the Event for its report: the template fields its
+    payload ends before (``missing``, with ``cut_at``, the payload's length), the bytes after its last field
+    (``extra_bytes``), the Booleans that are neither 0 nor 1 (``booleans``, kept as their numbers), or the whole
+    payload kept undecoded (``payload``) with why (``why``: "version", "id", "header", "tracerpt"); in XML, the
+    <Data> names its template lacks (``names``, their texts kept in the Event's ``extra``)."""
+
+    __slots__ = ("missing", "cut_at", "extra_bytes", "booleans", "payload", "why", "names")
+
+    def __init__(self, missing=(), cut_at=None, extra_bytes=b"", booleans=(), payload=None, why="", names=()):
+        self.missing, self.cut_at, self.extra_bytes, self.booleans = missing, cut_at, extra_bytes, booleans
+        self.payload, self.why, self.names = payload, why, names
+
+    @property
+    def whole(self) -> bool:
+        """Whether every field of the template is there (its entry can apply it)."""
+        return not self.missing and self.payload is None
+
+    def __eq__(self, other):
+        return isinstance(other, Odd) and all(getattr(self, n) == getattr(other, n) for n in Odd.__slots__)
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return Odd, tuple(getattr(self, n) for n in Odd.__slots__)
+
+    def __repr__(self):
+        return "Odd(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in Odd.__slots__ if getattr(self, n)) + ")"
 
 
 class Event:
@@ -39,38 +71,38 @@ class Event:
     the readers build theirs with ``_new``, unchecked.
     """
 
-    __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra", "source")
+    __slots__ = ("number", "kind", "version", "fields", "time", "process_id", "thread_id", "extra", "source", "odd")
 
     def __init__(self, number: int, kind: EventKind, version: int, fields: dict, time: str | None = None,
                  process_id: int | None = None, thread_id: int | None = None, extra: dict | None = None,
-                 source: str | None = None):
+                 source: str | None = None, odd=None):
         number = integer_argument(number, "Event: number", 1, INT64_MAX)
         kind = registered_kind(kind, "Event: kind")
         where = f"Event #{number} ({kind.label})"
         version = parse_value(version, "UInt8", "version", where)
         if not isinstance(fields, Mapping):
             raise bad_argument("Event: fields", fields, f"a dict of the fields of {kind.template}")
-        fields, unknown = _record_fields(dict(fields), kind, where)
-        if unknown:
-            raise InvalidArgument(f"{where}: field {shown(next(iter(unknown)), 40)} is not one of {kind.template} "
-                                  f"({', '.join(n for n, _t in FIELDS[kind.event])}); give a field this package does "
-                                  f"not know in extra")
+        fields, _extra, _odd = parse_fields(dict(fields), kind, where, version, strict=True)
         extra = mapping_argument(extra, "Event: extra", _EXTRA)
         items_argument(extra.keys(), "Event: extra", str, _EXTRA)
         text_argument(source, "Event: source", "the trace's name (a str), or None")
         time, process_id, thread_id = _system(time, process_id, thread_id, "Event")
         self.number, self.kind, self.version, self.fields = number, kind, version, fields
         self.time, self.process_id, self.thread_id = time, process_id, thread_id
-        self.extra, self.source = extra, source
+        if odd is not None and not isinstance(odd, Odd):
+            raise bad_argument("Event: odd", odd, "None, or an etw Odd (how a reader's event is not what its "
+                                                  "template says)")
+        self.extra, self.source, self.odd = extra, source, odd
 
     @classmethod
     def _new(cls, number: int, kind: EventKind, version: int, fields: dict, time, process_id, thread_id, extra: dict,
-             source) -> "Event":
+             source, odd=None) -> "Event":
         """An Event of a reader's own values, unchecked (one per event read)."""
         self = _object_new(cls)
         self.number, self.kind, self.version, self.fields = number, kind, version, fields
         self.time, self.process_id, self.thread_id = time, process_id, thread_id
         self.extra, self.source = extra, source  # source: the trace's name, or None for a record of another reader
+        self.odd = odd  # None, or an Odd: how it is not what its template says
         return self
 
     def __reduce__(self):  # every pickle protocol, 0 and 1 too (slots alone need protocol 2)
@@ -93,6 +125,10 @@ class Event:
         return self.kind.event
 
     @property
+    def symbol(self) -> str:
+        return self.kind.symbol
+
+    @property
     def opcode(self) -> str:
         return self.kind.opcode
 
@@ -104,7 +140,7 @@ class Event:
     def adapter(self) -> int | None:
         """The pDxgAdapter the event names, or None for an event that names none (its entry says which field)."""
         name = self.kind.adapter
-        return None if name is None else self.fields[name]
+        return None if name is None else self.fields.get(name)  # None too where a short payload lacks it
 
     def where(self) -> str:
         if self.source is None:
@@ -141,38 +177,35 @@ def _bad(where: str, name: str, text, what: str) -> EtwInputError:
     return EtwInputError(f"{where}: field {name} = {shown(value)} {what}", field=name)  # one line: an array's too
 
 
-def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None):
-    """One field's value from its text (or from a Python int/bool given by another reader)."""
+def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None, booleans=None):
+    """One field's value from its text (or from a Python value given by another reader).  ``bit_map``: a flag type
+    or a bit map's {name: value}; ``value_map``: {name: value}.  ``booleans``: a list that takes the name of a
+    Boolean given as another number (kept as that number, as a trace's reader keeps it); None: refused."""
     if isinstance(text, list):  # the field's <Data> element repeated
         raise _bad(where, name, " | ".join(map(str, text)),
                    f"is given {len(text)} times; a field that is not a counted array has one value")
+    kind = IN_TYPES[in_type].kind
+    if kind == "bool":
+        return _boolean(text, name, where, booleans)
+    if kind in ("unicode", "ansi", "guid", "binary", "float"):
+        return _other(text, in_type, kind, name, where)
     if isinstance(text, bool):
-        if in_type == BOOLEAN:
-            return text
         raise _bad(where, name, text, f"is a Boolean, not a number ({in_type})")
-    if isinstance(text, int) and in_type == BOOLEAN:
-        if text in (0, 1):
-            return bool(text)
-        raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
     if isinstance(text, int):
         value = text
     elif isinstance(text, str):
         s = text.strip()
-        if in_type == BOOLEAN:
-            b = _BOOLS.get(s.lower())
-            if b is None:
-                raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
-            return b
         if s.isdigit() and s.isascii():
             value = int(s)
         elif s[:2] in ("0x", "0X") and len(s) > 2 and _HEX.issuperset(s[2:]):
             value = int(s[2:], 16)
+        elif s[:1] == "-" and s[1:].isdigit() and s.isascii() and IN_TYPES[in_type].signed:
+            value = int(s)
         elif bit_map is not None and s:
-            return bit_map(_names(s, bit_map, name, where))
+            value = _names(s, bit_map, name, where)
+            return value if isinstance(bit_map, dict) else bit_map(value)
         elif value_map is not None and s in value_map:
             return value_map[s]  # the manifest's valueMap, by name
-        elif name == "Format" and s.startswith(FORMAT_NAME_PREFIX) and s.isidentifier():
-            return s  # the Stop template's D3DFormat value map, rendered by name
         elif not s:
             raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number")
         elif value_map is not None:
@@ -182,19 +215,72 @@ def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_m
             raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex)")
     else:
         raise _bad(where, name, text, f"is a {type(text).__name__}, not a number ({in_type})")
-    top = IN_TYPE_MAX[in_type]
-    if not 0 <= value <= top:
-        raise _bad(where, name, text, f"is out of range for {in_type} (valid 0..{top:#x})")
-    return bit_map(value) if bit_map is not None else value
+    low, top = in_type_range(in_type)
+    if not low <= value <= top:
+        raise _bad(where, name, text, f"is out of range for {in_type} (valid {low}..{top:#x})" if low else
+                   f"is out of range for {in_type} (valid 0..{top:#x})")
+    return bit_map(value) if bit_map is not None and not isinstance(bit_map, dict) else value
+
+
+def _boolean(text, name: str, where: str, booleans):
+    """A Boolean: true, false, 0 or 1; another number only where the caller keeps it (``booleans``)."""
+    if isinstance(text, bool):
+        return text
+    if isinstance(text, int):
+        value = text
+    elif isinstance(text, str):
+        s = text.strip()
+        b = _BOOLS.get(s.lower())
+        if b is not None:
+            return b
+        value = int(s) if s.isdigit() and s.isascii() else int(s[2:], 16) if s[:2] in ("0x", "0X") and len(s) > 2 \
+            and _HEX.issuperset(s[2:]) else None
+    else:
+        value = None
+    if value in (0, 1):
+        return value == 1
+    if value is None or booleans is None or not 0 <= value <= 0xFFFFFFFF:
+        raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
+    booleans.append(name)
+    return value
+
+
+def _other(text, in_type: str, kind: str, name: str, where: str):
+    """A string, GUID, Binary (hex) or floating-point field from its text, or as another reader gives it."""
+    if kind in ("unicode", "ansi"):
+        if isinstance(text, str):
+            return text
+        raise _bad(where, name, text, f"is a {type(text).__name__}, not text ({in_type})")
+    if kind == "binary":
+        if isinstance(text, (bytes, bytearray)):
+            return bytes(text)
+        s = text.strip() if isinstance(text, str) else None
+        s = s[2:] if s is not None and s[:2] in ("0x", "0X") else s
+        if s is not None and len(s) % 2 == 0 and _HEX.issuperset(s):
+            return bytes.fromhex(s)
+        raise _bad(where, name, text, "is not Binary (hex digits, two a byte, 0x before them or not)")
+    if kind == "guid":
+        s = text.strip().strip("{}") if isinstance(text, str) else None
+        if s is not None and len(s) == 36 and _HEX.issuperset(s.replace("-", "")) and \
+                [len(p) for p in s.split("-")] == [8, 4, 4, 4, 12]:
+            return "{" + s.lower() + "}"
+        raise _bad(where, name, text, "is not a GUID ({xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx})")
+    try:
+        return float(text.strip() if isinstance(text, str) else text) if not isinstance(text, bool) else float("x")
+    except (TypeError, ValueError):
+        raise _bad(where, name, text, f"is not a number ({in_type})") from None
 
 
 def _names(text: str, bit_map, name: str, where: str) -> int:
+    members = bit_map if isinstance(bit_map, dict) else bit_map.__members__
     value = 0
     for part in text.translate(_SEPARATORS).split():
-        member = bit_map.__members__.get(part)
+        member = members.get(part)
         if member is None:
-            raise _bad(where, name, text, f"names {part!r}, which is not a bit of {bit_map.__name__} "
-                                          f"(valid: a number, or names among {flag_names(bit_map, sum(bit_map))})")
+            valid = ", ".join(members) if isinstance(bit_map, dict) else flag_names(bit_map, sum(bit_map))
+            raise _bad(where, name, text, f"names {part!r}, which is not a bit of "
+                                          f"{'its bit map' if isinstance(bit_map, dict) else bit_map.__name__} "
+                                          f"(valid: a number, or names among {valid})")
         value |= member
     return value
 
@@ -245,43 +331,52 @@ class _Converted(dict):
 
 
 VALUES_KEPT = 512
-
-
-def _plan(event: str) -> tuple:
-    """(name, in-type, bit map, values converted) per template field but the counted arrays.  A trace
-    repeats most values (0, the adapter, the flags): each field keeps the values it converted by their
-    exact text, up to VALUES_KEPT, so a repeat is one dict lookup."""
-    rows = []
-    for name, in_type in FIELDS[event]:
-        if (event, name) in ARRAYS:
-            continue
-        bit_map = BIT_MAPS.get((event, name))
-        rows.append((name, in_type, bit_map, _Converted(in_type, IN_TYPE_MAX.get(in_type), bit_map),
-                     VALUE_MAPS.get((event, name))))
-    return tuple(rows)
+_FAST_KINDS = ("int", "bool", "pointer")
 
 
 class _Whole:
-    """An event's template fields read in one pass: their texts by one itemgetter, each converted
-    through its field's cache by one map; then its counted arrays."""
+    """One (event id, version)'s template fields read in one pass: the unsigned numbers' texts by one itemgetter,
+    each converted through its field's cache by one map; then every other field (a counted array, a string, a
+    signed number, ...) by ``parse_value``.  Any text the pass does not take goes field by field (``_each``)."""
 
-    def __init__(self, event: str):
-        plan = _plan(event)
-        self.plan = plan
-        self.names = tuple(row[0] for row in plan)
-        self.texts = itemgetter(*self.names) if len(self.names) > 1 else (lambda raw, n=self.names: (raw[n[0]],))
-        self.converted = tuple(row[3] for row in plan)
-        self.arrays = tuple((n, t, ARRAYS[(event, n)]) for n, t in FIELDS[event] if (event, n) in ARRAYS)
-        self.fields = len(FIELDS[event])
+    def __init__(self, kind: EventKind, fields: tuple):
+        entry = ENTRY_OF.get(kind.event_id)
+        bit_maps = entry.bit_maps if entry is not None else {}
+        value_maps = entry.value_maps if entry is not None else {}
+        self.plan = []  # (field, bit map, value map) of every field, in order
+        fast = []
+        for f in fields:
+            t = IN_TYPES[f.in_type]
+            bit_map, value_map = bit_maps.get(f.name), value_maps.get(f.name)
+            if f.map is not None and bit_map is None and value_map is None:  # an event no entry reads: the manifest's
+                map_kind, values = map_names(f.map)
+                named = {n: v for v, n in values.items()}
+                bit_map, value_map = (named, None) if map_kind == "bitMap" else (None, named)
+            self.plan.append((f, bit_map, value_map))
+            if f.count is None and t.kind in _FAST_KINDS and not t.signed:
+                fast.append((f.name, _Converted(f.in_type, in_type_range(f.in_type)[1],
+                                                bit_map if not isinstance(bit_map, dict) else None)))
+        self.names = tuple(n for n, _c in fast)
+        self.texts = itemgetter(*self.names) if len(self.names) > 1 else \
+            (lambda raw, n=self.names: (raw[n[0]],)) if self.names else (lambda raw: ())
+        self.converted = tuple(c for _n, c in fast)
+        self.rest = tuple(row for row in self.plan if row[0].name not in self.names)
+        self.fields = fields
+        self.all = frozenset(f.name for f in fields)
 
 
-_WHOLE: dict = {}  # event -> its _Whole, made on first use
+_WHOLE: dict = {}  # (event id, version) -> its _Whole, made on first use
 
 
-def _whole(event: str) -> _Whole:
-    whole = _WHOLE.get(event)
-    if whole is None:
-        whole = _WHOLE[event] = _Whole(event)
+def _whole(kind: EventKind, version: int) -> _Whole | None:
+    key = (kind.event_id, version)
+    whole = _WHOLE.get(key, False)
+    if whole is False:
+        fields = layout_of(kind.event_id, version) if kind.symbol else None
+        whole = None if fields is None else _Whole(kind, fields)
+        if len(_WHOLE) >= 4096:
+            _WHOLE.clear()
+        _WHOLE[key] = whole
     return whole
 
 
@@ -289,99 +384,141 @@ on_change(_WHOLE.clear)
 _CONVERT = dict.__getitem__  # with a _Converted, a miss calls its __missing__
 
 
-def parse_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
-    """(typed template fields, unknown extra fields as text) of one event; every template field is required.
+def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = None, *,
+                 strict: bool = False) -> tuple:
+    """(typed template fields, fields this package does not know as text, Odd or None) of one event given by
+    name (XML's <Data>, another reader's record), at ``version`` (default: the manifest's).
 
-    The common event (every field there, in the spellings tracerpt writes, in range) is read in one
-    pass; any other, and every error, goes field by field through ``parse_value``.
+    A field missing (or empty), a name its template lacks, a Boolean that is neither 0 nor 1: kept and said in
+    the Odd, as a trace's reader keeps an event; ``strict``: refused instead (a record a user gives).  A
+    version without a template: nothing decoded, every field kept as text.  The common event (every field
+    there, in the spellings tracerpt writes, in range) is read in one pass; any other goes field by field.
     """
-    whole = _whole(kind.event)
+    version = kind.version if version is None else version
+    whole = _whole(kind, version)
+    if whole is None:
+        if strict:
+            raise EtwInputError(f"{where}: version {version} of event {kind.event_id} has no template here (it reads "
+                                f"{_versions(kind)}); give one of those", field="version")
+        return {}, dict(raw), Odd(why="version" if kind.symbol else "id", names=tuple(raw))
+    booleans = None if strict else []
     try:
         out = dict(zip(whole.names, map(_CONVERT, whole.converted, whole.texts(raw))))
+        missing = ()
     except (KeyError, TypeError):
-        out = _each(raw, kind, where, whole)
-    for name, in_type, count in whole.arrays:
-        out[name] = _array(raw.get(name), in_type, name, out[count], count, where)
-    extra = {}
-    if len(raw) > len(out):
-        optional = OPTIONAL[kind.event]
-        for name, text in raw.items():
-            if name in out:
+        out, missing = _each(raw, whole, where, booleans, strict)
+    for f, bit_map, value_map in whole.rest:
+        text = raw.get(f.name)
+        if f.count is not None:
+            if _absent(text) and (f.name in raw or _units(f.count, out) != 0):
+                missing += (f.name,)
                 continue
-            if name in optional:
-                out[name] = parse_value(text, optional[name], name, where)
-            else:
-                extra[name] = text
-    return out, extra
+            out[f.name] = _array(text, f, out, where, bit_map, value_map, booleans)
+        elif _absent(text):
+            missing += (f.name,)
+        else:
+            out[f.name] = parse_value(text, f.in_type, f.name, where, bit_map, value_map, booleans)
+    if whole.rest:  # in the template's order, as the .etl reader gives them
+        out = {f.name: out[f.name] for f in whole.fields if f.name in out}
+    if missing and strict:
+        raise EtwInputError(f"{where}: {len(missing)} of the {len(whole.fields)} fields of {kind.template} missing or "
+                            f"None: {', '.join(missing)}", field=missing[0])
+    extra = {}
+    if len(raw) > len(out) + len(missing):
+        extra = {name: text for name, text in raw.items() if name not in whole.all}
+    odd = None
+    if missing or extra or booleans:
+        if strict and extra:
+            name = next(iter(extra))
+            raise InvalidArgument(f"{where}: field {shown(name, 40)} is not one of {kind.template} ("
+                                  f"{', '.join(f.name for f in whole.fields)}); give a field this package does not "
+                                  f"know in extra")
+        order = [f.name for f in whole.fields]
+        odd = Odd(missing=tuple(sorted(missing, key=order.index)), booleans=tuple(booleans or ()),
+                  names=tuple(extra))
+    return out, extra, odd
 
 
-def _each(raw: dict, kind: EventKind, where: str, whole: _Whole) -> dict:
-    """Field by field: the field's cache for the common spellings, ``parse_value`` for any other text
-    (a flag's names, a Format by name, "0X") and for every error."""
-    out = {}
-    for name, in_type, bit_map, converted, value_map in whole.plan:
-        text = raw.get(name)
-        if text is None:
-            present = sum(1 for n, _t in FIELDS[kind.event] if raw.get(n) is not None)
-            missing = "is missing" if name not in raw else "is empty"
-            raise EtwInputError(f"{where}: field {name} {missing} (the event has {present} of the "
-                                f"{whole.fields} fields of {kind.template}); decode the trace with the "
-                                f"Microsoft-Windows-DxgKrnl manifest (tracerpt on the machine that recorded it)",
-                                field=name)
+def _versions(kind: EventKind) -> str:
+    entry = ENTRY_OF.get(kind.event_id)
+    return ", ".join(map(str, sorted(entry.layouts))) if entry is not None else str(kind.version)
+
+
+def _absent(text) -> bool:
+    return text is None or (isinstance(text, str) and not text.strip()) and not isinstance(text, list)
+
+
+def _units(ref, out: dict):
+    return ref if isinstance(ref, int) else out.get(ref)
+
+
+def _each(raw: dict, whole: _Whole, where: str, booleans, strict: bool) -> tuple:
+    """The numbers of the one-pass read, field by field: the field's cache for the common spellings,
+    ``parse_value`` for any other text (a flag's names, a value map's name, "0X") and for every error; the
+    missing ones named (refused when ``strict``)."""
+    out, missing = {}, ()
+    converted = dict(zip(whole.names, whole.converted))
+    for f, bit_map, value_map in whole.plan:
+        if f.name not in converted:
+            continue
+        text = raw.get(f.name)
+        if _absent(text):
+            missing += (f.name,)
+            continue
         try:
-            out[name] = converted[text]
+            out[f.name] = converted[f.name][text]
         except (KeyError, TypeError):
-            out[name] = parse_value(text, in_type, name, where, bit_map, value_map)
-    if kind.opcode != "Stop" and isinstance(out.get("Format"), str):
-        raise _bad(where, "Format", out["Format"], "is not a number (UInt32: decimal or 0x-hex)")
-    return out
+            out[f.name] = parse_value(text, f.in_type, f.name, where, bit_map, value_map, booleans)
+    return out, missing
 
 
-def _array(text, in_type: str, name: str, count: int, count_name: str, where: str) -> tuple:
+def _array(text, f, out: dict, where: str, bit_map, value_map, booleans) -> tuple:
     """A counted array's values: repeated elements (a list), one text of values, or another reader's list."""
+    count = _units(f.count, out)
     if text is None or (isinstance(text, str) and not text.strip()):
         items = []
     elif isinstance(text, (list, tuple)):
         items = list(text)
     elif isinstance(text, str):
-        items = text.translate(_SEPARATORS).split()
+        items = text.translate(_SEPARATORS).split() if IN_TYPES[f.in_type].kind not in ("unicode", "ansi") else [text]
     else:
         items = [text]
-    if len(items) != count:
-        raise EtwInputError(f"{where}: field {name} holds {len(items)} value{'s' if len(items) != 1 else ''} but "
-                            f"{count_name} = {count} (a counted array has exactly as many)", field=name)
-    return tuple(parse_value(item, in_type, name, where) for item in items)
+    if count is None or len(items) != count:
+        raise EtwInputError(f"{where}: field {f.name} holds {len(items)} value{'s' if len(items) != 1 else ''} but "
+                            f"{f.count} = {count} (a counted array has exactly as many)", field=f.name)
+    return tuple(parse_value(item, f.in_type, f.name, where, bit_map, value_map, booleans) for item in items)
 
 
 # ---- from any other reader
 def kind_of(record: dict, where: str) -> EventKind:
-    """The event a record names: an id (33), a symbol (AdapterAllocationStart_V2), or a name plus opcode."""
+    """The event a record names: an id (33), a symbol (AdapterAllocationStart_V2), or an entry's name plus
+    opcode; any event of the manifest."""
     name = record.get("event", record.get("id", record.get("EventID")))
     if isinstance(name, int) and not isinstance(name, bool):
         kind = KINDS.get(name)
         if kind is None:
-            raise EtwInputError(f"{where}: EventID {name} is not one of {', '.join(map(str, sorted(KINDS)))} "
-                                f"({event_names(KINDS)})", field="event")
+            raise EtwInputError(f"{where}: EventID {name} is not an event of the {PROVIDER} manifest (its ids are "
+                                f"{min(KINDS)}..{max(KINDS)}, {len(KINDS)} of them)", field="event")
         return kind
     if isinstance(name, str):
         kind = SYMBOLS.get(name.strip())
         entry = ENTRIES.get(name.strip())
         if kind is None and entry is not None:
-            opcodes = list(entry.ids.values())
+            opcodes = list(entry.opcodes.values())
             opcode = record.get("opcode", opcodes[0] if len(opcodes) == 1 else None)
             if isinstance(opcode, int) and not isinstance(opcode, bool):
                 opcode = {v: k for k, v in OPCODES.items()}.get(opcode)
             kind = KIND_BY_NAME.get((entry.event, opcode))
         if kind is not None:
             return kind
-    raise EtwInputError(f"{where}: event {name!r} is not one of {', '.join(sorted(ENTRIES))} with one of their "
-                        f"opcodes (give 'event' as an id such as 33, a symbol such as AdapterAllocationStart_V2, or "
-                        f"a name with 'opcode')", field="event")
+    raise EtwInputError(f"{where}: event {shown(name, 60)} is not an event of the {PROVIDER} manifest (give 'event' as "
+                        f"an id such as 33, a symbol such as AdapterAllocationStart_V2, or an entry's name ("
+                        f"{', '.join(sorted(ENTRIES))}) with 'opcode')", field="event")
 
 
 def from_records(records):
     """Typed events from dicts of any other ETW reader: ``{"event": 33 or "AdapterAllocationStart_V2" or
-    "AdapterAllocation", "opcode": "Start", "version": 2, "fields": {...}}``.
+    "AdapterAllocation", "opcode": "Start", "version": 2, "fields": {...}}``, any event of the manifest.
 
     Field values may be ints, bools or the text forms the XML reader takes.  Records are numbered
     from 1 in the order given; a bad one raises EtwInputError naming its number and field.
@@ -400,35 +537,46 @@ def from_records(records):
             raise EtwInputError(f"{where}: 'fields' must be a dict of field name -> value", field="fields")
         version = record.get("version", kind.version)
         version = parse_value(version, "UInt8", "version", where)
-        fields, extra = _record_fields(raw, kind, where)
+        fields, extra = _record_fields(raw, kind, where, version)
         yield new_event(number, kind, version, fields,
                         *_system(record.get("time"), record.get("process_id"), record.get("thread_id"), where),
                         extra, None)
 
 
-def _record_fields(raw: dict, kind: EventKind, where: str) -> tuple[dict, dict]:
-    """``parse_fields`` of fields a user gives (a record of another reader, an Event built by hand): the missing
-    ones named all at once, since the caller's reader, not a manifest, left them out."""
-    missing = [name for name, _in_type in FIELDS[kind.event] if raw.get(name) is None
-               and (kind.event, name) not in ARRAYS]
-    if missing:
-        raise EtwInputError(f"{where}: {len(missing)} of the {len(FIELDS[kind.event])} fields of "
-                            f"{kind.template} missing or None: {', '.join(missing)}", field=missing[0])
-    return parse_fields(raw, kind, where)
+def _record_fields(raw: dict, kind: EventKind, where: str, version: int) -> tuple[dict, dict]:
+    """``parse_fields`` of fields a user gives (a record of another reader, an Event built by hand): every field of
+    the template there, the missing ones named all at once, since the caller's reader, not a manifest, left them
+    out; names the template lacks go in ``extra`` (a record's are kept there, as text)."""
+    known = {k: v for k, v in raw.items() if _known(kind, version, k)}
+    fields, _extra, _odd = parse_fields(known, kind, where, version, strict=True)
+    return fields, {k: v for k, v in raw.items() if k not in known}
+
+
+def _known(kind: EventKind, version: int, name) -> bool:
+    fields = layout_of(kind.event_id, version)
+    return fields is not None and any(f.name == name for f in fields)
+
+
+_HEX_KINDS = ("pointer",)
 
 
 def json_value(name: str, in_type: str, value):
-    """64-bit values and pointers as ``0x`` strings (JSON numbers lose them); others as they are; a
-    counted array as a list of them."""
+    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, others as
+    they are; a counted array as a list of them."""
     if value.__class__ is int:  # the common case first
-        return wide_text(value) if in_type in _HEX_TYPES else value
-    if in_type in _HEX_TYPES and isinstance(value, int):
-        return wide_text(value)
-    if isinstance(value, bool) or isinstance(value, str):
+        return wide_text(value) if _hex(in_type) else value
+    if isinstance(value, (bool, str, float)):
         return value
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
     if isinstance(value, tuple):
         return [json_value(name, in_type, v) for v in value]
-    return int(value)
+    if isinstance(value, int):
+        return wide_text(value) if _hex(in_type) else int(value)
+    return value
 
 
-_HEX_TYPES = (UINT64, POINTER)
+def _hex(in_type: str) -> bool:
+    """Pointers, and unsigned numbers of 64 bits (a JSON number past 2**53 is rounded by its readers)."""
+    t = IN_TYPES.get(in_type)
+    return t is not None and (t.kind == "pointer" or t.kind == "int" and t.width == 8 and not t.signed)

@@ -19,6 +19,7 @@ from ...target import as_target, target as make_target
 from ..catalog import ENTRIES
 from .registry import (ALLOCATION_TYPE, FLAG_VIEW, MIRROR_TYPES, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping,  # noqa: F401
                        descriptor_type, on_change)
+from .odd import RULES as ODD_RULES
 from .schema import SHARED_FLAGS, AllocationFlag
 
 
@@ -53,8 +54,10 @@ REASONS = {
     "not-on-events": "no check of a type the events fill states what it reads",
     "event": "checked by an event's own entry against the trace's state (etw.catalog: a committed placement "
              "against the allocation's segment sets)",
+    "trace": "checked by the readers on every DxgKrnl event against its template (a payload shorter or longer, a "
+             "version without a template, a Boolean not 0 or 1)",
 }
-APPLYING = ("carried", "event")  # the reasons a rule applies for
+APPLYING = ("carried", "event", "trace")  # the reasons a rule applies for
 # the one judgement no field list shows: the rule reads carried members whose logged meaning differs
 KERNEL_VIEW = {"ALLOCINFO.READ_SET_IGNORED": "effective"}
 # rules checked outside the registry (semantics.adapter, over every segment of an adapter): what they read
@@ -121,7 +124,8 @@ def _applicability(reasons=None) -> dict:
     for rule_id in RULES:
         why = KERNEL_VIEW.get(rule_id) or min(reasons.get(rule_id, ()), key=order.index, default=None)
         if why is None:
-            why = "event" if rule_id in checked else "carried" if rule_id in reasons else "not-on-events"
+            why = "event" if rule_id in checked else "trace" if rule_id in ODD_RULES else \
+                "carried" if rule_id in reasons else "not-on-events"
         out[rule_id] = (why in APPLYING, why)
     return out
 
@@ -196,7 +200,7 @@ class Packer:
                         USAGE_TYPE: getattr(tgt, USAGE_TYPE)}
         self.slots = {key: [] for key in self.classes}
         for m in MAPPING:
-            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != PACKED_BY[m.mirror_type]:
+            if m.mirror_type is None or m.mirror == FLAG_VIEW or m.event != PACKED_BY.get(m.mirror_type):
                 continue
             by_path = {leaf.path: leaf for leaf in self.classes[m.mirror_type]._leaves_}
             leaf = by_path.get(m.mirror)
@@ -218,6 +222,9 @@ class Packer:
             else:
                 self.flag_bits[member.value] = 1 << leaf.bit_offset
         self._flag_cache = {}
+        # the event field whose named bits are the allocation's flags (its MAPPING row fills the flag view)
+        self.flag_field = next((m.field for m in MAPPING if m.mirror == FLAG_VIEW
+                                and m.event == PACKED_BY.get(ALLOCATION_TYPE)), None)
 
     @property
     def label(self) -> str:
@@ -252,7 +259,7 @@ class Packer:
 
     def _allocation(self, fields: dict, where=_event) -> bytes:
         out = self._pack(ALLOCATION_TYPE, fields, where)
-        word = self._mirror_flags(int(fields["Flags"]))
+        word = self._mirror_flags(int(fields[self.flag_field])) if self.flag_field else 0
         out[self.flag_offset:self.flag_offset + 4] = word.to_bytes(4, "little")
         return bytes(out)
 
@@ -272,7 +279,7 @@ class Packer:
         for slot in self.slots[kind]:  # the fields it packs (any other may be anything); too wide: _pack says so
             integer_argument(fields.get(slot.field), f"Packer.record: fields[{slot.field!r}]", 0)
         if kind == ALLOCATION_TYPE:  # the flag word is 32 bits: a wider one would lose its bits silently
-            integer_argument(fields.get("Flags"), "Packer.record: fields['Flags']", 0, 0xFFFFFFFF)
+            integer_argument(fields.get(self.flag_field), f"Packer.record: fields[{self.flag_field!r}]", 0, 0xFFFFFFFF)
         return self._record(kind, fields, where or _event)
 
     def _pack_columns(self, np, kind: str, columns: dict, count: int):
@@ -286,7 +293,7 @@ class Packer:
             out[:, slot.offset:slot.offset + slot.size] = \
                 values.astype(f"<u{slot.size}").view(np.uint8).reshape(count, slot.size)
         if kind == ALLOCATION_TYPE:
-            flags = columns["Flags"]
+            flags = columns[self.flag_field]
             word = np.zeros(count, dtype="<u4")
             for bit, mirror_bit in self.flag_bits.items():
                 word |= np.where(flags & np.uint64(bit), np.uint32(mirror_bit), np.uint32(0)).astype("<u4")

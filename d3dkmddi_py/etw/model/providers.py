@@ -9,8 +9,7 @@ are classic event-class GUIDs (KernelTraceControl's), which traces carry where a
 from __future__ import annotations
 
 from ..._records import dataclass
-from .dxgkrnl_ids import SYMBOLS as DXGKRNL_SYMBOLS
-from .registry import KINDS
+from .dxgkrnl_manifest import EVENTS as DXGKRNL_EVENTS
 
 _REPNZ = "https://github.com/repnz/etw-providers-docs/blob/d5f68e8acda5da154ab44e405b610dd8c2ba1164/"
 # the providers registered on a Windows 10 machine (GUID, manifest or MOF, name), as its tool listed them
@@ -95,10 +94,6 @@ def provider_name(guid: str | None) -> str | None:
 
 
 def dxgkrnl_event_name(event_id: int) -> str | None:
-    """A DxgKrnl event id by name: the manifest's symbol, or an event registered here that the manifest lacks
-    by its registered name and opcode."""
-    symbol = DXGKRNL_SYMBOLS.get(event_id)
-    if symbol is not None:
-        return symbol
-    kind = KINDS.get(event_id)
-    return None if kind is None else f"{kind.event} {kind.opcode}"
+    """A DxgKrnl event id by name: the manifest's symbol (every event registered here is one of the manifest's)."""
+    row = DXGKRNL_EVENTS.get(event_id)
+    return None if row is None else row[0]

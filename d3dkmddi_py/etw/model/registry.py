@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+from functools import cached_property
 
 from ..._records import dataclass, field
 from ...bulk.table import KINDS as COLUMN_KINDS
@@ -24,16 +25,18 @@ from ...errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argu
                       items_argument, mapping_argument, name_argument, text_argument)
 from ...names import InterfaceVersion, parse_version
 from ...span import _short
-from .schema import (ADAPTER_ALLOCATION, BOOLEAN, IN_TYPE_BYTES, IN_TYPE_MAX, OPCODES, POINTER, REPORT_SEGMENT, UINT64,
-                     EventKind)
+from .dxgkrnl_manifest import EVENTS as MANIFEST_EVENTS, PROVIDER as PROVIDER_NAME, TASKS
+from .schema import OPCODES, EventKind
+from .templates import IN_TYPES, Field, check_template, manifest_event, map_names
 
 # what a mirror member belongs to: the record types the events fill
 ALLOCATION_TYPE = "DXGK_ALLOCATIONINFO"
 USAGE_TYPE = "DXGK_ALLOCATIONUSAGEHINT"  # Version + v1 (DXGK_ALLOCATIONUSAGEINFO1)
 SEGMENT = "segment descriptor"  # DXGK_SEGMENTDESCRIPTOR3 from WIN8, DXGK_SEGMENTDESCRIPTOR before
 MIRROR_TYPES = (SEGMENT, ALLOCATION_TYPE, USAGE_TYPE)
-# the event whose fields each mirror type is packed from (etw.mapping.Packer): only its entry's table shows that record
-PACKED_BY = {SEGMENT: REPORT_SEGMENT, ALLOCATION_TYPE: ADAPTER_ALLOCATION, USAGE_TYPE: ADAPTER_ALLOCATION}
+# the entry whose fields each mirror type is packed from (etw.mapping.Packer): the entry whose table shows that
+# record (one entry a mirror type), kept with the registry
+PACKED_BY: dict = {}
 
 
 def descriptor_type(version) -> str:
@@ -118,22 +121,31 @@ class StateTable:
 
 
 @dataclass(frozen=True)
-class EventEntry:
-    """One event of the manifest (one task: Start, Stop and DCStart share an entry and a template)."""
+class Newer:
+    """A version of an entry's events that the manifest lacks: the fields it adds after the manifest version's
+    ((name, in-type) pairs, in payload order) and the evidence that Windows logs it: each a file under ../shared
+    or a public source at a commit, with what it says (tests/etw/test_manifest.py reads the files under
+    ../shared)."""
 
-    event: str  # the task's name (ReportSegment)
-    ids: dict  # event id -> opcode (Info, Start, Stop, DCStart)
-    task: int
-    symbols: dict  # event id -> the manifest's symbol (ReportSegment_V1)
-    versions: dict  # version -> template fields ((name, in-type), ...) in payload order
-    manifest_version: int  # the manifest's version: its fields are required in XML
-    templates: dict  # event id -> the manifest's template id (of the manifest's version)
+    version: int
+    adds: tuple
+    evidence: tuple  # (where, what it says)
+
+
+@dataclass(frozen=True)
+class EventEntry:
+    """What this package does with some events of the manifest: ``ids`` (Start, Stop and DCStart of one task share
+    an entry when their templates are one).  Their opcodes, symbols, task, version and template fields come from
+    the provider's manifest (``dxgkrnl_manifest``, generated); ``newer`` adds the versions it lacks, each with
+    its evidence."""
+
+    event: str  # the entry's name (the task's, by custom: ReportSegment)
+    ids: tuple  # event ids of the manifest
     mapping: tuple  # a Mapping per field of every version
     table: TableSpec
     adapter: str | None = None  # the field holding pDxgAdapter, if any
-    bit_maps: dict = field(default_factory=dict)  # field -> flag type (schema.AllocationFlag, ...)
-    value_maps: dict = field(default_factory=dict)  # field -> {name: value}: the manifest's valueMap
-    arrays: dict = field(default_factory=dict)  # counted array field -> the field holding its count
+    bit_maps: dict = field(default_factory=dict)  # field -> flag type (schema.AllocationFlag, ...): the manifest's map
+    newer: tuple = ()  # Newer: versions the manifest lacks
     apply: object = None  # apply(tracker, event) -> what the tables and JSON read, or None: no state change
     findings: object = None  # findings(tracker, event, applied) -> [Finding]
     text: object = None  # its section of the text (a section.Section); None: the default one
@@ -147,10 +159,67 @@ class EventEntry:
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
     order: int = 100  # where its table and text come among the others' (the lowest first)
     state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
+    panel: object = None  # its part of the picture (outputs.plot.Panel), or None
+
+    # ---- what the manifest says of its ids (read once)
+    @cached_property
+    def _manifest(self) -> tuple:
+        return tuple(manifest_event(i) for i in self.ids)
+
+    @cached_property
+    def opcodes(self) -> dict:
+        """event id -> opcode (Info, Start, Stop, DCStart)."""
+        return {m.event_id: m.opcode for m in self._manifest}
+
+    @cached_property
+    def symbols(self) -> dict:
+        return {m.event_id: m.symbol for m in self._manifest}
+
+    @cached_property
+    def templates(self) -> dict:
+        """event id -> the manifest's template id (None: no payload)."""
+        return {m.event_id: m.template for m in self._manifest}
+
+    @property
+    def task(self) -> int:
+        return TASKS[self._manifest[0].task]
+
+    @property
+    def manifest_version(self) -> int:
+        return self._manifest[0].version
+
+    @cached_property
+    def layouts(self) -> dict:
+        """version -> its Fields, in payload order: the manifest's, then each newer version's."""
+        base = self._manifest[0].fields
+        out = {self.manifest_version: base}
+        for n in self.newer:
+            out[n.version] = base + tuple(Field(name, in_type) for name, in_type in n.adds)
+        return out
+
+    @cached_property
+    def versions(self) -> dict:
+        """version -> ((field name, in-type), ...) in payload order."""
+        return {v: tuple((f.name, f.in_type) for f in fields) for v, fields in self.layouts.items()}
 
     @property
     def fields(self) -> tuple:
         return self.versions[self.manifest_version]
+
+    @cached_property
+    def arrays(self) -> dict:
+        """counted array field -> the field holding its count."""
+        return {f.name: f.count for fields in self.layouts.values() for f in fields if isinstance(f.count, str)}
+
+    @cached_property
+    def value_maps(self) -> dict:
+        """field -> {name: value} of the manifest's value map it is named by."""
+        out = {}
+        for m in self._manifest:  # each id's template: the maps are its own (Stop's Format is named, Start's not)
+            for f in m.fields:
+                if f.map is not None and map_names(f.map)[0] == "valueMap":
+                    out[f.name] = {name: value for value, name in map_names(f.map)[1].items()}
+        return out
 
     def optional(self) -> dict:
         """Fields of other versions, not in the manifest's: name -> in-type."""
@@ -163,8 +232,9 @@ class EventEntry:
 
 # ---- the live views
 ENTRIES: dict = {}  # event name -> EventEntry, in registration order
-KINDS: dict = {}  # event id -> EventKind
-KIND_BY_NAME: dict = {}  # (event, opcode) -> EventKind
+ENTRY_OF: dict = {}  # event id -> its EventEntry (the ids an entry reads)
+KINDS: dict = {}  # event id -> EventKind: every event of the manifest (an entry's ids by its name)
+KIND_BY_NAME: dict = {}  # (event, opcode) -> EventKind of an entry's event
 TEMPLATES: dict = {}  # event -> {version: fields}
 FIELDS: dict = {}  # event -> the manifest version's fields (required in XML)
 OPTIONAL: dict = {}  # event -> {field: in-type} other versions add
@@ -175,9 +245,57 @@ SYMBOLS: dict = {}  # a symbol other readers use -> EventKind
 _LISTENERS: list = []
 
 
+def manifest_kind(event_id: int) -> EventKind:
+    """The EventKind of a manifest event no entry reads: named by its symbol."""
+    m = manifest_event(event_id)
+    return EventKind(event_id, m.symbol, m.opcode, TASKS[m.task], m.version, m.template, None, m.symbol)
+
+
+def _manifest_kinds() -> None:
+    for event_id in MANIFEST_EVENTS:
+        kind = KINDS[event_id] = manifest_kind(event_id)
+        SYMBOLS[kind.symbol] = kind
+
+
+_manifest_kinds()
+
+
+def unknown_kind(event_id: int, version: int, opcode: int) -> EventKind:
+    """The EventKind of an event id the manifest does not have (its payload is kept undecoded)."""
+    name = next((n for n, v in OPCODES.items() if v == opcode), f"opcode {opcode}")
+    return EventKind(event_id, f"EventID {event_id}", name, 0, version, None, None, "")
+
+
+def manifest_fields(event_id: int) -> tuple:
+    """((name, in-type), ...) of a manifest event's template, for an entry's own columns and rows."""
+    return tuple((f.name, f.in_type) for f in manifest_event(event_id).fields)
+
+
+_LAYOUT_OF: dict = {}
+
+
+def layout_of(event_id: int, version: int):
+    """The Fields a payload of this event id and version holds (its entry's, else the manifest's), or None when
+    neither has that version (or the manifest has no such id)."""
+    key = (event_id, version)
+    found = _LAYOUT_OF.get(key, False)
+    if found is False:
+        entry = ENTRY_OF.get(event_id)
+        if entry is not None:
+            found = entry.layouts.get(version)
+        else:
+            m = manifest_event(event_id)
+            found = m.fields if m is not None and m.version == version else None
+        _LAYOUT_OF[key] = found
+    return found
+
+
 def on_change(callback) -> None:
     """``callback()`` runs after every register and unregister (caches of derived values)."""
     _LISTENERS.append(callback)
+
+
+on_change(_LAYOUT_OF.clear)
 
 
 # ---- registration: an entry is checked whole, once; the readers then call its parts for every event unchecked
@@ -228,17 +346,13 @@ def _kinds(entry) -> None:
     if not isinstance(entry, EventEntry):
         raise InvalidArgument(f"register takes an EventEntry, not {_short(entry)}")
     at = f"EventEntry {name_argument(entry.event, 'EventEntry: event', 'the event task name (a str)')}"
-    for event_id, opcode in _dict(entry.ids, f"{at}: ids", "a dict of event id -> opcode").items():
+    for event_id in _rows(entry.ids, f"{at}: ids", int, "a tuple of event ids of the DxgKrnl manifest"):
         integer_argument(event_id, f"{at}: event id", 0, 0xFFFF)
-        name_argument(opcode, f"{at}: the opcode of event id {event_id}", "an opcode (" + ", ".join(OPCODES) + ")")
-    integer_argument(entry.task, f"{at}: task", 0, 0xFFFF)
-    for name in ("symbols", "templates"):
-        for event_id, text in _dict(getattr(entry, name), f"{at}: {name}", "a dict of event id -> name").items():
-            name_argument(text, f"{at}: {name}[{_short(event_id)}]", "a name (a str)")
-    for version, fields in _dict(entry.versions, f"{at}: versions", "a dict of version -> fields").items():
-        integer_argument(version, f"{at}: version", 0, 0xFF)
-        _pairs(fields, f"{at}: versions[{version}]", "a tuple of (field name, in-type) pairs")
-    integer_argument(entry.manifest_version, f"{at}: manifest_version", 0, 0xFF)
+    for n in _rows(entry.newer, f"{at}: newer", Newer, "a tuple of etw Newer (a version the manifest lacks)"):
+        integer_argument(n.version, f"{at}: a newer version", 0, 0xFF)
+        _pairs(n.adds, f"{at}: version {n.version}: adds", "a tuple of (field name, in-type) pairs")
+        for pair in _pairs(n.evidence, f"{at}: version {n.version}: evidence", "a tuple of (where, what it says)"):
+            pass
     for m in _rows(entry.mapping, f"{at}: mapping", Mapping, "a tuple of etw.Mapping rows"):
         name_argument(m.event, f"{at}: a Mapping's event", "the event task name (a str)")
         name_argument(m.field, f"{at}: a Mapping's field", "a field's name (a str)")
@@ -256,12 +370,6 @@ def _kinds(entry) -> None:
     for name, flag_type in _dict(entry.bit_maps, f"{at}: bit_maps", "a dict of field -> flag type").items():
         if not (isinstance(flag_type, type) and issubclass(flag_type, enum.IntFlag)):
             raise bad_argument(f"{at}: bit_maps[{_short(name)}]", flag_type, "a flag type (an enum.IntFlag)")
-    for name, values in _dict(entry.value_maps, f"{at}: value_maps", "a dict of field -> {name: value}").items():
-        for value_name, value in _dict(values, f"{at}: value_maps[{_short(name)}]", "a dict of name -> value").items():
-            name_argument(value_name, f"{at}: a name in value_maps[{_short(name)}]", "a name (a str)")
-            integer_argument(value, f"{at}: value_maps[{_short(name)}][{value_name!r}]")
-    for array, count in _dict(entry.arrays, f"{at}: arrays", "a dict of counted array -> its count field").items():
-        name_argument(count, f"{at}: arrays[{_short(array)}]", "its count field's name (a str)")
     for name, params in (("apply", "tracker, event"), ("findings", "tracker, event, applied"),
                          ("record", "tracker, event, applied"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
@@ -269,7 +377,12 @@ def _kinds(entry) -> None:
     from ..outputs.section import Section  # here: the text's module is not needed to read a trace
 
     if entry.text is not None and not isinstance(entry.text, Section):
-        raise bad_argument(f"{at}: text", entry.text, "an etw.section.Section or None")
+        raise bad_argument(f"{at}: text", entry.text, "an etw.outputs.section.Section or None")
+    if entry.panel is not None:
+        from ..outputs.panels import Panel
+
+        if not isinstance(entry.panel, Panel):
+            raise bad_argument(f"{at}: panel", entry.panel, "an etw.outputs.panels.Panel or None")
     _rows(entry.rules, f"{at}: rules", str, "a tuple of rule ids (semantics.RULES)")
     flag_argument(entry.batched, f"{at}: batched")
     flag_argument(entry.barrier, f"{at}: barrier")
@@ -303,35 +416,46 @@ def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
         return frozenset()
 
 
+RESERVED_TABLES = ("findings", "undecoded")  # the tables of every trace that no entry may take
+
+
 def _problem(entry: EventEntry) -> str | None:
     """Why an entry of the right kinds cannot be registered, or None."""
     if entry.event in ENTRIES:
         return f"event {entry.event} is registered already"
-    taken = [i for i in entry.ids if i in KINDS]
+    if not entry.ids or len(set(entry.ids)) != len(entry.ids):
+        return f"{entry.event}: give its event ids, each once"
+    unknown = [i for i in entry.ids if i not in MANIFEST_EVENTS]
+    if unknown:
+        return f"{entry.event}: event id {unknown[0]} is not an event of the {PROVIDER_NAME} manifest " \
+               f"(etw/model/dxgkrnl_manifest.py, generated from it); an entry reads events the manifest states"
+    taken = [i for i in entry.ids if i in ENTRY_OF]
     if taken:
         return f"event id {taken[0]} is {KINDS[taken[0]].label} already"
-    if not entry.ids or set(entry.ids) != set(entry.symbols):
-        return f"{entry.event}: give each event id its opcode and its symbol"
-    bad_opcodes = [o for o in entry.ids.values() if o not in OPCODES]
-    if bad_opcodes:
-        return f"{entry.event}: opcode {bad_opcodes[0]!r} is not one of {', '.join(OPCODES)}"
-    if entry.manifest_version not in entry.versions or set(entry.templates) != set(entry.ids):
-        return f"{entry.event}: the manifest's version {entry.manifest_version} needs a template, and each id its name"
+    clash = [i for i, row in MANIFEST_EVENTS.items() if row[0] == entry.event and i not in entry.ids]
+    if clash:
+        return f"{entry.event}: the name is the symbol of event {clash[0]}, which is not among its ids"
+    first = entry._manifest[0]
+    shape = [f[:4] for f in first.fields]  # a map may differ (Start's Flags are named, Stop's Format): not the fields
+    odd = next((m for m in entry._manifest if [f[:4] for f in m.fields] != shape or m.version != first.version), None)
+    if odd is not None:
+        return f"{entry.event}: event {odd.event_id} ({odd.symbol}) has another template or version than " \
+               f"{first.event_id} ({first.symbol}) in the manifest; give each its own entry"
+    for n in entry.newer:
+        if n.version in (first.version,) or [m.version for m in entry.newer].count(n.version) > 1:
+            return f"{entry.event}: newer version {n.version} is the manifest's or given twice"
+        if not n.evidence or not all(where and said for where, said in n.evidence):
+            return f"{entry.event}: newer version {n.version} names no evidence (a file under ../shared or a " \
+                   f"public source, and what it says)"
+    for version, fields in entry.layouts.items():
+        problem = check_template(fields, f"{entry.event} version {version}")
+        if problem is not None:
+            return problem
     types = {}
     for version, fields in entry.versions.items():
         for name, in_type in fields:
-            if in_type not in IN_TYPE_MAX and in_type != BOOLEAN:
-                return f"{entry.event} version {version}: field {name} has in-type {in_type!r}, not one of " \
-                       f"{', '.join(list(IN_TYPE_MAX) + [BOOLEAN])}"
             if types.setdefault(name, in_type) != in_type:
                 return f"{entry.event}: field {name} is {types[name]} in one version and {in_type} in another"
-        names = [n for n, _t in fields]
-        if len(set(names)) != len(names):
-            return f"{entry.event} version {version}: a field name repeats"
-        for array, count in entry.arrays.items():
-            if array in names and (count not in names or names.index(count) > names.index(array)
-                                   or names[-1] != array or dict(fields)[array] == BOOLEAN):
-                return f"{entry.event}: the counted array {array} must be the last field, after its count {count}"
     mapped = sorted(m.field for m in entry.mapping)
     if mapped != sorted(types) or any(m.event != entry.event or not m.reason for m in entry.mapping) or \
             any(m.mirror_type not in (None,) + MIRROR_TYPES or (m.mirror_type is None) != (m.mirror is None)
@@ -345,33 +469,42 @@ def _problem(entry: EventEntry) -> str | None:
                f"of it at no target (decode --format names the leaves)"
     if entry.adapter is not None and entry.adapter not in dict(entry.fields):
         return f"{entry.event}: the adapter field {entry.adapter} is not a field of the manifest's version"
-    if any(f not in types for f in list(entry.bit_maps) + list(entry.arrays) + list(entry.value_maps)):
-        return f"{entry.event}: a bit map, value map or counted array names a field the templates lack"
-    if any(not 0 <= v <= IN_TYPE_MAX.get(types[f], 1) for f, m in entry.value_maps.items() for v in m.values()):
-        return f"{entry.event}: a value map holds a value its field's in-type cannot"
+    maps = {f.name: f.map for m in entry._manifest for f in m.fields if f.map is not None}
+    for name, flag_type in entry.bit_maps.items():
+        if name not in maps or maps[name] is None or map_names(maps[name])[0] != "bitMap":
+            return f"{entry.event}: bit_maps names {name}, which the manifest names by no bit map"
+        members = {m.value: m.name for m in flag_type}
+        if members != map_names(maps[name])[1]:
+            return f"{entry.event}: bit_maps[{name}] is {flag_type.__name__}, whose bits and names are not those of " \
+                   f"the manifest's bit map {maps[name]}"
     spec = entry.table
     missing = [c.field for c in spec.columns if c.field is not None and c.field not in types]
     if missing:
         return f"{entry.event}: table column {missing[0]} reads a field the templates lack"
     names = [spec.name] + [t.name for t in entry.state_tables]
-    bad_name = next((n for n in names if not n.isidentifier() or n == "findings"), None)
+    bad_name = next((n for n in names if not n.isidentifier() or n in RESERVED_TABLES
+                     or any(n.lower() == row[0].lower() for row in MANIFEST_EVENTS.values())), None)
     if bad_name is not None:
         return f"{entry.event}: table name {bad_name!r} must be letters, digits and _ (it names a file in the output " \
-               f"folder), and not findings"
+               f"folder), not {' or '.join(RESERVED_TABLES)} and not an event's symbol (the table of an event no " \
+               f"entry reads is named so)"
     for kind in spec.mirror:
-        if PACKED_BY.get(kind) != entry.event:
-            return f"{entry.event}: table mirror {kind!r} is not one of its events' records (" + \
-                   ", ".join(f"{k}: {e}" for k, e in PACKED_BY.items()) + ")"
+        owner = PACKED_BY.get(kind)
+        if kind not in MIRROR_TYPES or owner is not None and owner != entry.event:
+            return f"{entry.event}: table mirror {kind!r} is not a mirror type ({', '.join(MIRROR_TYPES)}) or is " \
+                   f"packed from another entry's events ({owner})"
     if entry.batched and (tuple(spec.mirror[:1]) != (ALLOCATION_TYPE,) or entry.record is None):
         return f"{entry.event}: a batched event's records are checked column-wise as {ALLOCATION_TYPE}: its table's " \
                f"first mirror type is that and it has a record function"
+    if entry.batched and any(not f.fixed for fields in entry.layouts.values() for f in fields):
+        return f"{entry.event}: a batched event's templates are of fixed width (read as columns)"
     if any(any(k not in COLUMN_KINDS for _n, k in t.columns) or
            t.name == spec.name or any(t.name in (o.table.name, *(u.name for u in o.state_tables))
                                       for o in ENTRIES.values()) for t in entry.state_tables):
         return f"{entry.event}: a state table is a StateTable of its own name, each column's kind one of " \
                f"{', '.join(COLUMN_KINDS)}"
-    if any(o not in entry.ids.values() for o in entry.unchecked):
-        return f"{entry.event}: unchecked names an opcode its ids do not have ({', '.join(entry.ids.values())})"
+    if any(o not in entry.opcodes.values() for o in entry.unchecked):
+        return f"{entry.event}: unchecked names an opcode its ids do not have ({', '.join(entry.opcodes.values())})"
     if any(f not in types for f in entry.json_names):
         return f"{entry.event}: json_names names a field the templates lack"
     from ...semantics import RULES
@@ -398,10 +531,12 @@ def register(entry: EventEntry) -> EventEntry:
     ordered = sorted([*ENTRIES.values(), entry], key=lambda e: e.order)  # stable: registration order among equals
     ENTRIES.clear()
     ENTRIES.update((e.event, e) for e in ordered)
-    for event_id, opcode in entry.ids.items():
-        kind = EventKind(event_id, entry.event, opcode, entry.task, entry.manifest_version, entry.templates[event_id],
-                         entry.adapter)
-        KINDS[event_id] = KIND_BY_NAME[(entry.event, opcode)] = kind
+    for event_id in entry.ids:
+        SYMBOLS.pop(KINDS[event_id].symbol, None)
+        kind = EventKind(event_id, entry.event, entry.opcodes[event_id], entry.task, entry.manifest_version,
+                         entry.templates[event_id], entry.adapter, entry.symbols[event_id])
+        KINDS[event_id] = KIND_BY_NAME[(entry.event, kind.opcode)] = kind
+        ENTRY_OF[event_id] = entry
         symbol = entry.symbols[event_id]
         SYMBOLS[symbol] = kind
         base = symbol.rsplit("_V", 1)[0]
@@ -409,6 +544,8 @@ def register(entry: EventEntry) -> EventEntry:
             SYMBOLS.setdefault(f"{base}_V{version}", kind)
         if base != entry.event:  # the task's own name takes an opcode (kind_of)
             SYMBOLS.setdefault(base, kind)
+    for kind in entry.table.mirror:
+        PACKED_BY.setdefault(kind, entry.event)
     TEMPLATES[entry.event] = dict(entry.versions)
     FIELDS[entry.event] = entry.fields
     OPTIONAL[entry.event] = entry.optional()
@@ -420,15 +557,20 @@ def register(entry: EventEntry) -> EventEntry:
 
 
 def unregister(event: str) -> None:
-    """Remove an event registered before (a test's made-up event), by its name."""
+    """Remove an event registered before (a test's made-up event), by its name: its ids are the manifest's again."""
     if not isinstance(event, str) or event not in ENTRIES:
         raise InvalidArgument(f"unregister takes the name of a registered event ({', '.join(ENTRIES)}), not "
                               f"{_short(event)}")
     entry = ENTRIES.pop(event)
-    for event_id, opcode in entry.ids.items():
-        del KINDS[event_id], KIND_BY_NAME[(entry.event, opcode)]
+    for event_id, opcode in entry.opcodes.items():
+        del KIND_BY_NAME[(entry.event, opcode)], ENTRY_OF[event_id]
     for symbol in [s for s, k in SYMBOLS.items() if k.event == event]:
         del SYMBOLS[symbol]
+    for event_id in entry.ids:
+        kind = KINDS[event_id] = manifest_kind(event_id)
+        SYMBOLS[kind.symbol] = kind
+    for kind in [k for k, owner in PACKED_BY.items() if owner == event]:
+        del PACKED_BY[kind]
     for table in (TEMPLATES, FIELDS, OPTIONAL):
         del table[event]
     for table in (BIT_MAPS, VALUE_MAPS, ARRAYS):
@@ -452,19 +594,22 @@ def _changed() -> None:
         callback()
 
 
-def entry_of(kind: EventKind) -> EventEntry:
-    return ENTRIES[kind.event]
-
-
-_FIELD_KINDS = {POINTER: "handle", UINT64: "hex", BOOLEAN: "bool"}
-_OPTIONAL_KINDS = {"int": "opt", "hex": "ohex"}  # the kind that also holds None; handle and bool do
+def entry_of(kind: EventKind) -> EventEntry | None:
+    """The entry that reads an event, or None for an event no entry reads."""
+    return ENTRY_OF.get(kind.event_id)
 
 
 def field_kind(in_type: str, optional: bool = False) -> str:
-    """The table kind of a field of this in-type: pointers and handles "handle", other 64-bit words "hex",
-    Booleans "bool", the rest numbers; ``optional``: a kind that holds None as well."""
-    kind = _FIELD_KINDS.get(in_type, "int")
-    return _OPTIONAL_KINDS.get(kind, kind) if optional else kind
+    """The table kind of a field of this in-type: pointers "handle", unsigned 64-bit words "hex", Booleans "bool",
+    Float and Double "float", strings, GUIDs and Binary "text", the rest numbers; ``optional``: a kind that holds
+    None as well."""
+    t = IN_TYPES[in_type]
+    if t.kind in ("pointer", "bool", "float"):
+        return {"pointer": "handle", "bool": "bool", "float": "float"}[t.kind]
+    if t.kind != "int":
+        return "text"
+    kind = "hex" if t.width == 8 and not t.signed else "int"
+    return {"int": "opt", "hex": "ohex"}[kind] if optional else kind
 
 
 def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
@@ -473,10 +618,6 @@ def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
     a counted array (``arrays``) "text" (its values, space-separated)."""
     return tuple(Column(n, "text" if n in arrays else field_kind(t, n in optional), field=n)
                  for n, t in fields if n not in skip)
-
-
-def payload_bytes(in_type: str, pointer_size: int) -> int:
-    return pointer_size if in_type == POINTER else IN_TYPE_BYTES[in_type]
 
 
 def names(ids) -> str:

@@ -7,9 +7,10 @@ from ... import bulk
 from ...semantics import Adapter, check
 from ...errors import EtwInputError, flag_argument, shown
 from ...target import as_target
-from ..catalog import ENTRIES
+from ..catalog import ENTRIES, ENTRY_OF
 from .mapping import ALLOCATION_TYPE, applies, keep, packer
 from .events import Event, registered_kind
+from .odd import OddReports
 from .schema import EventKind
 from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
                     Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
@@ -52,6 +53,8 @@ class Tracker:
         self.loose: list = []  # (event, findings) of events whose findings sit under no record (``entries``)
         self.loose_more = 0  # and how many more there were
         self._views: dict = {}  # pointer -> (segment count key, Adapter or None, note)
+        self.odd = OddReports()  # events not as their template says: reported once a kind, counted
+        self.partial: dict = {}  # entry name -> events of it whose payload lacked fields (read, not applied)
 
     def _state(self, pointer: int) -> AdapterTrace:
         a = self.adapters.get(pointer)
@@ -65,15 +68,29 @@ class Tracker:
         return self._apply(_event(event, "Tracker.apply: event"))
 
     def _apply(self, event):
-        name = event.kind.event
+        kind = event.kind
+        name = kind.event
         self.counts[name] = self.counts.get(name, 0) + 1
-        apply = ENTRIES[name].apply
-        return None if apply is None else apply(self, event)
+        entry = ENTRY_OF.get(kind.event_id)
+        if entry is None or entry.apply is None:
+            return None
+        odd = event.odd
+        if odd is not None and not odd.whole:  # its entry reads every field of the template: this one lacks some
+            self.partial[entry.event] = self.partial.get(entry.event, 0) + 1
+            return None
+        return entry.apply(self, event)
+
+    def applied(self, event) -> bool:
+        """Whether an event is one its entry applies (an entry's event with every field of its template)."""
+        odd = event.odd
+        return event.kind.event_id in ENTRY_OF and (odd is None or odd.whole)
 
     def _findings(self, event, applied) -> list:
         """The findings of an event just applied (those its entry checks one event at a time)."""
-        found = ENTRIES[event.kind.event].findings
-        return [] if found is None else found(self, event, applied)
+        entry = ENTRY_OF.get(event.kind.event_id)
+        if entry is None or entry.findings is None or not self.applied(event):
+            return []
+        return entry.findings(self, event, applied)
 
     def _note(self, event, what: str) -> None:
         """Count an event its state change could not be applied to (``what`` says why)."""

@@ -21,9 +21,11 @@ from ...names import ABIS, NEWEST, parse_abi, parse_version
 from ...target import target as make_target
 from ...bulk.table import FORMATS
 from ...bulk.write import Progress
-from ..catalog import BIT_MAPS, ENTRIES, TEMPLATES, VALUE_MAPS
+from ..catalog import ENTRY_OF
 from ..readers.etlfile import WIDE_FACTS
 from ..model.events import json_value
+from ..model.registry import layout_of
+from ..model.templates import manifest_event, map_names
 from .plot import run as plot_run
 from ..model.mapping import SEGMENT
 from ..model.tracker import Tracker
@@ -139,28 +141,68 @@ def _finding(f) -> dict:
     return {key: j[key] for key in render.FINDING_CELLS}
 
 
-def _types(event: str) -> dict:
-    """field -> in-type over every version of an event."""
-    return {n: t for fields in TEMPLATES[event].values() for n, t in fields}
+_NAMES: dict = {}  # (event id, version) -> (field -> in-type, field -> map's names as a function of the value)
+
+
+def _field_facts(event) -> tuple:
+    """(field -> in-type, field -> (value -> its name)) of an event's template: its entry's flag types, else the
+    maps the manifest gives this event id's own template (Stop's Format is named, Start's not)."""
+    key = (event.kind.event_id, event.version)
+    found = _NAMES.get(key)
+    if found is None:
+        fields = layout_of(*key) or ()
+        entry = ENTRY_OF.get(event.kind.event_id)
+        maps = {f.name: f.map for f in manifest_event(key[0]).fields} if event.kind.symbol else {}  # this id's own
+        namers = {}
+        for f in fields:
+            flag_type = entry.bit_maps.get(f.name) if entry is not None else None
+            if flag_type is not None:
+                namers[f.name] = lambda v, t=flag_type: flag_names(t, v)
+            elif maps.get(f.name) is not None:
+                map_kind, named = map_names(maps[f.name])
+                namers[f.name] = (lambda v, m=named: m.get(v)) if map_kind == "valueMap" else \
+                    (lambda v, m=named: _bits(m, v))
+        found = _NAMES[key] = ({f.name: f.in_type for f in fields}, namers)
+        if len(_NAMES) > 4096:
+            _NAMES.clear()
+    return found
+
+
+def _bits(named: dict, value) -> str:
+    """A bit map's names of a value: ``A|B``, unnamed bits as ``bit n``, ``0`` when none is set."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    parts = [n for v, n in named.items() if v and value & v == v]
+    rest = value & ~sum(named)
+    parts += [f"bit {b}" for b in range(rest.bit_length()) if rest >> b & 1]
+    return "|".join(parts) or "0"
 
 
 def event_json(event, type_name: str | None, findings, checked: bool, record: dict | None = None,
                adapter=None) -> dict:
     """One event as --json writes it; ``record``: its mirror record as ``decode --json`` writes it;
     ``adapter``: the adapter its state change found, for an event that names none."""
-    types = _types(event.event)
+    types, namers = _field_facts(event)
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
-    names = {f: flag_names(t, event.fields[f]) for (e, f), t in BIT_MAPS.items() if e == event.event}
-    for (e, f), values in VALUE_MAPS.items():  # a value map's name of the value, if it has one
-        if e == event.event:
-            names[f] = next((n for n, v in values.items() if v == event.fields[f]), None)
-    for name, leaf in ENTRIES[event.event].json_names.items():  # named as the record at this target names it
-        names[name] = record["names"].get(leaf, "0") if record is not None else ""
+    names = {n: namer(event.fields[n]) for n, namer in namers.items() if n in event.fields}
+    entry = ENTRY_OF.get(event.kind.event_id)
+    for name, leaf in (entry.json_names.items() if entry is not None else ()):  # named as the record names it
+        if name in event.fields:
+            names[name] = record["names"].get(leaf, "0") if record is not None else ""
     pointer = event.adapter if event.adapter is not None else adapter
-    return {"event": event.event, "opcode": event.opcode, "number": event.number, "id": event.event_id,
-            "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}", "type": type_name,
-            "time": event.time, "fields": fields, "names": names, "extra": dict(event.extra), "checked": checked,
-            "findings": [_finding(f) for f in findings], "record": record}
+    out = {"event": event.event, "symbol": event.symbol or None, "opcode": event.opcode, "number": event.number,
+           "id": event.event_id, "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}",
+           "type": type_name, "time": event.time, "fields": fields, "names": names, "extra": dict(event.extra)}
+    odd = event.odd
+    if odd is not None:
+        if odd.extra_bytes:
+            out["extra_bytes"] = odd.extra_bytes.hex()
+        if odd.missing:
+            out["missing"] = list(odd.missing)
+        if odd.payload is not None:
+            out["payload"] = odd.payload.hex()
+    out.update({"checked": checked, "findings": [_finding(f) for f in findings], "record": record})
+    return out
 
 
 class _Records:
@@ -215,27 +257,32 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         stdout.write(json.dumps(obj)[:-1] + ', "record": ' + made[1] + "}\n")
 
     def flush():
-        checked = iter(tracker._batch_findings([(e, a) for e, a, _f, entry in pending if entry.batched]))
-        for event, applied, findings, entry in pending:
-            if entry.batched:
-                write(event, next(checked), entry.record(tracker, event, applied))
-                continue
-            record = entry.record(tracker, event, applied) if entry.record is not None else None
-            write(event, findings, record, getattr(applied, "adapter", None),
-                  entry.findings is not None and getattr(applied, "checked", True))  # whether anything was checked
+        checked = iter(tracker._batch_findings([(e, a) for e, a, _f, entry, _r in pending if entry is not None
+                                                and entry.batched]))
+        for event, applied, findings, entry, reports in pending:
+            if entry is None:  # an event no entry reads, or one its entry cannot apply (fields missing)
+                write(event, reports, None, checked=False)
+            elif entry.batched:
+                write(event, reports + list(next(checked)), entry.record(tracker, event, applied))
+            else:
+                record = entry.record(tracker, event, applied) if entry.record is not None else None
+                write(event, reports + findings, record, getattr(applied, "adapter", None),
+                      entry.findings is not None and getattr(applied, "checked", True))  # whether anything was checked
         pending.clear()
 
     for event in reader:
-        entry = ENTRIES[event.event]
-        if entry.barrier:
+        entry = ENTRY_OF.get(event.kind.event_id) if tracker.applied(event) else None
+        if entry is not None and entry.barrier:
             flush()
         applied = tracker._apply(event)
-        pending.append((event, applied, None if entry.batched else tracker._findings(event, applied), entry))
+        reports = tracker.odd.take(event)
+        pending.append((event, applied, None if entry is None or entry.batched else tracker._findings(event, applied),
+                        entry, reports))
         if len(pending) >= CHUNK_EVENTS:
             flush()
     flush()
     reader.check_found()
-    return 1 if errors else 0
+    return 1 if errors or tracker.odd.events else 0
 
 
 # ------------------------------------------------------------------ tables

@@ -1,5 +1,8 @@
 """A trace as tables in a directory, one per event entry's ``TableSpec`` (``segments``, ``allocations``,
-``residency``, ...) and ``findings`` (CSV, JSON lines or Parquet; the same columns in every format).
+``residency``, ...), one per event kind no entry reads that the trace holds (named by its symbol:
+``PagingOpTransfer``: ``number``, ``time``, ``ms``, ``process``, then every field of its template, typed, then
+``extra_bytes``), ``undecoded`` for events no template places, and ``findings`` (CSV, JSON lines or Parquet; the
+same columns in every format).
 
 One row per event, in trace order: the event's number, time, opcode, process and adapter, then the
 columns its entry declares, then (for an event that fills a mirror structure) the structure's leaves as
@@ -23,10 +26,10 @@ from ...bulk.table import Table, columns_table, writer
 from ...errors import EtwInputError
 from ...outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
 from ..readers import etlcolumns
-from ..catalog import ENTRIES, KINDS, OPTIONAL, TEMPLATES
+from ..catalog import ENTRIES, ENTRY_OF, OPTIONAL, TEMPLATES
 from ..model.mapping import ALLOCATION_TYPE, SEGMENT
 from ..model.tracker import Tracker
-from ..model.registry import HEAD, MIRROR_PREFIX
+from ..model.registry import HEAD, MIRROR_PREFIX, field_kind, layout_of
 from ..model.times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
@@ -34,10 +37,25 @@ SHORT_RUN = 64  # batched rows of a stretch (between barriers, within a chunk) r
 
 
 def table_names() -> tuple:
-    """Every table: each entry's (in the catalog's order, once when entries share one), the tables of the state at
-    the end the entries declare, then findings."""
+    """The tables every trace gets: each entry's (in the catalog's order, once when entries share one), the tables of
+    the state at the end the entries declare, then findings.  A trace holding events no entry reads also gets a
+    table per kind of them (named by its symbol) and, for events no template places, ``undecoded``."""
     return tuple(dict.fromkeys(e.table.name for e in ENTRIES.values())) + \
         tuple(t.name for e in ENTRIES.values() for t in e.state_tables) + ("findings",)
+
+
+UNDECODED = "undecoded"
+# the head of a table of events no entry reads, and what follows their fields
+KIND_HEAD = (("number", "int"), ("time", "time"), ("ms", "float"), ("process", "opt"))
+UNDECODED_COLUMNS = KIND_HEAD + (("id", "int"), ("version", "int"), ("symbol", "text"), ("why", "text"),
+                                 ("payload", "text"), ("data", "text"))
+
+
+def _kind_columns(event_id: int, version: int) -> tuple:
+    """(name, kind) of each column of the table of an event no entry reads: the head, each template field (a kind
+    that holds None: a short payload leaves a field empty), then extra_bytes."""
+    return KIND_HEAD + tuple((f.name, "text" if f.count is not None else field_kind(f.in_type, True))
+                             for f in layout_of(event_id, version)) + (("extra_bytes", "text"),)
 
 
 def __getattr__(name):  # TABLES follows the registry
@@ -76,6 +94,7 @@ class TraceTables:
         self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
         self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
         self._rows: dict = {}  # table -> [(entry, event, applied, findings, time in ns)] of the other events
+        self._kinds: dict = {}  # table of events no entry reads (or undecoded) -> [(event, time in ns, reports)]
         self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
@@ -174,16 +193,27 @@ class TraceTables:
         self.events += 1
         if self._first is _UNSET:
             self._first = event.time
-        entry = ENTRIES[event.kind.event]
-        if entry.barrier:
+        tracker = self.tracker
+        entry = ENTRY_OF.get(event.kind.event_id) if tracker.applied(event) else None
+        if entry is not None and entry.barrier:
             self.flush()
-        applied = self.tracker._apply(event)
-        if entry.batched:  # checked column-wise when written
+        applied = tracker._apply(event)
+        reports = tracker.odd.take(event)
+        if entry is None:  # read, kept in the table of its kind (or undecoded), not applied
+            odd = event.odd
+            name = UNDECODED if odd is not None and odd.why else event.kind.symbol
+            if self.sinks is None or name in self.sinks:
+                self._kinds.setdefault(name, []).append((event, time_ns(event.time) if ns is _UNSET else ns, reports))
+            elif reports:
+                self._kinds.setdefault(None, []).append((event, None, reports))  # their findings only
+        elif entry.batched:  # checked column-wise when written
             self._pending.setdefault(entry.event, []).append((event, applied))
+            if reports:
+                self._kinds.setdefault(None, []).append((event, None, reports))
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, self.tracker._findings(event, applied), time_ns(event.time) if ns is _UNSET
-                 else ns))
+                (entry, event, applied, reports + tracker._findings(event, applied),
+                 time_ns(event.time) if ns is _UNSET else ns))
         self._buffered += 1
         if self._buffered >= self.chunk:
             self.flush()
@@ -221,7 +251,7 @@ class TraceTables:
         Raises etlcolumns.NeedExact where only the Event path says it exactly (a value that does not fit
         its mirror member): the caller starts again from the Events."""
         np = numpy_module()
-        barriers = np.flatnonzero(np.isin(batch.ids, [i for i, k in KINDS.items() if ENTRIES[k.event].barrier]))
+        barriers = np.flatnonzero(np.isin(batch.ids, [i for i, e in ENTRY_OF.items() if e.barrier]))
         start = 0
         for cut in barriers.tolist() + [len(batch)]:
             while start < cut:  # a stretch, cut where ``add`` would write the buffers
@@ -242,12 +272,13 @@ class TraceTables:
         applied after the state the batched rows before it leave (a placement finds the allocations started
         before it)."""
         ids = batch.ids[start:stop]
-        runs = _by_event(np, ids)
+        in_matrix = batch.in_matrix(np)[start:stop]  # a row read from its payload is an Event where it falls
+        runs = _by_event(np, ids, in_matrix)
         if sum(len(rows) for _n, rows in runs) < SHORT_RUN:  # a few batched rows: as Events (columns cost more)
             for i in range(start, stop):
                 self.add(batch.event(i, header.utc(int(batch.times[i])), source))
             return
-        singles = np.flatnonzero(~np.isin(ids, [i for i, k in KINDS.items() if ENTRIES[k.event].batched]))
+        singles = np.flatnonzero(~(np.isin(ids, [i for i, e in ENTRY_OF.items() if e.batched]) & in_matrix))
         tracks = []
         for event_name, rows in runs:
             entry = ENTRIES[event_name]
@@ -295,6 +326,9 @@ class TraceTables:
         rows, self._rows = self._rows, {}
         for table, items in rows.items():
             found += self._write_rows(table, items)
+        kinds, self._kinds = self._kinds, {}
+        for table, items in kinds.items():
+            found += self._write_kind(table, items)
         pending, self._pending = self._pending, {}
         runs, self._runs = self._runs, {}
         for name in dict.fromkeys(list(runs) + list(pending)):
@@ -410,6 +444,45 @@ class TraceTables:
         numbers = numbers.tolist() if hasattr(numbers, "tolist") else numbers
         return [(n, f) for n, fs in zip(numbers, found) for f in fs]
 
+    def _writer(self, name: str):
+        """The writer of a table made when its first row comes (a table of an event kind, undecoded)."""
+        found = self._writers.get(name)
+        if found is None:
+            path = os.path.join(self.directory, f"{name}.{self.fmt}")
+            binary = self.fmt == "parquet"
+            check_output(path, inputs=self.inputs, binary=binary)
+            out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
+            found = self._writers[name] = writer(self.fmt, out)
+            self.counts[name] = 0
+        return found
+
+    def _write_kind(self, table, items) -> list:
+        """Rows of events no entry reads (or undecoded, or, for table None, only their findings): returns their
+        (number, finding) pairs."""
+        found = [(e.number, f) for e, _ns, reports in items for f in reports]
+        if table is None:
+            return found
+        events = [e for e, _ns, _r in items]
+        times = [ns for _e, ns, _r in items]
+        head = [[e.number for e in events], times, self._ms(times), [e.process_id for e in events]]
+        if table == UNDECODED:
+            columns = UNDECODED_COLUMNS
+            cells = head + [[e.event_id for e in events], [e.version for e in events],
+                            [e.kind.symbol or None for e in events], [e.odd.why for e in events],
+                            [None if e.odd.payload is None else e.odd.payload.hex() for e in events],
+                            [_data_text(e.extra) for e in events]]
+        else:
+            kind = events[0].kind
+            columns = _kind_columns(kind.event_id, kind.version)
+            cells = head + [[_kind_cell(e.fields.get(name), k) for e in events] for name, k in columns[len(head):-1]]
+            cells.append([e.odd.extra_bytes.hex() if e.odd is not None and e.odd.extra_bytes else None
+                          for e in events])
+        w = self._writer(table) if self.sinks is None else self._writers[table]
+        w.write(Table([n for n, _k in columns], [k for _n, k in columns], cells))
+        self.counts[table] = self.counts.get(table, 0) + len(events)
+        self._started.add(table)
+        return found
+
     def _write_findings(self, numbers: list, findings: list) -> None:
         cells = [render.finding_json(f) for f in findings]
         self._writers["findings"].write(Table(
@@ -421,6 +494,27 @@ class TraceTables:
     def message(self) -> str:
         parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
         return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
+
+
+def _kind_cell(value, kind: str):
+    """A field's cell in the table of its event kind: a counted array's values space-separated, Binary as hex, a
+    Boolean that is neither 0 nor 1 empty (its number is in the findings and --json)."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return " ".join(_kind_cell(v, "text") or "" for v in value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    if kind == "bool":
+        return value if isinstance(value, bool) else None
+    if kind == "text":
+        return value if isinstance(value, str) else f"0x{value:x}" if isinstance(value, int) else str(value)
+    return value
+
+
+def _data_text(extra: dict):
+    """An undecoded XML event's <Data> as text (name=value; ...), or None."""
+    return "; ".join(f"{k}={v}" for k, v in extra.items()) if extra else None
 
 
 def _folders_gone_on_failure(made: list):
@@ -451,12 +545,12 @@ def _list(values) -> list:
     return values.tolist() if hasattr(values, "tolist") else values
 
 
-def _by_event(np, ids) -> list:
-    """(event name, rows) of each batched event among ``ids``, in the catalog's order."""
+def _by_event(np, ids, in_matrix) -> list:
+    """(event name, rows) of each batched event among ``ids`` whose row the matrix holds, in the catalog's order."""
     out = []
     for name, entry in ENTRIES.items():
         if entry.batched:
-            rows = np.flatnonzero(np.isin(ids, list(entry.ids)))
+            rows = np.flatnonzero(np.isin(ids, list(entry.ids)) & in_matrix)
             if len(rows):
                 out.append((name, rows))
     return out
@@ -506,7 +600,7 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     out = _Rows()
     event = entry.event
     out.numbers, out.times = part.numbers, header.nanoseconds(np, part.times)
-    opcodes = [entry.ids[i] for i in part.ids.tolist()]
+    opcodes = [entry.opcodes[i] for i in part.ids.tolist()]
     out.opcodes, out.pids = opcodes, part.pids
     adapters = part.column(event, entry.adapter)
     out.adapters = adapters.tolist()

@@ -80,14 +80,15 @@ def write_text(reader, tracker, stdout, name: str) -> int:
 
     for event in reader:
         tracker._apply(event)
+        tracker.odd.take(event)
     reader.check_found()
     adapters = tracker.finish()
     sections = [(entry, entry.text or _DEFAULT) for entry in ENTRIES.values()]
     out = TextOut(stdout, tracker)
     tgt = tracker.target
     out.line(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)")
-    out.line(f"{reader.total} events: {reader.decoded} decoded, {reader.other_providers} of other providers and "
-             f"{reader.other_dxgkrnl} other DxgKrnl events skipped")
+    out.line(f"{reader.total} events: {reader.decoded} DxgKrnl events read ({reader.decoded - reader.other_dxgkrnl} "
+             f"of them by a catalog entry), {reader.other_providers} of other providers skipped")
     unknown = [part for _entry, section in sections for part in section.unknown(tracker)]
     out.line(f"not in the events, so unknown (shown as 0 where shown at all): {'; '.join(unknown)}")
     for pointer, a in adapters.items():
@@ -105,6 +106,14 @@ def write_text(reader, tracker, stdout, name: str) -> int:
         if tracker.loose_more:
             out.line(f"   ... and {plural(tracker.loose_more, 'event')} more with findings (see --json or the "
                      f"findings table)")
+    odd = tracker.odd
+    if odd.reported:
+        out.line("\n== Events not as their template says (read and kept; the first of each kind)")
+        for number, name, f in odd.reported:
+            out.line(f"-- {name} event #{number}")
+            out.findings([f])
+        if odd.unreported:
+            out.line(f"   ... and {plural(odd.unreported, 'event')} of kinds past the first {len(odd.seen):,}")
     skipped_rules = sorted(r for r, (ok, _why) in RULES_APPLY.items() if not ok)
     out.line("\n== Summary")
     out.line(f"adapters: {len(adapters)}")
@@ -112,7 +121,16 @@ def write_text(reader, tracker, stdout, name: str) -> int:
         section.summary(out, tracker, entry)
         for what, n in (tracker.notes.get(entry.event) or {}).items():
             out.line(f"   {plural(n, 'event')} {what}")
+        if tracker.partial.get(entry.event):
+            out.line(f"   {plural(tracker.partial[entry.event], 'event')} lacked fields of the template: read, not "
+                     f"applied")
+    others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
+    for name in sorted(others):
+        out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
+    if odd.events:
+        out.line(f"events not as their template says: {odd.events:,} (" + ", ".join(
+            f"{rule} {n:,}" for rule, n in sorted(odd.counts.items())) + "), each kind reported once above")
     out.line(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules))
     out.line("   why: see d3dkmddi_py.etw.RULES_APPLY; " + "; ".join(
         f"{key}: {REASONS[key]}" for key in sorted({RULES_APPLY[r][1] for r in skipped_rules})))
-    return 1 if out.errors else 0
+    return 1 if out.errors or odd.events else 0

@@ -7,9 +7,12 @@ processors are merged as ``etlfile.EtlFile.ordered`` merges them (``heapq.merge`
 each event's running maximum key within its processor, then its place there.  Chunks are merged up
 to the smallest last key any unfinished processor has loaded, so memory holds one run per processor.
 
-Anything this path does not read exactly as ``etlreader.decode`` would (damage, an unknown version, a
-payload of another length, a Boolean not 0 or 1, a DxgKrnl GUID on a classic header, a trace without
-DxgKrnl events) raises NeedExact: the caller starts again on the event-by-event reader, which names it.
+A row the matrix does not hold exactly (an event no entry reads, a template the matrix cannot hold, a version
+without a template, a payload of another length, a Boolean not 0 or 1) keeps its payload's bytes and is read
+by ``etlreader.read_payload``, the event-by-event reader's own reading, when it becomes an Event.  Anything
+else this path does not read as ``etlreader.decode`` would (damage, a DxgKrnl GUID on a classic header, a
+trace without DxgKrnl events) raises NeedExact: the caller starts again on the event-by-event reader, which
+names it.
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ import uuid
 from ..._numpy import numpy_module
 from ...errors import EtwInputError
 from . import etlcount, etlfile, etlreader
-from ..catalog import ARRAYS, KINDS, TEMPLATES
-from .etlreader import DXGKRNL, layout, typed_fields
-from ..model.events import Event, new_event
-from ..model.registry import on_change
+from ..catalog import ENTRY_OF, KINDS, TEMPLATES
+from .etlreader import DXGKRNL, plan_of, read_payload
+from ..model.events import Event, _flag, new_event
+from ..model.registry import on_change, unknown_kind
+from ..model.templates import IN_TYPES
 
 _GUID = uuid.UUID(DXGKRNL).bytes_le
 _EVENT = etlfile.EVENT_HEADER.offset
@@ -45,30 +49,33 @@ def positions(event: str) -> dict:
     the widest event, not as all of them)."""
     found = _POSITIONS.get(event)
     if found is None:
-        names = dict.fromkeys(n for version in TEMPLATES[event].values() for n, _t in version
-                              if (event, n) not in ARRAYS)
+        names = dict.fromkeys(n for version in TEMPLATES[event].values() for n, _t in version)
         found = _POSITIONS[event] = {name: i for i, name in enumerate(names)}
     return found
 
 
 def width() -> int:
-    return max(len(positions(event)) for event in TEMPLATES)
+    return max([len(positions(event)) for event in TEMPLATES], default=0)
 
 
 on_change(_POSITIONS.clear)
-_ARRAY_COLUMN = "arrays"  # a batch's counted arrays: an object column, a tuple where a row has one
-
-
 class DxgBatch:
     """DxgKrnl events in trace order: numbers, raw times, process and thread ids, event ids,
     versions, a matrix of field values (row i's columns are its event's ``positions``; 0 where a
-    version lacks a field), and each row's counted array (an object array, or None when none has one)."""
+    version lacks a field), and the rows the matrix does not hold (``exact``: an object array, a row's
+    (payload bytes, pointer size, opcode) where it is one, None elsewhere; None when no row is)."""
 
-    __slots__ = ("numbers", "times", "pids", "tids", "ids", "versions", "matrix", "arrays")
+    __slots__ = ("numbers", "times", "pids", "tids", "ids", "versions", "matrix", "exact")
 
-    def __init__(self, numbers, times, pids, tids, ids, versions, matrix, arrays=None):
+    def __init__(self, numbers, times, pids, tids, ids, versions, matrix, exact=None):
         self.numbers, self.times, self.pids, self.tids = numbers, times, pids, tids
-        self.ids, self.versions, self.matrix, self.arrays = ids, versions, matrix, arrays
+        self.ids, self.versions, self.matrix, self.exact = ids, versions, matrix, exact
+
+    def in_matrix(self, np):
+        """Whether each row's fields are the matrix's (not read from its payload when it becomes an Event)."""
+        if self.exact is None:
+            return np.ones(len(self.ids), dtype=bool)
+        return np.fromiter((e is None for e in self.exact), dtype=bool, count=len(self.exact))
 
     def __len__(self):
         return len(self.times)
@@ -88,12 +95,21 @@ class DxgBatch:
         for i, event_id, version, number, pid, tid, row, time in zip(
                 rows, self.ids[rows].tolist(), self.versions[rows].tolist(), self.numbers[rows].tolist(),
                 self.pids[rows].tolist(), self.tids[rows].tolist(), self.matrix[rows].tolist(), times):
+            exact = None if self.exact is None else self.exact[i]
+            if exact is not None:  # read as the event-by-event reader reads it
+                data, pointer_size, opcode = exact
+                kind = KINDS.get(event_id) or unknown_kind(event_id, version, opcode)
+                fields, odd = read_payload(kind, version, pointer_size, data, 0, len(data))
+                out.append(new_event(number, kind, version, fields, time, pid, tid, {}, source, odd))
+                continue
             kind = KINDS[event_id]
-            lay = layout(kind.event, version, 8)  # the names and types: the same at either pointer size
+            plan, bit_maps = plan_of(event_id, version, 8)  # the names and types: the same at either pointer size
             at = positions(kind.event)
-            fields = typed_fields(lay, {name: row[at[name]] for name in lay.names})
-            if lay.array is not None:
-                fields[lay.array[0]] = self.arrays[i]
+            fields = {name: row[at[name]] for name in plan.head_names}
+            for name in plan.head_booleans:  # 0 or 1: a row with another value is read from its payload
+                fields[name] = fields[name] == 1
+            for name, bit_map in bit_maps:
+                fields[name] = _flag(bit_map, fields[name])
             out.append(new_event(number, kind, version, fields, time, pid, tid, {}, source))
         return out
 
@@ -101,11 +117,15 @@ class DxgBatch:
         """The rows ``index`` selects (a slice, or an array of row numbers), numbers included."""
         return DxgBatch(None if self.numbers is None else self.numbers[index], self.times[index], self.pids[index],
                         self.tids[index], self.ids[index], self.versions[index], self.matrix[index],
-                        None if self.arrays is None else self.arrays[index])
+                        None if self.exact is None else self.exact[index])
+
+
+_MATRIX_KINDS = ("int", "bool", "pointer")
 
 
 class _Decoder:
-    """NumPy record types of the DxgKrnl templates, per (event id, version, pointer size)."""
+    """NumPy record types of the templates the matrix holds, per (event id, version, pointer size): an entry's
+    event whose template is unsigned numbers of fixed width (None for any other: its rows keep their payloads)."""
 
     def __init__(self, np):
         self.np = np
@@ -113,15 +133,20 @@ class _Decoder:
 
     def of(self, event_id: int, version: int, pointer_size: int):
         key = (event_id, version, pointer_size)
-        found = self.types.get(key)
-        if found is None:
-            lay = layout(KINDS[event_id].event, version, pointer_size)
-            if lay is None:
-                raise NeedExact(f"version {version} of event {event_id}")
-            widths = [b - a for a, b in zip(lay.starts, list(lay.starts[1:]) + [lay.struct.size])]  # before an array
-            dtype = self.np.dtype({"names": list(lay.names), "formats": [f"<u{w}" for w in widths],
-                                   "offsets": list(lay.starts), "itemsize": lay.struct.size})
-            found = self.types[key] = (dtype, lay)
+        found = self.types.get(key, False)
+        if found is False:
+            found = None
+            planned = plan_of(event_id, version, pointer_size) if event_id in ENTRY_OF else None
+            if planned is not None and planned[0].fixed and all(
+                    IN_TYPES[f.in_type].kind in _MATRIX_KINDS and not IN_TYPES[f.in_type].signed
+                    for f in planned[0].fields):
+                plan = planned[0]
+                widths = [pointer_size if IN_TYPES[f.in_type].kind == "pointer" else IN_TYPES[f.in_type].width
+                          for f in plan.fields]
+                offsets = [sum(widths[:i]) for i in range(len(widths))]
+                found = (self.np.dtype({"names": list(plan.head_names), "formats": [f"<u{w}" for w in widths],
+                                        "offsets": offsets, "itemsize": plan.size}), plan)
+            self.types[key] = found
         return found
 
 
@@ -142,11 +167,11 @@ def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) ->
     ours = (got.of_kind("provider") >= 0) & (u64[(o + guid_at) >> 3] == low) & (u64[(o + guid_at + 8) >> 3] == high)
     if (ours & ~got.is_event).any():
         raise NeedExact("a DxgKrnl GUID on a classic header")
+    rows = np.flatnonzero(ours)
     ids = u16[(o + _EVENT["Id"]) >> 1]
-    known = ours & np.isin(ids, list(KINDS))
-    rows = np.flatnonzero(known)
     out = {"ts": got.times, "at": at, "p": p, "dxg": np.full(len(o), -1, dtype=np.int64),
-           "events": len(o), "other_dxgkrnl": int((ours & ~known).sum()), "other_providers": int((~ours).sum())}
+           "events": len(o), "other_dxgkrnl": int((ours & ~np.isin(ids, list(ENTRY_OF))).sum()),
+           "other_providers": int((~ours).sum())}
     out["dxg"][rows] = np.arange(len(rows))
     e = o[rows]
     flags = u16[(e + _EVENT["Flags"]) >> 1]
@@ -158,43 +183,40 @@ def _load(np, decoder: _Decoder, run: bytearray, buffers: list, starts: list) ->
     payload = got.payload[rows]
     length = e + got.size[rows] - payload
     matrix = np.zeros((len(rows), width()), dtype=np.uint64)
-    arrays = None
+    exact = np.zeros(len(rows), dtype=bool)  # rows read from their payloads
     if len(rows):
         combos = np.unique(np.stack([event_ids.astype(np.int64), version.astype(np.int64), pointer]), axis=1)
         for event_id, ver, psize in combos.T.tolist():
-            dtype, lay = decoder.of(event_id, ver, psize)
             sel = np.flatnonzero((event_ids == event_id) & (version == ver) & (pointer == psize))
-            if lay.array is None and (length[sel] != dtype.itemsize).any():
-                raise NeedExact("a payload of another length")
-            if lay.array is not None and (length[sel] < dtype.itemsize).any():
-                raise NeedExact("a payload shorter than its fields before a counted array")
+            found = decoder.of(event_id, ver, psize)
+            if found is None:
+                exact[sel] = True
+                continue
+            dtype, plan = found
+            fits = length[sel] == dtype.itemsize
+            exact[sel[~fits]] = True
+            sel = sel[fits]
             raw = u8[payload[sel][:, None] + np.arange(dtype.itemsize)]
             values = raw.view(dtype).ravel()
-            at = positions(KINDS[event_id].event)
-            for name in lay.names:
-                column = values[name]
-                if name in lay.booleans and (column > 1).any():
-                    raise NeedExact("a Boolean not 0 or 1")
-                matrix[sel, at[name]] = column
-            if lay.array is not None:
-                if arrays is None:
-                    arrays = np.full(len(rows), None, dtype=object)
-                arrays[sel] = _arrays(np, u8, payload[sel] + dtype.itemsize, length[sel] - dtype.itemsize,
-                                      values[lay.names[lay.array[2]]], lay.array[1])
+            odd = np.zeros(len(sel), dtype=bool)
+            for name in plan.head_booleans:
+                odd |= values[name] > 1
+            at_ = positions(KINDS[event_id].event)
+            keep = sel[~odd]
+            exact[sel[odd]] = True
+            for name in plan.head_names:
+                matrix[keep, at_[name]] = values[name][~odd]
+    held = None
+    if exact.any():
+        held = np.full(len(rows), None, dtype=object)
+        opcodes = u8[e + _EVENT["Opcode"]]
+        for i in np.flatnonzero(exact).tolist():
+            a = int(payload[i])
+            held[i] = (bytes(u8[a:a + int(length[i])]), int(pointer[i]), int(opcodes[i]))
     u32 = u8.view("<u4")
     out["batch"] = DxgBatch(None, got.times[rows], u32[(e + _EVENT["ProcessId"]) >> 2].astype(np.int64),
                             u32[(e + _EVENT["ThreadId"]) >> 2].astype(np.int64), event_ids.astype(np.int64),
-                            version.astype(np.int64), matrix, arrays)
-    return out
-
-
-def _arrays(np, u8, starts, lengths, counts, size: int) -> list:
-    """Each row's counted array (few events carry one: a row at a time), its length checked against its count."""
-    if (lengths != counts.astype(np.int64) * size).any():
-        raise NeedExact("a counted array of another length than its count")
-    code = {1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}[size]
-    out = np.empty(len(starts), dtype=object)
-    out[:] = [tuple(u8[a:a + n].view(code).tolist()) if n else () for a, n in zip(starts.tolist(), lengths.tolist())]
+                            version.astype(np.int64), matrix, held)
     return out
 
 
@@ -309,12 +331,12 @@ def batches(np, etl, counts: dict):
         dxg = np.concatenate(dxg)[order]
         mine = np.flatnonzero(dxg >= 0)
         if len(mine):
-            arrays = None
-            if any(b.arrays is not None for _k, _d, b in parts):
-                arrays = np.concatenate([b.arrays if b.arrays is not None else np.full(len(b), None, dtype=object)
-                                         for _k, _d, b in parts])
+            exact = None
+            if any(b.exact is not None for _k, _d, b in parts):
+                exact = np.concatenate([b.exact if b.exact is not None else np.full(len(b), None, dtype=object)
+                                        for _k, _d, b in parts])
             merged = DxgBatch(None, *(np.concatenate([getattr(b, f) for _k, _d, b in parts])
-                                      for f in ("times", "pids", "tids", "ids", "versions", "matrix")), arrays)
+                                      for f in ("times", "pids", "tids", "ids", "versions", "matrix")), exact)
             out = merged.rows(dxg[mine])
             out.numbers = numbered + 1 + mine
             counts["decoded"] += len(out)

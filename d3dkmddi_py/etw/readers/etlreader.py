@@ -1,146 +1,78 @@
 """DxgKrnl events out of an .etl file, and the summary of any .etl file.
 
-A DxgKrnl event is a manifest event (an EVENT_HEADER): its payload holds its template's fields in
-order, packed, with no names.  Pointers are 4 or 8 bytes by the event's own header flags, a
-``win:Boolean`` is 4 bytes; a counted array (the template's last field) holds as many values as its
-count field says.  A version this package has no template for is refused, naming the event, as is a
-payload shorter or longer than its template.  The events then are the same ``Event`` values
-the XML reader gives, in time order, numbered as tracerpt numbers them (every event counted).
+A DxgKrnl event is a manifest event (an EVENT_HEADER): its payload holds its template's fields in order,
+packed, with no names (``payload``).  Every DxgKrnl event is read: its template is its entry's for the
+event's id and version (``registry.layout_of``), else the manifest's.  An event that is not what its template
+says (a payload that ends early or goes on, a Boolean that is not 0 or 1, a version or an id without a
+template, a DxgKrnl event on a classic header) is kept, with what could be read, and what is odd about it
+on the Event (``Odd``) for its report; only damage to the container (a buffer, an event header past its
+buffer) is refused.  The events are the same ``Event`` values the XML reader gives, in time order,
+numbered as tracerpt numbers them (every event counted).
 """
 from __future__ import annotations
 
-import struct
-
-from ...errors import EtwInputError
 from ..._numpy import numpy_module
-from . import etlcount, etlfile
+from . import etlcount, etlfile, payload as payloads
 from ..model.providers import dxgkrnl_event_name, provider_name
-from ..catalog import ARRAYS, BIT_MAPS, KINDS, TEMPLATES
-from ..model.events import Event, _flag, new_event
-from ..model.registry import on_change, payload_bytes
-from ..model.schema import BOOLEAN, PROVIDER_GUID
+from ..model.events import Odd, _flag, new_event
+from ..model.registry import ENTRY_OF, KINDS, layout_of, on_change, unknown_kind
+from ..model.schema import PROVIDER_GUID
 
 DXGKRNL = PROVIDER_GUID.strip("{}")
-_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+_PLANS: dict = {}  # (event id, version, pointer size) -> (payload.Plan, bit maps) or None
+on_change(_PLANS.clear)
 
 
-class _Layout:
-    """One (event, version, pointer size)'s payload: one struct for the fields before a counted array,
-    the names, where each field starts; and the counted array, if any: (name, element width, index of
-    its count among the names)."""
-
-    __slots__ = ("struct", "names", "types", "starts", "booleans", "bit_maps", "array")
-
-    def __init__(self, event: str, fields: tuple, pointer_size: int):
-        array = [(n, t) for n, t in fields if (event, n) in ARRAYS]
-        fixed = [(n, t) for n, t in fields if (event, n) not in ARRAYS]
-        widths = [payload_bytes(t, pointer_size) for _n, t in fixed]
-        self.struct = struct.Struct("<" + "".join(_CODES[w] for w in widths))
-        self.names = tuple(n for n, _t in fixed)
-        self.types = tuple(t for _n, t in fixed)
-        starts, at = [], 0
-        for w in widths:
-            starts.append(at)
-            at += w
-        self.starts = tuple(starts)
-        self.booleans = tuple(n for n, t in fixed if t == BOOLEAN)
-        self.bit_maps = tuple((n, BIT_MAPS[(event, n)]) for n, _t in fixed if (event, n) in BIT_MAPS)
-        self.array = None
-        if array:
-            (name, in_type), = array
-            self.array = (name, payload_bytes(in_type, pointer_size), self.names.index(ARRAYS[(event, name)]))
-
-    def payload(self, values: tuple) -> int:
-        """The payload's length, given the fixed fields' values."""
-        if self.array is None:
-            return self.struct.size
-        return self.struct.size + self.array[1] * values[self.array[2]]
-
-
-_LAYOUTS: dict = {}
-on_change(_LAYOUTS.clear)
-
-
-def layout(event: str, version: int, pointer_size: int) -> _Layout | None:
-    key = (event, version, pointer_size)
-    found = _LAYOUTS.get(key)
-    if found is None:
-        fields = TEMPLATES[event].get(version)
-        if fields is None:
-            return None
-        found = _LAYOUTS[key] = _Layout(event, fields, pointer_size)
+def plan_of(event_id: int, version: int, pointer_size: int):
+    """(payload plan, ((field, flag type), ...)) of an event id and version at a pointer size, or None when
+    neither its entry nor the manifest has a template for them."""
+    key = (event_id, version, pointer_size)
+    found = _PLANS.get(key, False)
+    if found is False:
+        fields = layout_of(event_id, version)
+        entry = ENTRY_OF.get(event_id)
+        found = None if fields is None else (payloads.plan(fields, pointer_size),
+                                             tuple(entry.bit_maps.items()) if entry is not None else ())
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        _PLANS[key] = found
     return found
 
 
-def _where(name: str, rec, kind) -> str:
-    return f"{name}: event #{rec.number} ({kind.label}), {rec.buffer.where(rec.offset)}"
+def read_payload(kind, version: int, pointer_size: int, data, start: int, end: int) -> tuple:
+    """(fields, Odd or None) of one payload ``data[start:end]``: the one reading of a DxgKrnl payload, for the
+    event-by-event reader and the column-wise one's odd rows alike."""
+    found = plan_of(kind.event_id, version, pointer_size) if kind.symbol else None
+    if found is None:
+        return {}, Odd(payload=bytes(data[start:end]), why="version" if kind.symbol else "id")
+    plan, bit_maps = found
+    d = payloads.decode(plan, data, start, end)
+    fields = d.fields
+    for name, bit_map in bit_maps:
+        if name in fields:
+            fields[name] = _flag(bit_map, fields[name])
+    if d.missing or d.extra or d.booleans:
+        return fields, Odd(missing=d.missing, cut_at=None if not d.missing else end - start, extra_bytes=d.extra,
+                           booleans=d.booleans)
+    return fields, None
 
 
-def decode(rec, kind, header, name: str) -> Event:
-    """The Event of one DxgKrnl record; EtwInputError naming the event and field when it does not fit."""
-    if rec.kind not in etlfile.EVENT_HEADERS:
-        raise EtwInputError(f"{_where(name, rec, kind)}: {etlfile._a(etlfile.KIND_NAMES[rec.kind])} header, not the "
-                            f"EVENT_HEADER a manifest event has", event=rec.number)
-    lay = layout(kind.event, rec.version, rec.pointer_size)
-    if lay is None:
-        known = ", ".join(map(str, sorted(TEMPLATES[kind.event])))
-        raise EtwInputError(f"{_where(name, rec, kind)}: version {rec.version} of event {kind.event_id}, which this "
-                            f"package has no template for (it reads version {known}); the fields of another "
-                            f"version cannot be placed", event=rec.number, field="Version")
-    length = rec.offset + rec.size - rec.payload
-    if length != lay.struct.size and (lay.array is None or length < lay.struct.size):
-        raise _length_error(rec, kind, lay, length, name)
-    values = lay.struct.unpack_from(rec.buffer.data, rec.payload)
-    fields = dict(zip(lay.names, values))
-    if lay.array is not None:
-        array, width, _at = lay.array
-        if length != lay.payload(values):
-            raise _array_error(rec, kind, lay, length, values, name)
-        count = (length - lay.struct.size) // width
-        fields[array] = struct.unpack_from(f"<{count}{_CODES[width]}", rec.buffer.data, rec.payload + lay.struct.size)
-    for field in lay.booleans:
-        if fields[field] > 1:
-            raise EtwInputError(f"{_where(name, rec, kind)}: field {field} (Boolean) = {fields[field]}, not 0 or 1",
-                                event=rec.number, field=field)
-    return new_event(rec.number, kind, rec.version, typed_fields(lay, fields), header.utc(rec.timestamp), rec.process_id,
-                     rec.thread_id, {}, name)
+def kind_of_record(rec):
+    """The EventKind of a DxgKrnl record: its id's, or one made for an id the manifest does not have."""
+    kind = KINDS.get(rec.event_id)
+    return kind if kind is not None else unknown_kind(rec.event_id, rec.version, rec.opcode)
 
 
-def typed_fields(lay: _Layout, fields: dict) -> dict:
-    """A payload's numbers as an Event holds them: Booleans as bool, bit-mapped words as their flag type
-    (the Booleans already checked to be 0 or 1)."""
-    for field in lay.booleans:
-        fields[field] = bool(fields[field])
-    for field, bit_map in lay.bit_maps:
-        fields[field] = _flag(bit_map, fields[field])
-    return fields
-
-
-def _length_error(rec, kind, lay: _Layout, length: int, name: str) -> EtwInputError:
-    where = _where(name, rec, kind)
-    pointers = f"{rec.pointer_size}-byte pointers"
-    if length < lay.struct.size:
-        cut = _first_cut(lay, length)
-        field = lay.names[cut]
-        return EtwInputError(f"{where}: the payload has {length} bytes, {lay.struct.size - length} fewer than version "
-                             f"{rec.version}'s {lay.struct.size} ({pointers}); it ends inside or before field {field} "
-                             f"(byte {lay.starts[cut]})", event=rec.number, field=field)
-    return EtwInputError(f"{where}: the payload has {length} bytes, {length - lay.struct.size} more than version "
-                         f"{rec.version}'s {lay.struct.size} ({pointers}) after its last field {lay.names[-1]}",
-                         event=rec.number, field=lay.names[-1])
-
-
-def _array_error(rec, kind, lay: _Layout, length: int, values: tuple, name: str) -> EtwInputError:
-    array, width, at = lay.array
-    return EtwInputError(f"{_where(name, rec, kind)}: the payload has {length} bytes, but {lay.names[at]} = "
-                         f"{values[at]} gives version {rec.version} {lay.payload(values)} ({lay.struct.size} before "
-                         f"{array}, then {values[at]} values of {width} bytes)", event=rec.number, field=array)
-
-
-def _first_cut(lay: _Layout, length: int) -> int:
-    """The first field that does not fit in ``length`` bytes."""
-    ends = list(lay.starts[1:]) + [lay.struct.size]
-    return next(i for i, end in enumerate(ends) if end > length)
+def decode(rec, kind, header, name: str):
+    """The Event of one DxgKrnl record, whatever its payload holds (what does not fit is its ``odd``)."""
+    end = rec.offset + rec.size
+    if rec.kind not in etlfile.EVENT_HEADERS:  # a DxgKrnl GUID on a classic header: no template places its bytes
+        fields, odd = {}, Odd(payload=bytes(rec.buffer.data[rec.payload:end]), why="header")
+    else:
+        fields, odd = read_payload(kind, rec.version, rec.pointer_size, rec.buffer.data, rec.payload, end)
+    return new_event(rec.number, kind, rec.version, fields, header.utc(rec.timestamp), rec.process_id,
+                     rec.thread_id, {}, name, odd)
 
 
 def events(reader, stream, head: bytes):
@@ -166,12 +98,11 @@ def events_of(reader, etl):
             if key in reader.providers or len(reader.providers) < 64:
                 reader.providers[key] = reader.providers.get(key, 0) + 1
             continue
-        kind = KINDS.get(rec.event_id)
-        if kind is None:
-            reader.other_dxgkrnl += 1
-            continue
+        kind = kind_of_record(rec)
         event = decode(rec, kind, header, name)
         reader.decoded += 1
+        if kind.event_id not in ENTRY_OF:
+            reader.other_dxgkrnl += 1
         yield event
 
 

@@ -26,13 +26,13 @@ class _Raw:
     """What one top-level element of <Events> gave: the values the decoder reads, as text."""
 
     __slots__ = ("local", "system", "provider", "guid", "event_id", "version", "time", "pid", "tid", "data",
-                 "undecoded")
+                 "undecoded", "binary")
 
     def __init__(self, local=None):
         self.local = local  # the local name when the element is not an <Event> of the schema
         self.system = False
         self.provider = self.guid = self.event_id = self.version = self.time = self.pid = self.tid = None
-        self.data = self.undecoded = None
+        self.data = self.undecoded = self.binary = None  # binary: <BinaryEventData>'s hex text
 
 
 # ------------------------------------------------------------------ the expat path
@@ -93,6 +93,8 @@ class _ExpatEvents:
                 rec.data = {}
             elif local in ("BinaryEventData", "ProcessingErrorData"):
                 rec.undecoded = local
+                if local == "BinaryEventData":
+                    self.collect = ("binary", d + 1, False)
             return
         if rel != 2 or self.section is None:
             return

@@ -16,9 +16,9 @@ import pyexpat
 from ...errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
 from ...outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
-from ..catalog import KINDS
-from ..model.events import Event, new_event, parse_fields
-from ..model.registry import names as event_names
+from ..catalog import ENTRY_OF, KINDS
+from ..model.events import Event, Odd, new_event, parse_fields
+from ..model.registry import unknown_kind
 from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
@@ -31,9 +31,9 @@ class TraceReader:
     """Iterate to get the DxgKrnl events of a trace (``Event``), in order; then read the counts.
 
     ``source``: a path, a binary or text file object, or bytes: an .etl file or its XML.  After
-    iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Events
-    of other providers and other DxgKrnl events are skipped and counted (``other_providers``,
-    ``other_dxgkrnl``); ``total`` counts every <Event>.  A trace can be iterated once (a second pass raises errors.ReadOnce).  ``fast=False``
+    iterating, ``format`` is "etl" or "xml" and ``etl_header`` the .etl file's log-file header.  Every DxgKrnl
+    event is read (``decoded``; ``other_dxgkrnl`` of them no catalog entry reads); events of other providers are
+    skipped and counted (``other_providers``); ``total`` counts every <Event>.  A trace can be iterated once (a second pass raises errors.ReadOnce).  ``fast=False``
     reads every block with expat (the fast path's oracle in the tests); ``blocks_fast`` / ``blocks_expat``
     say how the blocks were read.
     """
@@ -67,10 +67,9 @@ class TraceReader:
             return
         others = ", ".join(f"{n} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
         raise EtwInputError(
-            f"{self.name}: no {' or '.join(event_names(KINDS).split(', '))} event of {PROVIDER}: it has "
-            f"{self.total} events, {self.other_providers} of other providers"
-            + (f" ({others})" if others else "") + f" and {self.other_dxgkrnl} other DxgKrnl events; record "
-            f"a GPU trace (wpr -start GPU) or add the DxgKrnl provider with its Resource keyword (0x40)")
+            f"{self.name}: no event of {PROVIDER}: it has {self.total} events, {self.other_providers} of other "
+            f"providers" + (f" ({others})" if others else "") + "; record a GPU trace (wpr -start GPU) or add the "
+            f"DxgKrnl provider with its Resource keyword (0x40)")
 
     # ---- iteration
     def __iter__(self):
@@ -218,22 +217,23 @@ class TraceReader:
             if len(self._kinds) < 256:
                 self._kinds[key] = kind
         where = _Where(self.name, number, kind)
-        if rec.data is None:
-            what = (f"<{rec.undecoded}> instead of <EventData>: tracerpt had no schema for it" if rec.undecoded
-                    else "no <EventData>")
-            raise EtwInputError(f"{where} has {what}; decode the trace on a machine with the {PROVIDER} "
-                                f"manifest (tracerpt FILE.etl -o FILE.xml -of XML)", event=number, field="EventData")
-        try:
-            fields, extra = parse_fields(rec.data, kind, where)
-        except EtwInputError as exc:
-            exc.event = number
-            raise
         ver = kind.version if rec.version is None else _system_number(rec.version, "Version", where, number)
+        if rec.data is None:  # tracerpt wrote the event without its fields: its payload, if it gave it, as it is
+            fields, extra, odd = {}, {}, Odd(payload=_hex(rec.binary), why="tracerpt")
+        else:
+            try:
+                fields, extra, odd = parse_fields(rec.data, kind, where, ver)
+            except EtwInputError as exc:
+                exc.event = number
+                raise
         self.decoded += 1
+        if kind.event_id not in ENTRY_OF:
+            self.other_dxgkrnl += 1
         pid, tid = rec.pid, rec.tid
         return new_event(number, kind, ver, fields, rec.time,
                          None if pid is None else _system_number(pid, "ProcessID", where, number),
-                         None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name)
+                         None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name,
+                         odd)
 
     def _kind(self, rec: _Raw, number: int):
         """The DxgKrnl event a record is, or None (counted) for another provider's or another DxgKrnl event."""
@@ -248,9 +248,11 @@ class TraceReader:
             self.other_providers += 1
             return None
         where = _Where(self.name, number, None)
-        kind = KINDS.get(_system_number(rec.event_id, "EventID", where, number))
-        if kind is None:
-            self.other_dxgkrnl += 1
+        event_id = _system_number(rec.event_id, "EventID", where, number)
+        kind = KINDS.get(event_id)
+        if kind is None:  # an id the manifest does not have: kept, its data undecoded
+            version = 0 if rec.version is None else _system_number(rec.version, "Version", where, number)
+            kind = unknown_kind(event_id, version, 0)
         return kind
 
 
@@ -268,6 +270,16 @@ class _Where:
 
     def __format__(self, spec):
         return format(str(self), spec)
+
+
+def _hex(text) -> bytes | None:
+    """<BinaryEventData>'s payload (hex digits), or None when it holds none that read as bytes."""
+    s = (text or "").strip()
+    s = s[2:] if s[:2] in ("0x", "0X") else s
+    try:
+        return bytes.fromhex(s) if s else None
+    except ValueError:
+        return None
 
 
 _NUMBERS: dict = {}  # System texts seen (ids, versions, process and thread ids) -> their value

@@ -1,0 +1,92 @@
+"""The reports of events that are not what their template says (an ``Odd`` on the Event): one finding of its own
+rule for the first event of each kind of oddity (an event id, version and payload length; an id and version; a
+Boolean field), every such event counted.  A trace of a newer Windows build may hold a million events with four
+bytes more than the manifest's template: that is one report and a count, and every event read."""
+from __future__ import annotations
+
+from ...semantics._rules import finding
+
+LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNDECODED = ("ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE",
+                                                   "ETW.BOOLEAN_NOT_0_OR_1", "ETW.UNDECODED")
+RULES = (LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNDECODED)
+KEYS_KEPT = 1 << 16  # distinct kinds of oddity reported; past them, events are counted and not reported
+_WHY = {"version": "version {version} of event {id}, which neither the manifest nor its entry has a template for",
+        "id": "event id {id}, which the manifest does not have",
+        "header": "a DxgKrnl event on a classic header, not the EVENT_HEADER a manifest event has",
+        "tracerpt": "tracerpt wrote it without its fields (no schema, or a decode error)"}
+
+
+def _name(event) -> str:
+    return event.kind.symbol or event.kind.event
+
+
+def findings(event) -> list:
+    """(key, Finding) of each way the event is not what its template says."""
+    odd, kind = event.odd, event.kind
+    out = []
+    where = f"{_name(event)} version {event.version}"
+    if odd.why:
+        rule = UNDECODED if odd.why in ("header", "tracerpt") else NO_TEMPLATE
+        held = f"its payload ({len(odd.payload)} bytes) kept as hex" if odd.payload is not None else \
+            f"its {len(odd.names)} <Data> kept as text" if odd.names else "nothing of it decoded"
+        what = _WHY[odd.why].format(version=event.version, id=kind.event_id)
+        out.append(((rule, kind.event_id, event.version, odd.why),
+                    finding(rule, "payload", kind.event_id, f"{what}: {held}")))
+        return out
+    if odd.missing:
+        cut = f"the payload ends after {odd.cut_at} bytes, before" if odd.cut_at is not None else "XML has no"
+        out.append(((SHORTER, kind.event_id, event.version, odd.cut_at, odd.missing),
+                    finding(SHORTER, odd.missing[0], odd.cut_at or 0,
+                            f"{where}: {cut} {_list(odd.missing)}; the fields before are read")))
+    if odd.extra_bytes:
+        out.append(((LONGER, kind.event_id, event.version, len(odd.extra_bytes)),
+                    finding(LONGER, "extra_bytes", len(odd.extra_bytes),
+                            f"{where}: {len(odd.extra_bytes)} bytes after the template's last field, kept as "
+                            f"extra_bytes")))
+    if odd.names:
+        out.append(((LONGER, kind.event_id, event.version, odd.names),
+                    finding(LONGER, odd.names[0], len(odd.names),
+                            f"{where}: {_list(odd.names)}, which the template lacks, kept as text")))
+    for name in odd.booleans:
+        value = event.fields.get(name)
+        shown = value if isinstance(value, int) else max(v for v in value if not isinstance(v, bool))
+        out.append(((BOOLEAN, kind.event_id, event.version, name),
+                    finding(BOOLEAN, name, shown, f"{where}: Boolean field {name} = {shown}, neither 0 nor 1: kept "
+                                                  f"as its number")))
+    return out
+
+
+def _list(names) -> str:
+    names = list(names)
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
+class OddReports:
+    """What a reading reports of its odd events: a finding for the first of each kind, every one counted."""
+
+    def __init__(self):
+        self.seen: set = set()
+        self.counts: dict = {}  # rule id -> events
+        self.events = 0  # odd events, each once
+        self.reported: list = []  # (event number, event name, Finding) of each report, for the text (the first ones)
+        self.unreported = 0  # kinds past KEYS_KEPT
+
+    def take(self, event) -> list:
+        """The findings to report for one event (none for an event that is what its template says, or whose kind of
+        oddity was reported already)."""
+        if event.odd is None:
+            return []
+        self.events += 1
+        out = []
+        for key, f in findings(event):
+            self.counts[f.rule_id] = self.counts.get(f.rule_id, 0) + 1
+            if key in self.seen:
+                continue
+            if len(self.seen) >= KEYS_KEPT:
+                self.unreported += 1
+                continue
+            self.seen.add(key)
+            out.append(f)
+            if len(self.reported) < 10_000:
+                self.reported.append((event.number, _name(event), f))
+        return out
