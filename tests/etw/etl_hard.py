@@ -27,12 +27,9 @@ def memory_event(rng, adapter: int, handle: int, mask: int):
         fields.update(pDxgAdapter=adapter, hVidMmAlloc=device, hVidMmGlobalAlloc=handle & mask)
         return KIND_BY_NAME[(name, rng.choice(("Start", "DCStart", "Stop")))], fields
     if name == "ReportCommittedAllocation":
-        stamps = tuple(rng.randrange(1 << 40) for _ in range(rng.randrange(4)))
         return KIND_BY_NAME[(name, "Info")], dict(
             hProcessId=0x1F40, hDevice=0x77, hAllocationHandle=device, Pinned=rng.random() < 0.5,
-            EvictionResource=False, Size=0x10000, ulSegmentId=rng.randrange(4), SegmentOffset=rng.randrange(1 << 30),
-            FenceId=rng.randrange(1 << 20), ProcessorFrequencyInMHz=3000, NumberOfTimestamps=len(stamps),
-            Timestamps=stamps)
+            EvictionResource=False, Size=0x10000, ulSegmentId=rng.randrange(4), SegmentOffset=rng.randrange(1 << 30))
     if name == "ReportCommittedGlobalAllocation":
         return KIND_BY_NAME[(name, "DCStart")], dict(hGlobalAllocationHandle=handle & mask,
                                                      ulSegmentId=rng.randrange(4), SegmentOffset=rng.randrange(1 << 30))

@@ -26,10 +26,10 @@ def device(handle=DEVICE, global_handle=GLOBAL, **over) -> dict:
     return f
 
 
-def committed(segment: int, offset: int = 0x2000, handle=DEVICE, stamps=(0x10, 0x20), **over) -> dict:
+def committed(segment: int, offset: int = 0x2000, handle=DEVICE, **over) -> dict:
+    """ReportCommittedAllocation's eight fields, as the manifest's template has them."""
     f = dict(hProcessId=0x1F40, hDevice=0x77, hAllocationHandle=handle, Pinned=False, EvictionResource=True,
-             Size=0x10000, ulSegmentId=segment, SegmentOffset=offset, FenceId=7, ProcessorFrequencyInMHz=3000,
-             NumberOfTimestamps=len(stamps), Timestamps=tuple(stamps))
+             Size=0x10000, ulSegmentId=segment, SegmentOffset=offset)
     f.update(over)
     return f
 
@@ -60,7 +60,7 @@ def story() -> list:
             Dxg(SEGMENT, seg_fields(3, 0x1), version=1),
             Dxg(START, alloc_fields(dwReadSegment=0b101, dwWriteSegment=0b101, dwEvictionSegment=0b100)),
             Dxg(DEVICE_START, device()),
-            Dxg(RUNDOWN, rundown(1)), Dxg(COMMITTED, committed(2)), Dxg(COMMITTED, committed(3, stamps=())),
+            Dxg(RUNDOWN, rundown(1)), Dxg(COMMITTED, committed(2)), Dxg(COMMITTED, committed(3)),
             Dxg(PRIORITY, dict(hAllocationHandle=DEVICE, Priority=0)),
             Dxg(RESIDENT, resident(1, 0x100000)), Dxg(RESIDENT, resident(1, 0x300000)), Dxg(RESIDENT, resident(3, 5)),
             Dxg(BUDGET, budget(0x8000000)), Dxg(USAGE, usage(0x200000)), Dxg(USAGE, usage(0x600000, old=0x200000)),

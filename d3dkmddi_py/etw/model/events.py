@@ -332,6 +332,7 @@ class _Converted(dict):
 
 VALUES_KEPT = 512
 _FAST_KINDS = ("int", "bool", "pointer")
+_TEXTS = ("unicode", "ansi", "binary")  # an element without text is an empty value of these, not a missing one
 
 
 class _Whole:
@@ -414,6 +415,8 @@ def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = N
                 missing += (f.name,)
                 continue
             out[f.name] = _array(text, f, out, where, bit_map, value_map, booleans)
+        elif IN_TYPES[f.in_type].kind in _TEXTS and f.name in raw and not isinstance(text, list):
+            out[f.name] = parse_value(text or "", f.in_type, f.name, where)  # an empty element: an empty string
         elif _absent(text):
             missing += (f.name,)
         else:

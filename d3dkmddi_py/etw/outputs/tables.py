@@ -47,15 +47,16 @@ def table_names() -> tuple:
 UNDECODED = "undecoded"
 # the head of a table of events no entry reads, and what follows their fields
 KIND_HEAD = (("number", "int"), ("time", "time"), ("ms", "float"), ("process", "opt"))
+COUNTS = (("errors", "int"), ("warnings", "int"))  # an event's findings by severity, last in every table of events
 UNDECODED_COLUMNS = KIND_HEAD + (("id", "int"), ("version", "int"), ("symbol", "text"), ("why", "text"),
-                                 ("payload", "text"), ("data", "text"))
+                                 ("payload", "text"), ("data", "text")) + COUNTS
 
 
 def _kind_columns(event_id: int, version: int) -> tuple:
     """(name, kind) of each column of the table of an event no entry reads: the head, each template field (a kind
-    that holds None: a short payload leaves a field empty), then extra_bytes."""
+    that holds None: a short payload leaves a field empty), then extra_bytes, errors and warnings."""
     return KIND_HEAD + tuple((f.name, "text" if f.count is not None else field_kind(f.in_type, True))
-                             for f in layout_of(event_id, version)) + (("extra_bytes", "text"),)
+                             for f in layout_of(event_id, version)) + (("extra_bytes", "text"),) + COUNTS
 
 
 def __getattr__(name):  # TABLES follows the registry
@@ -474,9 +475,11 @@ class TraceTables:
         else:
             kind = events[0].kind
             columns = _kind_columns(kind.event_id, kind.version)
-            cells = head + [[_kind_cell(e.fields.get(name), k) for e in events] for name, k in columns[len(head):-1]]
+            cells = head + [[_kind_cell(e.fields.get(name), k) for e in events]
+                            for name, k in columns[len(head):-1 - len(COUNTS)]]
             cells.append([e.odd.extra_bytes.hex() if e.odd is not None and e.odd.extra_bytes else None
                           for e in events])
+        cells += [[render.count_severity(r, severity) for _e, _ns, r in items] for severity in ("error", "warning")]
         w = self._writer(table) if self.sinks is None else self._writers[table]
         w.write(Table([n for n, _k in columns], [k for _n, k in columns], cells))
         self.counts[table] = self.counts.get(table, 0) + len(events)
