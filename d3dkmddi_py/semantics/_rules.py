@@ -155,32 +155,49 @@ class Force(enum.Enum):
     DESCRIBES = "describes"
 
 
-_FORBIDS = re.compile(r"\b(?:must|cannot|invalid|do not|only|asserts|fails)\b", re.IGNORECASE)
+# What forbids, read clause by clause once the asides in parentheses are out ("GPUs commonly do not support
+# ..." is an aside, not what the sentence asks): a modal that forbids or obliges, "invalid", a failure the
+# page states, an imperative "do not" that opens a clause, and "only" where it restricts what can or may be
+# done ("can be set only with", "only ... can be specified").  A bare "only" ("specifies this array only
+# if", "use only the segment set") describes.
+FORBIDDING_WORDS = ("must", "cannot", "can not", "may not", "invalid", "not valid", "asserts", "fails to",
+                    "returns an error", "is not created")
+_FORBIDS = re.compile(r"\b(?:" + "|".join(w.replace(" ", r"\s+") for w in FORBIDDING_WORDS) + r")\b", re.IGNORECASE)
+_IMPERATIVE = re.compile(r"^\s*(?:note\s+)?(?:do\s+not|don't|never)\b", re.IGNORECASE)
+_RESTRICTED = re.compile(r"\b(?:can|may)\b.*\bonly\b|\bonly\b.*\b(?:can|may)\b|\bvalid\s+only\b|\bonly\s+valid\b",
+                         re.IGNORECASE)
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
-
-
 _ASIDE = re.compile(r"\([^()]*\)")
+_CLAUSES = re.compile(r"[,;:.]\s+|[,;:]")
 
 
 def sentence_force(sentence: str) -> Force:
-    """What a sentence does: forbids (must, cannot, invalid, do not, only, asserts, fails), says
-    "should", or describes.  A parenthesis is an aside ("GPUs commonly do not support ..."), not
-    what the sentence asks."""
+    """What a sentence does: forbids (must, cannot, may not, invalid, not valid, asserts, fails to, returns
+    an error, is not created; "do not" opening a clause; "only" with "can" or "may" in its clause), says
+    "should", or describes.  A parenthesis is an aside, not what the sentence asks."""
     said = _ASIDE.sub("", sentence)
     if _FORBIDS.search(said):
+        return Force.FORBIDS
+    if any(_IMPERATIVE.search(c) or _RESTRICTED.search(c) for c in _CLAUSES.split(said)):
         return Force.FORBIDS
     return Force.SHOULD if _SHOULD.search(said) else Force.DESCRIBES
 
 
 def severity_problem(rule: Rule) -> str | None:
-    """Why a rule's severity does not follow its sentences, or None when it does."""
+    """Why a rule's severity does not follow its sentences, or None when it does: an error needs a sentence
+    that forbids (its quote or one beside it) and no sentence that softens it; a warning needs no sentence
+    that forbids, or the sentence that softens it.  So each rule's sentences allow exactly one severity."""
+    forbids = [q for q in (rule.quote, *rule.also) if sentence_force(q.text) is Force.FORBIDS]
     if rule.severity is Severity.ERROR:
-        if any(sentence_force(q.text) is Force.FORBIDS for q in (rule.quote, *rule.also)):
+        if rule.softened_by is not None:
+            return f"{rule.rule_id} is an error, but a sentence softens it (softened_by); make it a warning"
+        if forbids:
             return None
         said = "says \"should\"" if sentence_force(rule.sentence) is Force.SHOULD else "describes"
         return (f"{rule.rule_id} is an error, but its sentence only {said}: an error needs a sentence that forbids "
-                f"or states a failure (must, cannot, invalid, do not, only, asserts); make it a warning")
-    if sentence_force(rule.sentence) is Force.FORBIDS and rule.softened_by is None:
+                f"or states a failure ({', '.join(FORBIDDING_WORDS)}, do not, can or may ... only); make it a "
+                f"warning")
+    if forbids and rule.softened_by is None:
         return (f"{rule.rule_id} is a warning on a sentence that forbids; make it an error, or give the sentence "
                 f"that makes it a warning (softened_by)")
     return None
@@ -314,7 +331,7 @@ _rule("DESC.USEBANKING_NEEDS_BANKS", W, SEGFLAGS,
       "of the DXGK_SEGMENTDESCRIPTOR structure that describes the segment.",
       "Flags.UseBanking is set and the descriptor has no NbOfBanks member (DESCRIPTOR4, DESCRIPTOR5), "
       "or NbOfBanks is 0, or pBankRangeTable is 0.")
-_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", E, SEGDESC,
+_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", W, SEGDESC,
       "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.",
       "pBankRangeTable is not 0 and Flags.UseBanking is not set.")
 _rule("DESC.SIZE_PAGE_MULTIPLE", E, SEGDESC,
