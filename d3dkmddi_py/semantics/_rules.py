@@ -26,6 +26,7 @@ ALLOCFLAGS_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags"
 ALLOCFLAGS_WDDM2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags_wddm2_0"
 ALLOCFLAGS2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-dxgk_allocationinfoflags2"
 SETPRIORITY_PAGE = LEARN + "d3dumddi/nc-d3dumddi-pfnd3dddi_setprioritycb"
+QUERYSEGMENTIN_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_querysegmentin"
 KIT = "d3dkmddi.h (WDK 10.0.26100)"
 
 
@@ -258,6 +259,7 @@ SEGDESC, SEGDESC3, SEGDESC4 = page(SEGDESC_PAGE), page(SEGDESC3_PAGE), page(SEGD
 BANKPREF, SEGPREF = page(BANKPREF_PAGE), page(SEGPREF_PAGE)
 ALLOCINFO, ALLOCFLAGS, ALLOCFLAGS_WDDM2 = page(ALLOCINFO_PAGE), page(ALLOCFLAGS_PAGE), page(ALLOCFLAGS_WDDM2_PAGE)
 ALLOCFLAGS2 = page(ALLOCFLAGS2_PAGE)
+QUERYSEGMENTIN = page(QUERYSEGMENTIN_PAGE)
 
 E, W = Severity.ERROR, Severity.WARNING
 RESERVED_SENTENCE = "This member is reserved and should be set to zero."
@@ -304,7 +306,8 @@ _rule("SEGFLAGS.HIBERNATE_ON_APERTURE", W, SEGFLAGS_2017, HIBERNATE_FLAGS_SENTEN
 _rule("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", W, SEGFLAGS,
       "Supported starting with Windows 8.",
       "The interface version is below WIN8 and PreservedDuringStandby, PreservedDuringHibernate or "
-      "PartiallyPreservedDuringHibernate is set (the kit declares these bits at every version).")
+      "PartiallyPreservedDuringHibernate is set (the kit declares these bits at every version; the rules about "
+      "them run from WIN8).")
 _rule("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", E, SEGFLAGS,
       "This flag cannot be used in combination with the CpuVisible flag.",
       "SupportsCpuHostAperture (named from WDDM2_0) and CpuVisible are both set.")
@@ -326,11 +329,15 @@ _rule("SEGFLAGS.RESERVED_NONZERO", W, SEGFLAGS, RESERVED_SENTENCE,
 
 # ---- Segment descriptors (DXGK_SEGMENTDESCRIPTOR, 3, 4, 5): the members around the flags.  A rule
 # quoting a descriptor page runs on the descriptor types whose page says it (checks.py).
+USEBANKING_READING = ("the page asks this of DXGK_SEGMENTDESCRIPTOR's members; {type_name} has members of the same "
+                      "names")
 _rule("DESC.USEBANKING_NEEDS_BANKS", W, SEGFLAGS,
       "The driver should also specify valid bank information in the NbOfBanks and pBankRangeTable members "
       "of the DXGK_SEGMENTDESCRIPTOR structure that describes the segment.",
-      "Flags.UseBanking is set and the descriptor has no NbOfBanks member (DESCRIPTOR4, DESCRIPTOR5), "
-      "or NbOfBanks is 0, or pBankRangeTable is 0.")
+      "DXGK_SEGMENTDESCRIPTOR, and DXGK_SEGMENTDESCRIPTOR3 (" + READING + " "
+      + USEBANKING_READING.format(type_name="DXGK_SEGMENTDESCRIPTOR3") + "): Flags.UseBanking is set and NbOfBanks "
+      "is 0, or pBankRangeTable is 0. DXGK_SEGMENTDESCRIPTOR4 and 5 have no bank members; no page asks anything of "
+      "UseBanking there.")
 _rule("DESC.BANKTABLE_WITHOUT_USEBANKING", W, SEGDESC,
       "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.",
       "pBankRangeTable is not 0 and Flags.UseBanking is not set.")
@@ -403,11 +410,25 @@ _rule("ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
 _rule("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", E, ALLOCFLAGS,
       "The flag can only be set when the AccessedPhysically flag is set.",
       "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.")
+_rule("ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3", W, ALLOCFLAGS, "Supported starting with Windows 8.1.",
+      "DXGK_ALLOCATIONINFOFLAGS below WDDM1_3 and HistoryBuffer is set (the kit declares the bit at every version; "
+      "the rules about HistoryBuffer run from WDDM1_3).",
+      reading="Windows 8.1 is read as WDDM1_3, the interface version of WDDM 1.3")
 _rule("ALLOCFLAGS.UNDEFINED_AT_VERSION", W, ALLOCFLAGS, RESERVED_SENTENCE,
-      "A bit that is reserved at this interface version but names a flag at a newer one is set "
-      "(for example FlagsWddm2 bit 10, CreateInVpr from WDDM2_1).")
+      "A bit of a member whose page says this (DXGK_ALLOC_RESERVED*, Reserved03) that is reserved at this "
+      "interface version but names a flag at a newer one is set (for example FlagsWddm2 bit 13, "
+      "MapApertureCpuVisible from WDDM2_9).",
+      also=(Quote(ALLOCFLAGS_WDDM2, RESERVED_SENTENCE),))
 _rule("ALLOCFLAGS.RESERVED_NONZERO", W, ALLOCFLAGS, RESERVED_SENTENCE,
-      "A bit that is reserved at every interface version (Reserved*, DXGK_ALLOC_RESERVED*) is set.")
+      "A bit that is reserved at every interface version (DXGK_ALLOC_RESERVED*, spelled Reserved0..15 by the kit's "
+      "macros, Reserved02) is set.",
+      also=(Quote(ALLOCFLAGS_WDDM2, RESERVED_SENTENCE),))
+_rule("ALLOCFLAGS.SYSTEM_RESERVED_SET", W, ALLOCFLAGS, "Reserved for system use.",
+      "DXGK_ALLOCATIONINFOFLAGS below WDDM2_0: a bit of Reserved (bits 15-18, AccessedPhysically to "
+      "CpuVisibleOnDemand from WDDM2_0) is set.")
+_rule("ALLOCFLAGS.RESERVED00_SET", W, ALLOCFLAGS_WDDM2,
+      "For WDDM versions earlier than WDDM 2.1, this member is reserved and should be set to zero.",
+      "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 below WDDM2_1: Reserved00 (bit 10, CreateInVpr from WDDM2_1) is set.")
 
 # ---- DXGK_ALLOCATIONINFOFLAGS2 (WDDM3_0+)
 _rule("ALLOCFLAGS2.UNDEFINED_AT_VERSION", E, ALLOCFLAGS2, "Reserved; do not use.",
@@ -504,3 +525,28 @@ _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
       reading="the page says which segments the driver requests for page-in; that a placement outside them "
               "contradicts the driver's sets is the package's reading, no page says the kernel never places an "
               "allocation elsewhere")
+
+
+# Flags the kit names at every version whose page dates them later: (flag word, flag) -> (the first interface
+# version, the rule that says so).  Below it a set flag is that rule's finding, the page's date is said with its
+# meaning, and the rules that read the flag (whose sentences speak of a supported flag) do not run.
+SUPPORTED_FROM = {
+    **{("DXGK_SEGMENTFLAGS", name): ("WIN8", "SEGFLAGS.POWER_FLAGS_BEFORE_WIN8")
+       for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate")},
+    ("DXGK_ALLOCATIONINFOFLAGS", "HistoryBuffer"): ("WDDM1_3", "ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3"),
+}
+
+
+def dated_text(type_name: str, flag: str) -> str:
+    """What the page says of when a dated flag starts, and the version the package reads that as."""
+    first, rule_id = SUPPORTED_FROM[(type_name, flag)]
+    rule = RULES[rule_id]
+    return f"\"{rule.sentence}\" ({first} on" + (f"; {READING} {rule.reading})" if rule.reading else ")")
+
+
+# Reserved members whose page says something else of them than the rest of their flag word: (flag word,
+# member) -> the rule quoting that member's own sentence.
+RESERVED_MEMBER_RULES = {
+    ("DXGK_ALLOCATIONINFOFLAGS", "Reserved"): "ALLOCFLAGS.SYSTEM_RESERVED_SET",
+    ("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", "Reserved00"): "ALLOCFLAGS.RESERVED00_SET",
+}

@@ -10,8 +10,8 @@ from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
-from ._rules import (ALLOCFLAGS, ALLOCFLAGS2, ALLOCFLAGS_WDDM2, ALLOCINFO, BANKPREF, RULES, SEGDESC, SEGDESC3,
-                     SEGDESC4, SEGPREF, quoted, reading)
+from ._rules import (ALLOCFLAGS, ALLOCFLAGS2, ALLOCFLAGS_WDDM2, ALLOCINFO, BANKPREF, QUERYSEGMENTIN, RULES, SEGDESC,
+                     SEGDESC3, SEGDESC4, SEGFLAGS, SEGPREF, SUPPORTED_FROM, dated_text, quoted, reading)
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
 from .adapter import Adapter, as_adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
@@ -20,7 +20,8 @@ from .checks import DESCRIPTOR_TYPES, SIZE_AND_COMMIT_PAGES, check_record, reser
 from .preferences import (BANK_SLOTS, BANK_TYPE, SEG_SLOTS, SEGPREF_TYPES, decode_bank_preference,
                           decode_segment_preference, describe_preferences)
 from .priority import decode_priority
-from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS,
+from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_DESCRIPTIONS,
+                       SEGMENT_FLAG_MEANINGS,
                        SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set)
 
 def _said(source, *parts: str) -> str:
@@ -101,38 +102,48 @@ def _flag_table(type_name: str, abi: str, version: int) -> tuple:
     return tuple(flag_names(type_name, abi, version).items()), reserved
 
 
-def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserved_of, describe) -> dict:
-    """Path -> meaning of a flag word, in the order a record's meanings come: a note per set flag, one
-    per reserved leaf that is not zero, and the word's ``Value``.
+def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserved_of, describe,
+               reserved_said=None) -> dict:
+    """Path -> meaning of a flag word, in the order a record's meanings come: a note per set flag (with the
+    page's date where the version is before it), one per reserved leaf that is not zero, and the word's
+    ``Value``.
 
     ``word`` is one word (an int) or a column of words (the record is the flag union itself); then
     each flag's entry is (set column, note) and the others per-row texts (None where none).
-    ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf.
+    ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf;
+    ``reserved_said(path)``: what a reserved leaf's meaning quotes (default: its page's sentence).
     """
     names, reserved = _flag_table(type_name, abi, version)
-    said = reserved_sentence(type_name)
+    said = reserved_said or (lambda path: reserved_sentence(type_name, path))
     column = getattr(word, "ndim", 0)
     out = {}
     for mask, name in names:
+        note = notes.get(name, "set") + _date_note(type_name, name, version)
         if column:
-            out[name] = ((word & mask) != 0, notes.get(name, "set"))
+            out[name] = ((word & mask) != 0, note)
         elif word & mask:
-            out[name] = notes.get(name, "set")
+            out[name] = note
     for path in reserved:
         value = reserved_of(path)
         if value is None:
             continue
         if column:
-            out[path] = by_value(numpy_module(), value, lambda v: _reserved_text(v, said) if v else None)
+            out[path] = by_value(numpy_module(), value, lambda v, t=said(path): _reserved_text(v, t) if v else None)
         elif value:
-            out[path] = _reserved_text(value, said)
+            out[path] = _reserved_text(value, said(path))
     out["Value"] = describe(word, abi, version)
     return out
 
 
-def _view_flag_word(m: _Meanings, view: View, type_name: str, notes: dict, describe) -> None:
+def _date_note(type_name: str, flag: str, version: int) -> str:
+    """"; <the page's date>" for a flag set before the version its page gives (``SUPPORTED_FROM``), else ""."""
+    dated = SUPPORTED_FROM.get((type_name, flag))
+    return "" if dated is None or version >= InterfaceVersion[dated[0]] else "; " + dated_text(type_name, flag)
+
+
+def _view_flag_word(m: _Meanings, view: View, type_name: str, notes: dict, describe, reserved_said=None) -> None:
     found = _flag_word(view.word(), type_name, view.abi, view.version, notes,
-                       lambda path: view[path] if view.has(path) else None, describe)
+                       lambda path: view[path] if view.has(path) else None, describe, reserved_said)
     for path, text in found.items():
         m.put(view, path, text)
 
@@ -149,9 +160,17 @@ def _reserved_text(value: int, sentence: str) -> str:
 
 def _segflags_value(word, abi: str, version: int):
     """The meaning of a segment flag word's Value (of every row for a column): its flags, then its power
-    behaviour."""
-    text, power = describe_segment_flags(word, abi, version), _power_text(word)
+    behaviour from the version the page gives the power flags (below it the table says nothing)."""
+    text = describe_segment_flags(word, abi, version)
+    if not power_flags_supported(version):
+        return text
+    power = _power_text(word)
     return [t + p for t, p in zip(text, power)] if getattr(word, "ndim", 0) else text + power
+
+
+def power_flags_supported(version: int) -> bool:
+    """Whether the page's power table speaks of a flag word at this version ("Supported starting with Windows 8")."""
+    return int(version) >= InterfaceVersion[SUPPORTED_FROM[(SEGFLAGS_TYPE, "PreservedDuringStandby")][0]]
 
 
 def _power_text(word):
@@ -174,6 +193,19 @@ def _alloc_value(type_name: str):
 
 def _segflags(m: _Meanings, view: View):
     _view_flag_word(m, view, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS, _segflags_value)
+
+
+# DXGK_QUERYSEGMENTIN.AgpFlags is [in]: the OS fills it with "properties for the available AGP aperture", so
+# its meanings are what each flag is, without what the DXGK_SEGMENTFLAGS page asks of a driver.
+AGP_FLAGS = quoted(QUERYSEGMENTIN, "properties for the available AGP aperture in bit-field flags")
+RESERVED_MEMBER = quoted(SEGFLAGS, "This member is reserved")
+
+
+def _querysegmentin(m: _Meanings, view: View):
+    flags = view.sub("AgpFlags", SEGFLAGS_TYPE)
+    _view_flag_word(m, flags, SEGFLAGS_TYPE, SEGMENT_FLAG_DESCRIPTIONS,
+                    lambda word, abi, version: f"{AGP_FLAGS}: {describe_segment_flags(word, abi, version)}",
+                    lambda path: RESERVED_MEMBER)
 
 
 # Which of Flags and FlagsWddm2 a driver uses, in the DXGK_ALLOCATIONINFO page's words
@@ -409,7 +441,7 @@ MEANINGS = {
     **{name: (lambda m, view, adapter, n=name: _allocflags(m, view, n))
        for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)},
     ALLOCINFO_TYPE: _allocinfo,
-    "DXGK_QUERYSEGMENTIN": lambda m, view, adapter: _segflags(m, view.sub("AgpFlags", SEGFLAGS_TYPE)),
+    "DXGK_QUERYSEGMENTIN": lambda m, view, adapter: _querysegmentin(m, view),
 }
 
 
@@ -534,10 +566,10 @@ def _explain_adapter(adapter: Adapter) -> str:
     lines = [f"Adapter at {adapter.target.label}, {adapter.segment_count} segment(s)"]
     for i, d in zip(adapter.segment_ids, adapter.segments):
         word = adapter.flags(i)
-        p = power_behaviour(word)
+        version = int(adapter.interface_version)
+        power = f"; power: {power_behaviour(word).description}" if power_flags_supported(version) else ""
         lines.append(f"  segment {i}: {type(d)._c_name_}, {_size_text(d.Size)}, Flags = {word:#010x} "
-                     f"({describe_segment_flags(word, adapter.abi, int(adapter.interface_version))}); "
-                     f"power: {p.description}")
+                     f"({describe_segment_flags(word, adapter.abi, version)}){power}")
     lines.append(_findings_text(check_adapter(adapter)))
     return "\n".join(lines)
 
