@@ -90,8 +90,9 @@ def page_fields(copy: str) -> dict:
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(raw)
         body = raw[m.end():end].split("\n## ", 1)[0]
-        direction = m.group(2) or (_DIRECTION.match(body).group(1) if _DIRECTION.match(body) else None)
-        out[m.group(1)] = (direction, normalise(body))
+        opening = _DIRECTION.match(body)
+        direction = m.group(2) or (opening.group(1) if opening else None)
+        out[m.group(1)] = (direction, normalise(body[opening.end():] if opening else body))
     return out
 
 

@@ -165,17 +165,17 @@ def test_alignment_0_has_no_meaning_the_page_gives_it_none():
 
 
 def test_cpuvisible_is_needed_for_pfnlockcb_not_that_pfnlockcb_works():
-    text = ALLOC_FLAG_MEANINGS["CpuVisible"]
+    text = ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS"]["CpuVisible"]
     assert "pfnLockCb works" not in text and "If this flag is not set on the allocation, pfnLockCb returns an error" in text
 
 
 def test_mapaperturecpuvisible_and_noimplicitsynchronization_say_their_page_or_nothing():
-    assert ALLOC_FLAG_MEANINGS["MapApertureCpuVisible"] == (
+    assert ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"]["MapApertureCpuVisible"] == (
         "the driver requires CPU access to memory during a DxgkDdiBuildPagingBuffer call for a "
         "DXGK_OPERATION_MAP_APERTURE_SEGMENT2 operation")
     for name in ("NoImplicitSynchronization", "DisablePartialResidency", "RestrictedToSingleSegment",
                  "NotifyEviction", "NotifyIoMmuUnmap"):  # no page describes them: a set flag prints "set"
-        assert name not in ALLOC_FLAG_MEANINGS
+        assert name not in ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS2"]
     assert sem.field_meanings(0x2, "DXGK_ALLOCATIONINFOFLAGS2")["NoImplicitSynchronization"] == "set"
 
 
@@ -195,7 +195,9 @@ def test_size_page_multiple_only_on_the_descriptors_whose_page_says_it():
 def test_descriptor5_has_no_page_so_descriptor4_words_are_labelled_a_reading():
     m = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR5", SystemMemoryEndAddress=0x1000))
     assert m["SystemMemoryEndAddress"].startswith(f"0x1000: {READING} as DXGK_SEGMENTDESCRIPTOR4: ")
-    assert m["CpuHostAperture.PhysicalAddress"].startswith(f"{READING} ")
+    assert m["CpuTranslatedAddress.QuadPart"].startswith(f"{READING} ")  # the arm SupportsCpuHostAperture = 0 says
+    host = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR5", flags=seg("SupportsCpuHostAperture")))
+    assert host["CpuHostAperture.PhysicalAddress"].startswith(f"{READING} ")
 
 
 def test_system_memory_segment_31_from_wddm2_is_labelled_a_reading():
@@ -253,7 +255,8 @@ def test_no_claim_beyond_the_pages_is_printed(path):
 
 
 def test_no_claim_beyond_the_pages_is_in_the_meaning_tables_or_messages():
-    texts = [*ALLOC_FLAG_MEANINGS.values(), *SEGMENT_FLAG_MEANINGS.values(),
+    texts = [*(text for words in ALLOC_FLAG_MEANINGS.values() for text in words.values()),
+             *SEGMENT_FLAG_MEANINGS.values(),
              *(r.summary for r in sem.RULES.values())]
     texts += [f.message for value in (alloc(preferred=(3, 1), banks=(1,)), alloc(HintedBank=1 | 3 << 16))
               for f in sem.check(value, adapter=adapter())]
