@@ -49,16 +49,26 @@ class SourceKind(enum.Enum):
 class Source:
     """A quoted sentence's home: ``where`` is the page's address (or the kit header and member);
     ``copy`` is the copy that holds the words, relative to the shared sources: ``docs/<page>.md``
-    (the current page), ``seeds/<file>`` (an earlier copy) or the member a kit comment is on."""
+    (the current page), ``seeds/<file>`` (an earlier copy) or the member a kit comment is on;
+    ``released`` the date an earlier copy gives for itself."""
 
     kind: SourceKind
     where: str
     copy: str
+    released: str = ""
 
     @property
     def note(self) -> str:
         """What a finding resting on this source says of it: nothing for the current page."""
         return "" if self.kind is SourceKind.PAGE else self.kind.value
+
+    @property
+    def citation(self) -> str:
+        """Where the words are, as a finding cites them: the address, and for an earlier copy (whose address is
+        today's page, which no longer has them) which copy."""
+        if self.kind is SourceKind.EARLIER_PAGE:
+            return f"{self.where} ({self.note}: the copy released {self.released}, {self.copy})"
+        return self.where
 
 
 def page(url: str) -> Source:
@@ -66,9 +76,9 @@ def page(url: str) -> Source:
     return Source(SourceKind.PAGE, url, f"docs/{url.rsplit('/', 1)[1]}.md")
 
 
-def earlier(url: str, seed: str) -> Source:
-    """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``."""
-    return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}")
+def earlier(url: str, seed: str, released: str) -> Source:
+    """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``, released on the date it gives."""
+    return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}", released)
 
 
 def kit(member: str) -> Source:
@@ -112,7 +122,8 @@ class Rule:
 
     @property
     def page(self) -> str:
-        return self.quote.source.where
+        """The citation of the sentence (``Source.citation``): what every output prints as its page."""
+        return self.quote.source.citation
 
     @property
     def sentence(self) -> str:
@@ -209,9 +220,12 @@ READING = "[reading]"  # the label of what the package reads into a source, wher
 
 
 def _rule(rule_id: str, severity: Severity, source: Source, sentence: str, summary: str, *, also=(),
-          softened_by: Quote | None = None, reading: str = "") -> Rule:
+          softened_by: Quote | None = None, reading: str = "", on_too=()) -> Rule:
+    """Register a rule; ``on_too``: the pages of the other types it runs on that hold the same sentence (each
+    becomes a quote of ``also``, so every struct a rule checks has its own page cited)."""
     if rule_id in RULES:
         raise RuntimeError(f"duplicate rule id {rule_id}")
+    also = (*also, *(Quote(other, sentence) for other in on_too))
     r = Rule(rule_id, severity, Quote(source, sentence), summary, tuple(also), softened_by, reading)
     problem = severity_problem(r)
     if problem is not None:
@@ -254,7 +268,7 @@ def reading(text: str) -> str:
 
 
 SEGFLAGS = page(SEGFLAGS_PAGE)
-SEGFLAGS_2017 = earlier(SEGFLAGS_PAGE, "004_514edaf6af042189.txt")
+SEGFLAGS_2017 = earlier(SEGFLAGS_PAGE, "004_514edaf6af042189.txt", "12/8/2017")
 SEGDESC, SEGDESC3, SEGDESC4 = page(SEGDESC_PAGE), page(SEGDESC3_PAGE), page(SEGDESC4_PAGE)
 BANKPREF, SEGPREF = page(BANKPREF_PAGE), page(SEGPREF_PAGE)
 ALLOCINFO, ALLOCFLAGS, ALLOCFLAGS_WDDM2 = page(ALLOCINFO_PAGE), page(ALLOCFLAGS_PAGE), page(ALLOCFLAGS_WDDM2_PAGE)
@@ -340,16 +354,19 @@ _rule("DESC.USEBANKING_NEEDS_BANKS", W, SEGFLAGS,
       "UseBanking there.")
 _rule("DESC.BANKTABLE_WITHOUT_USEBANKING", W, SEGDESC,
       "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.",
-      "pBankRangeTable is not 0 and Flags.UseBanking is not set.")
+      "pBankRangeTable is not 0 and Flags.UseBanking is not set.",
+      on_too=(SEGDESC3,))
 _rule("DESC.SIZE_PAGE_MULTIPLE", E, SEGDESC,
       "This size must be a multiple of the native host page size (for example, 4 KB on the x86 architecture).",
       "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the pages that say it): Size is not a multiple of "
-      "4096 and Flags.Agp is not set (the size of an AGP segment is ignored).")
+      "4096 and Flags.Agp is not set (the size of an AGP segment is ignored).",
+      on_too=(SEGDESC3,))
 _rule("DESC.COMMITLIMIT_MEMORY", W, SEGDESC,
       "For a memory segment, the commit limit is always the same as the size of the segment, which is "
       "specified in the Size member.",
       "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the DXGK_SEGMENTDESCRIPTOR4 page says CommitLimit "
-      "applies to aperture segments only): neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.")
+      "applies to aperture segments only): neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.",
+      on_too=(SEGDESC3,))
 _rule("DESC.SYSMEMEND_MATCHES_PARTIAL", W, SEGDESC3,
       "The display miniport driver should set this member to a non-NULL value if the segment is partially "
       "preserved in a transition to a hibernate state, in which case  the PartiallyPreservedDuringHibernate "
@@ -388,28 +405,35 @@ _rule("SEGPREF.RESERVED_NONZERO", W, SEGPREF, "Reserved (bits 31-32).",
 # ---- DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 (the same sentences on both pages)
 _rule("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets PermanentSysMem, the driver must also set the CpuVisible member.",
-      "PermanentSysMem is set and CpuVisible is not.")
+      "PermanentSysMem is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.CACHED_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets this member, the driver must also set the CpuVisible member.",
-      "Cached is set and CpuVisible is not.")
+      "Cached is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.PROTECTED_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set this member in combination with the PermanentSysMem, ExistingSysMem, or "
       "ExistingKernelSysMem member.",
-      "Protected is set together with PermanentSysMem, ExistingSysMem or ExistingKernelSysMem.")
+      "Protected is set together with PermanentSysMem, ExistingSysMem or ExistingKernelSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXISTINGSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingKernelSysMem member.",
-      "ExistingSysMem is set together with PermanentSysMem, Protected or ExistingKernelSysMem.")
+      "ExistingSysMem is set together with PermanentSysMem, Protected or ExistingKernelSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXISTINGKERNELSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingKernelSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingSysMem member.",
-      "ExistingKernelSysMem is set together with PermanentSysMem, Protected or ExistingSysMem.")
+      "ExistingKernelSysMem is set together with PermanentSysMem, Protected or ExistingSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the display miniport driver sets HistoryBuffer, it must also set the CpuVisible flag.",
-      "HistoryBuffer is set and CpuVisible is not.")
+      "HistoryBuffer is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", E, ALLOCFLAGS,
       "The flag can only be set when the AccessedPhysically flag is set.",
-      "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.")
+      "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3", W, ALLOCFLAGS, "Supported starting with Windows 8.1.",
       "DXGK_ALLOCATIONINFOFLAGS below WDDM1_3 and HistoryBuffer is set (the kit declares the bit at every version; "
       "the rules about HistoryBuffer run from WDDM1_3).",
@@ -418,11 +442,11 @@ _rule("ALLOCFLAGS.UNDEFINED_AT_VERSION", W, ALLOCFLAGS, RESERVED_SENTENCE,
       "A bit of a member whose page says this (DXGK_ALLOC_RESERVED*, Reserved03) that is reserved at this "
       "interface version but names a flag at a newer one is set (for example FlagsWddm2 bit 13, "
       "MapApertureCpuVisible from WDDM2_9).",
-      also=(Quote(ALLOCFLAGS_WDDM2, RESERVED_SENTENCE),))
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.RESERVED_NONZERO", W, ALLOCFLAGS, RESERVED_SENTENCE,
       "A bit that is reserved at every interface version (DXGK_ALLOC_RESERVED*, spelled Reserved0..15 by the kit's "
       "macros, Reserved02) is set.",
-      also=(Quote(ALLOCFLAGS_WDDM2, RESERVED_SENTENCE),))
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.SYSTEM_RESERVED_SET", W, ALLOCFLAGS, "Reserved for system use.",
       "DXGK_ALLOCATIONINFOFLAGS below WDDM2_0: a bit of Reserved (bits 15-18, AccessedPhysically to "
       "CpuVisibleOnDemand from WDDM2_0) is set.")
@@ -435,6 +459,10 @@ _rule("ALLOCFLAGS2.UNDEFINED_AT_VERSION", E, ALLOCFLAGS2, "Reserved; do not use.
       "A bit of Reserved at this version that names a flag at a newer one is set (bits 1-5 below WDDM3_2).")
 _rule("ALLOCFLAGS2.RESERVED_NONZERO", E, ALLOCFLAGS2, "Reserved; do not use.",
       "A bit that is Reserved at every version is set (bits 6-31).")
+
+# The set the allocation rules read, as their summaries say it: the page's before WDDM2_0 is two sets
+IN_FORCE = ("the supported set in force (SupportedWriteSegmentSet from WDDM2_0; before, " + READING + " "
+            "SupportedReadSegmentSet | SupportedWriteSegmentSet: a segment of either set supports the allocation)")
 
 # ---- DXGK_ALLOCATIONINFO, on its own
 _rule("ALLOCINFO.PRIORITY_ZERO", E, ALLOCINFO,
@@ -474,7 +502,8 @@ _rule("ALLOCINFO.READ_SET_IGNORED", W, ALLOCINFO,
 _rule("ALLOCINFO.SET_UNKNOWN_SEGMENT", W, ALLOCINFO,
       "Setting bit 0 indicates that the first segment is supported, setting bit 1 indicates that the second "
       "segment is supported, and so on.",
-      "The supported set in force or EvictionSegmentSet has bit n (n = 0..30, or 31 below WDDM2_0) set and "
+      "SupportedWriteSegmentSet, SupportedReadSegmentSet (below WDDM2_0) or EvictionSegmentSet has bit n (n = "
+      "0..30, or 31 below WDDM2_0) set and "
       "the adapter has fewer than n+1 segments.")
 _rule("ALLOCINFO.EVICTION_APERTURE_ONLY", E, ALLOCINFO,
       "Only aperture segments can be specified by this member.",
@@ -491,11 +520,11 @@ _rule("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", W, ALLOCINFO,
       "If the allocation is not supported in a pitch-aligned segment (graphics processing units [GPUs] "
       "commonly do not support this type of segment), the driver should set the value in PitchAlignedSize "
       "to zero.",
-      "PitchAlignedSize is not 0 and no segment of the supported set in force has PitchAlignment.")
+      "PitchAlignedSize is not 0 and no segment of " + IN_FORCE + " has PitchAlignment.")
 _rule("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", W, SEGFLAGS,
       "However, the video memory manager uses the PitchAlignedSize member of DXGK_ALLOCATIONINFO to allocate "
       "resources for the segment.",
-      "PitchAlignedSize is 0 and a segment of the supported set in force has PitchAlignment.")
+      "PitchAlignedSize is 0 and a segment of " + IN_FORCE + " has PitchAlignment.")
 _rule("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", W, ALLOCINFO,
       "If this member is specified, the video memory manager uses banking information about the most "
       "preferred segment, which is specified by the SegmentId0 member of the DXGK_SEGMENTPREFERENCE "
@@ -508,8 +537,8 @@ _rule("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", W, BANKPREF,
       "(only when that segment uses banking and its descriptor has NbOfBanks != 0).")
 _rule("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", E, ALLOCFLAGS2,
       "The allocation must be created shared and must reside only in the aperture memory segment.",
-      "Flags2.ShareBackingStoreWithKmd is set and the supported set in force names system memory or a "
-      "segment of the adapter without Aperture or Agp.")
+      "Flags2.ShareBackingStoreWithKmd is set and SupportedWriteSegmentSet (Flags2 exists from WDDM3_0, where the "
+      "write set alone is read) names system memory or a segment of the adapter without Aperture or Agp.")
 
 # ---- an allocation where the kernel placed it (ETW: ReportCommittedAllocation and its DCStart): semantics.Placement
 _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
@@ -517,7 +546,7 @@ _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
       "the video memory manager use to page-in the allocation for write operations, regardless of performance.",
       "A Placement (an allocation committed to segment n at an offset) whose n is a segment a set names (1..31 "
       "from WDDM2_0, where 31 is DXGK_SEGMENT_ID_SYSTEMMEMORY and matches DXGK_SEGMENT_SET_SYSTEMMEMORY; 1..32 "
-      "before) and is not in the set in force (SupportedWriteSegmentSet from WDDM2_0; either set before). Segment "
+      "before) and is not in " + IN_FORCE + ". Segment "
       "0 names no segment and is not checked.",
       also=(Quote(ALLOCINFO, "The segments that these identifiers indicate are segments that the display miniport "
                              "driver requests that the video memory manager use to page-in the allocation for read "

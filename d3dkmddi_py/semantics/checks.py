@@ -15,7 +15,7 @@ from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
 from ..errors import UnsupportedTarget
 from ..names import InterfaceVersion, parse_version
-from ._effective import effective_mask, effective_source, page_rounded
+from ._effective import effective_mask, in_force_text, page_rounded
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 from .segments import SegmentFlag, describe_segment_set, segment_set
 from ._rules import READING, RESERVED_MEMBER_RULES, RULES, SUPPORTED_FROM, USEBANKING_READING
@@ -386,7 +386,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
     def system(r):
         return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
 
-    source, _note = effective_source(version)
+    source = in_force_text(version)
     page = PAGE_SIZE[abi]
     out += [
         Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
@@ -415,8 +415,8 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
 
             out.append(Check("ALLOCINFO.PREFERRED_NOT_SUPPORTED", path, unsupported,
                              f"preferred segment {{id}} is not in {name} = {{set:#x}} ({{segments}})"
-                             + ("; from WDDM v2 the video memory manager ignores SupportedReadSegmentSet"
-                                if wddm2 else ""),
+                             + ("; from WDDM v2, during surface creation the video memory manager ignores "
+                                "SupportedReadSegmentSet" if wddm2 else ""),
                              params=lambda r, path=path, name=name: {"id": r[path], "set": r[name],
                                                                      "segments": _set_text(r[name], wddm2)}))
     if wddm2:
@@ -424,9 +424,9 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
                          lambda r: (r["SupportedReadSegmentSet"] != 0)
                          & (r["SupportedReadSegmentSet"] != r["SupportedWriteSegmentSet"]),
                          "SupportedReadSegmentSet = {SupportedReadSegmentSet:#x} differs from "
-                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM v2 the video memory "
-                         "manager ignores the read set, and there should no longer be a difference between these "
-                         "sets (the kit's union also names this word MmuSet)"))
+                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM v2, during surface "
+                         "creation the video memory manager ignores the read set, and there should no longer be a "
+                         "difference between these sets (the kit's union also names this word MmuSet)"))
     if facts is not None:
         out += _against_adapter(facts, wddm2, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
     return tuple(out)
@@ -478,7 +478,8 @@ def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source
                      f"PitchAlignedSize = {{PitchAlignedSize:#x}} but no segment of {source} is pitch aligned"))
     out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", "PitchAlignedSize",
                      lambda r: (r["PitchAlignedSize"] == 0) & ((effective(r) & pitched) != 0),
-                     "PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {pitched}",
+                     f"PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {{pitched}} of "
+                     f"{source}",
                      value=lambda r: 0, params=lambda r: {"pitched": _ids_text(effective(r) & pitched)}))
 
     def uses_banks(r):

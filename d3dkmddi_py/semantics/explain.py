@@ -10,12 +10,13 @@ from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
-from ._rules import (ALLOCINFO, BANKPREF, QUERYSEGMENTIN, RULES, SEGFLAGS, SEGPREF, SUPPORTED_FROM, dated_text,
-                     quoted, reading)
+from ._rules import (ALLOCINFO, BANKPREF, QUERYSEGMENTIN, READING, RULES, SEGFLAGS, SEGPREF, SUPPORTED_FROM,
+                     SourceKind, dated_text, quoted, reading)
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
 from .adapter import Adapter, as_adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
+from ._effective import in_force_text
 from .checks import DESCRIPTOR_TYPES, check_record, reserved_sentence
 from .pagewords import FLAG_WORDS, MEMBER_WORDS, said
 from .preferences import (BANK_SLOTS, BANK_TYPE, SEG_SLOTS, SEGPREF_TYPES, decode_bank_preference,
@@ -612,7 +613,8 @@ def _allocinfo_notes(view: View) -> list:
     member, ftype = flags_member(view.version)
     eff = _effective(view)
     notes = [f"  note: {member} ({ftype}) is read at {InterfaceVersion(view.version).name}: {SHOULD_USE[member]}",
-             f"  note: the supported set in force is {eff.source}; {eff.note}"]
+             f"  note: the supported set in force is {in_force_text(view.version)}"
+             + ("" if view.version < InterfaceVersion.WDDM2_0 else f"; {eff.note}")]
     if not view.has("Flags2.Value"):
         where = "before WDDM3_0" if view.version < InterfaceVersion.WDDM3_0 else "on 32-bit targets"
         notes.append(f"  note: no Flags2 here: it exists only from WDDM3_0 on 64-bit targets (none {where})")
@@ -632,7 +634,9 @@ def _findings_text(findings) -> str:
 
 
 def _where(source) -> str:
-    """A source's address, with its note when it is not the current page."""
+    """A source's citation, with its note when it is not the current page (an earlier copy's says it)."""
+    if source.kind is SourceKind.EARLIER_PAGE:
+        return source.citation
     return source.where + (f" ({source.note})" if source.note else "")
 
 
@@ -655,6 +659,8 @@ def rule_text(rule_id: str) -> str:
         raise InvalidArgument(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them "
                               f"(e.g. {next(iter(RULES))})")
     lines = [f"{r.rule_id} ({r.severity.value}): {r.summary}", f"  \"{r.sentence}\"", f"  {_where(r.source)}"]
+    if r.reading:
+        lines.append(f"  {READING} {r.reading}")
     for label, quotes in (("also", r.also), ("a warning because", (r.softened_by,) if r.softened_by else ())):
         for q in quotes:
             lines += [f"  {label}: \"{q.text}\"", f"    {_where(q.source)}"]

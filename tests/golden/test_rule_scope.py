@@ -12,7 +12,7 @@ import d3dkmddi_py as kmd
 from d3dkmddi_py import semantics as sem
 from d3dkmddi_py._spec import ALIASES, TYPEDEFS
 from d3dkmddi_py.layout import type_layout
-from d3dkmddi_py.semantics._rules import READING, SUPPORTED_FROM
+from d3dkmddi_py.semantics._rules import READING, SUPPORTED_FROM, SourceKind
 from d3dkmddi_py.semantics.checks import CHECKS, adapter_facts
 from d3dkmddi_py.semantics.engine import leaves_read
 from tests.conftest import require
@@ -93,6 +93,42 @@ def test_the_os_filled_members_the_guard_knows():
     assert ("DXGK_QUERYSEGMENTIN", "AgpFlags") in marked and ("DXGK_ALLOCATIONINFO", "pPrivateDriverData") in marked
 
 
+def _types_on(name, abi, version, check, with_adapter) -> set:
+    """The types a check speaks of: its record's, each member's on the way to its field and to every leaf it
+    reads, and with an adapter the segment descriptors' and their flags'."""
+    kinds = _member_kinds(name, abi, version)
+    types = {name}
+    for path in {check.path, *leaves_read(check, type_layout(name, abi, version).by_path)}:
+        walked = ""
+        for part in path.split(".")[:-1]:
+            walked = f"{walked}.{part}" if walked else part
+            types.add(ALIASES.get(kinds.get(walked, ""), kinds.get(walked, "")))
+    if with_adapter:
+        types |= {"DXGK_SEGMENTFLAGS", "DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3"}
+    return types - {""}
+
+
+def _cites(quote, types) -> bool:
+    """Whether a quote is on the page (current or earlier copy) or the kit comment of one of ``types``."""
+    if quote.source.kind is SourceKind.KIT:
+        return quote.source.copy.split(".")[0] in types
+    current = f"docs/{quote.source.where.rsplit('/', 1)[1]}.md"
+    return current in {type_copy(t) for t in types}
+
+
+def test_every_check_cites_the_page_of_a_struct_it_checks():
+    # a rule run on a struct quotes that struct's page, or the page of a member's type on the way to a field it
+    # reads (the DXGK_ALLOCATIONINFOFLAGS page's sentences on FlagsWddm2 cite the _WDDM2_0 page too; DXGK_SEGMENTDESCRIPTOR's
+    # on DXGK_SEGMENTDESCRIPTOR3 cite the ...3 page)
+    wrong = set()
+    for name, abi, version, check, with_adapter in CHECK_CASES:
+        rule = sem.RULES[check.rule_id]
+        types = _types_on(name, abi, version, check, with_adapter)
+        if not any(_cites(q, types) for q in (rule.quote, *rule.also)):
+            wrong.add((check.rule_id, name, check.path.split(".")[0]))
+    assert not wrong, sorted(wrong)
+
+
 @lru_cache(maxsize=None)
 def _every_name() -> frozenset:
     """Every member name and type name of the mirrored structures, at any version."""
@@ -130,7 +166,7 @@ def test_every_member_a_rules_sentence_names_is_in_the_record_it_checks():
     assert not wrong, sorted(wrong)
 
 
-def test_usebanking_needs_banks_runs_where_the_bank_members_are():
+def test_usebanking_needs_banks_claims_nothing_of_descriptor4_and_5():
     t = kmd.target("x64", "WDDM3_2")
     for name in ("DXGK_SEGMENTDESCRIPTOR4", "DXGK_SEGMENTDESCRIPTOR5"):
         found = sem.check(descriptor(name, t, flags=seg("UseBanking")))
@@ -164,7 +200,7 @@ def test_no_rule_about_a_flag_runs_before_its_pages_date(dated):
             assert (check.rule_id == rule_id) == (version < kmd.InterfaceVersion[first]), (check.rule_id, version)
 
 
-def test_power_combinations_are_not_called_invalid_before_win8():
+def test_segmentflags_value_below_win8_calls_no_power_combination_invalid():
     word = seg("PreservedDuringHibernate")  # the page's table marks it invalid, for flags supported from Windows 8
     old = sem.check(word, "DXGK_SEGMENTFLAGS", target=("x64", "WIN7"))
     assert [f.rule_id for f in old] == ["SEGFLAGS.POWER_FLAGS_BEFORE_WIN8"]

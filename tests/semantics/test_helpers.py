@@ -414,9 +414,9 @@ def test_meanings_are_json_safe_strings():
 def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_view, flags2):
     text = sem.explain(alloc(kmd.target(abi, version)))
     assert f"note: {flags_view} is read at {version}: " in text
-    source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet" if version == "WDDM1_3"
-              else "SupportedWriteSegmentSet")
-    assert f"the supported set in force is {source};" in text
+    source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet ([reading] " if version == "WDDM1_3"
+              else "SupportedWriteSegmentSet; ")  # the union labelled where it is stated
+    assert f"the supported set in force is {source}" in text
     if flags2:
         assert flags2 in text
     else:
