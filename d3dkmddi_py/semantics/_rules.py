@@ -464,6 +464,11 @@ _rule("ALLOCFLAGS2.RESERVED_NONZERO", E, ALLOCFLAGS2, "Reserved; do not use.",
 IN_FORCE = ("the supported set in force (SupportedWriteSegmentSet from WDDM2_0; before, " + READING + " "
             "SupportedReadSegmentSet | SupportedWriteSegmentSet: a segment of either set supports the allocation)")
 
+# Bit 31 of a set and segment id 31, as the summaries that read them say it
+BIT31 = (READING + " bit 31 and segment id 31 are system memory from WDDM2_0 only; the kit defines "
+         "DXGK_SEGMENT_ID_SYSTEMMEMORY and "
+         "DXGK_SEGMENT_SET_SYSTEMMEMORY from WIN7")
+
 # ---- DXGK_ALLOCATIONINFO, on its own
 _rule("ALLOCINFO.PRIORITY_ZERO", E, ALLOCINFO,
       "Note that 0 is an invalid initial allocation priority.",
@@ -483,7 +488,7 @@ _rule("ALLOCINFO.PREFERRED_NOT_SUPPORTED", E, ALLOCINFO,
       "not in SupportedReadSegmentSet (the page states the read and the write condition separately: \"The "
       "display miniport driver can set preferences only for segments that are supported for read operations\", "
       "and the same for write). Id n is bit n-1; from WDDM2_0 id 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY) also matches "
-      "bit 31 (DXGK_SEGMENT_SET_SYSTEMMEMORY).",
+      "bit 31 (DXGK_SEGMENT_SET_SYSTEMMEMORY) (" + BIT31 + ").",
       also=(Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
                              "for read operations."),
             Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
@@ -503,12 +508,11 @@ _rule("ALLOCINFO.SET_UNKNOWN_SEGMENT", W, ALLOCINFO,
       "Setting bit 0 indicates that the first segment is supported, setting bit 1 indicates that the second "
       "segment is supported, and so on.",
       "SupportedWriteSegmentSet, SupportedReadSegmentSet (below WDDM2_0) or EvictionSegmentSet has bit n (n = "
-      "0..30, or 31 below WDDM2_0) set and "
-      "the adapter has fewer than n+1 segments.")
+      "0..30, or 31 below WDDM2_0) set and the adapter has fewer than n+1 segments (" + BIT31 + ").")
 _rule("ALLOCINFO.EVICTION_APERTURE_ONLY", E, ALLOCINFO,
       "Only aperture segments can be specified by this member.",
       "EvictionSegmentSet names a segment of the adapter whose flags have neither Aperture nor Agp, or "
-      "(from WDDM2_0) DXGK_SEGMENT_SET_SYSTEMMEMORY.")
+      "(from WDDM2_0) DXGK_SEGMENT_SET_SYSTEMMEMORY (" + BIT31 + ").")
 _rule("ALLOCINFO.EVICTION_PITCHALIGNED", E, SEGFLAGS,
       "This type of segment cannot be used for eviction.",
       "EvictionSegmentSet names a segment of the adapter whose flags have PitchAlignment.")
@@ -546,8 +550,7 @@ _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
       "the video memory manager use to page-in the allocation for write operations, regardless of performance.",
       "A Placement (an allocation committed to segment n at an offset) whose n is a segment a set names (1..31 "
       "from WDDM2_0, where 31 is DXGK_SEGMENT_ID_SYSTEMMEMORY and matches DXGK_SEGMENT_SET_SYSTEMMEMORY; 1..32 "
-      "before) and is not in " + IN_FORCE + ". Segment "
-      "0 names no segment and is not checked.",
+      "before; " + BIT31 + ") and is not in " + IN_FORCE + ". Segment 0 names no segment and is not checked.",
       also=(Quote(ALLOCINFO, "The segments that these identifiers indicate are segments that the display miniport "
                              "driver requests that the video memory manager use to page-in the allocation for read "
                              "operations, regardless of performance."),),

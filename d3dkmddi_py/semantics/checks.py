@@ -17,7 +17,7 @@ from ..errors import UnsupportedTarget
 from ..names import InterfaceVersion, parse_version
 from ._effective import effective_mask, in_force_text, page_rounded
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
-from .segments import SegmentFlag, describe_segment_set, segment_set
+from .segments import SegmentFlag, describe_segment_set, segment_set, system_memory_reading
 from ._rules import READING, RESERVED_MEMBER_RULES, RULES, SUPPORTED_FROM, USEBANKING_READING
 from .engine import NOT, Check, Cols, column_messages, leaves_read, run_columns, run_record  # noqa: F401 (public here too)
 
@@ -418,7 +418,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
                              + ("; from WDDM v2, during surface creation the video memory manager ignores "
                                 "SupportedReadSegmentSet" if wddm2 else ""),
                              params=lambda r, path=path, name=name: {"id": r[path], "set": r[name],
-                                                                     "segments": _set_text(r[name], wddm2)}))
+                                                                     "segments": _set_text(r[name], version)}))
     if wddm2:
         out.append(Check("ALLOCINFO.READ_SET_IGNORED", "SupportedReadSegmentSet",
                          lambda r: (r["SupportedReadSegmentSet"] != 0)
@@ -428,24 +428,31 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
                          "creation the video memory manager ignores the read set, and there should no longer be a "
                          "difference between these sets (the kit's union also names this word MmuSet)"))
     if facts is not None:
-        out += _against_adapter(facts, wddm2, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
+        out += _against_adapter(facts, version, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
     return tuple(out)
 
 
-def _set_text(mask: int, wddm2: bool) -> str:
-    return describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
+def _set_text(mask: int, version: int) -> str:
+    """A set in words; bit 31 before WDDM2_0 where the kit already names it system memory says it is a reading."""
+    wddm2 = version >= InterfaceVersion.WDDM2_0
+    text = describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
+    reading = system_memory_reading(version) if mask >> SYSTEM_MEMORY_BIT & 1 else ""
+    return text + (f"; {reading}" if reading else "")
 
 
-def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source: str, share: bool) -> list:
+def _against_adapter(facts: AdapterFacts, version: int, effective, system, source: str, share: bool) -> list:
+    wddm2 = version >= InterfaceVersion.WDDM2_0
     count = facts.count
     top = 31 if wddm2 else 32  # set bits that name segment ids (bit 31 is system memory from WDDM2_0)
+    bit31 = system_memory_reading(version)
     unknown = _set_mask(range(count + 1, top + 1))
     out = []
     for name in (["SupportedWriteSegmentSet"] if wddm2 else ["SupportedReadSegmentSet", "SupportedWriteSegmentSet"]) \
             + ["EvictionSegmentSet"]:
         out.append(Check("ALLOCINFO.SET_UNKNOWN_SEGMENT", name, lambda r, n=name: (r[n] & unknown) != 0,
                          f"{name} = {{{name}:#x}} names segment(s) {{unknown}} but the adapter has {count} segment(s)",
-                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown)}))
+                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown) + (
+                             f" ({bit31})" if bit31 and r[n] >> SYSTEM_MEMORY_BIT & 1 else "")}))
     not_aperture = facts.not_aperture & _set_mask(range(1, top + 1))
 
     def eviction_bad(r):

@@ -24,7 +24,8 @@ from .preferences import (BANK_SLOTS, BANK_TYPE, SEG_SLOTS, SEGPREF_TYPES, decod
 from .priority import decode_priority
 from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_DESCRIPTIONS,
                        SEGMENT_FLAG_MEANINGS,
-                       SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set)
+                       SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set,
+                       system_memory_reading)
 
 # What explain() prints beside a set allocation flag: its own flag word's page's words (pagewords.FLAG_WORDS)
 ALLOC_FLAG_MEANINGS = {name: FLAG_WORDS[name] for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)}
@@ -195,9 +196,10 @@ def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
 def _segment_id_text(view: View, ident: int, adapter) -> str:
     if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY and view.version >= InterfaceVersion.WDDM2_0:
         return f"segment 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY; {reading('system memory from WDDM v2')})"
+    bit31 = system_memory_reading(view.version) if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY else ""
     if adapter is not None and adapter.descriptor(ident) is None:
-        return f"segment {ident} (the adapter has no such segment)"
-    return f"segment {ident}{_segment_kind(adapter, ident)}"
+        return f"segment {ident} (the adapter has no such segment" + (f"; {bit31})" if bit31 else ")")
+    return f"segment {ident}{_segment_kind(adapter, ident)}" + (f" ({bit31})" if bit31 else "")
 
 
 def _slot_meanings(m: _Meanings, view: View, slots: int, id_field: str, *, used, directions, no_id: str):
@@ -256,12 +258,13 @@ def _segpref(m: _Meanings, view: View, adapter=None):
 
 def _set_text(view: View, mask: int, adapter) -> str:
     s = segment_set(mask, target=(view.abi, view.version))
+    bit31 = system_memory_reading(view.version) if mask >> 31 & 1 else ""
     if adapter is None or not s.ids:
-        return describe_segment_set(s)
+        return describe_segment_set(s) + (f" ({bit31})" if bit31 else "")
     named = ", ".join(f"{i}{_segment_kind(adapter, i)}" if adapter.descriptor(i) is not None else f"{i} (no such segment)"
                       for i in s.ids)
     text = ("segment " if len(s.ids) == 1 else "segments ") + named
-    return text + (" (+ system memory)" if s.system_memory else "")
+    return text + (" (+ system memory)" if s.system_memory else "") + (f" ({bit31})" if bit31 else "")
 
 
 # Descriptor members in their own pages' words (a page's words for another descriptor would say what that

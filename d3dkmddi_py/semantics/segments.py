@@ -11,7 +11,7 @@ from ..errors import (InvalidArgument, InvalidFieldType, InvalidFieldValue, bad_
                       items_argument)
 from ..layout import type_layout
 from ..names import InterfaceVersion
-from ._rules import SEGFLAGS, kit, quoted
+from ._rules import READING, SEGFLAGS, kit, quoted
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
@@ -211,6 +211,18 @@ def segment_set(mask, *, target=None) -> SegmentSet:
     (the package's reading: the kit defines the constant from WIN7, no page says from when it applies)."""
     word = word_of(mask, ("UINT",))
     return set_of(word, target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0)
+
+
+SYSTEM_MEMORY_READING = (f"{READING} the kit defines DXGK_SEGMENT_ID_SYSTEMMEMORY (31) and DXGK_SEGMENT_SET_SYSTEMMEMORY "
+                         f"(bit 31) from WIN7; the package reads them as system memory from WDDM2_0 only")
+
+
+def system_memory_reading(version: int) -> str:
+    """The label an id 31 or a set's bit 31 carries where the kit already defines the system-memory constants but
+    the package reads them as segments (from WIN7 to below WDDM2_0), else ""."""
+    version = int(version)
+    defined = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].guard.holds("x64", version)
+    return SYSTEM_MEMORY_READING if defined and version < InterfaceVersion.WDDM2_0 else ""
 
 
 def set_of(mask: int, wddm2: bool) -> SegmentSet:

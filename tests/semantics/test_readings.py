@@ -108,3 +108,17 @@ def test_rule_text_shows_every_reading_of_its_rule(rule_id):
         assert READING in sem.rule_text(rule_id), rule_id
     if rule.reading:
         assert f"{READING} {rule.reading}" in sem.rule_text(rule_id)
+
+
+@pytest.mark.parametrize("version", [v.name for v in kmd.InterfaceVersion if v < kmd.InterfaceVersion.WDDM2_0])
+def test_bit_31_and_id_31_before_wddm2_say_they_are_read_as_a_segment_where_the_kit_names_system_memory(version):
+    # the kit defines DXGK_SEGMENT_ID_SYSTEMMEMORY / _SET_SYSTEMMEMORY from WIN7; the package reads them from WDDM2_0
+    t = kmd.target("x64", version)
+    value = alloc(t, SupportedReadSegmentSet=0x80000005, SupportedWriteSegmentSet=0x80000005, preferred=(1, 31))
+    texts = [m for p, m in sem.field_meanings(value).items() if p in ("SupportedReadSegmentSet",
+                                                                         "PreferredSegment.SegmentId1")]
+    texts += [f.message for f in sem.check(value, adapter=adapter(version))
+              if f.rule_id in ("ALLOCINFO.SET_UNKNOWN_SEGMENT", "ALLOCINFO.PREFERRED_NOT_SUPPORTED")]
+    assert len(texts) == 6  # two meanings; preferred id 31 and bit 31 unknown, each for the read and the write set
+    defined = t.interface_version >= kmd.InterfaceVersion.WIN7
+    assert all((READING in text) == defined for text in texts), texts
