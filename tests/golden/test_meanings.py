@@ -8,13 +8,12 @@ from functools import lru_cache
 
 import pytest
 
-import d3dkmddi_py as kmd
 from d3dkmddi_py import semantics as sem
 from d3dkmddi_py._spec import TYPEDEFS
-from d3dkmddi_py.layout import type_layout
 from d3dkmddi_py.semantics._rules import QUOTED, READING, SourceKind
 from d3dkmddi_py.semantics.segments import SegmentFlag
 from tests.conftest import require
+from tests.golden.access import distinct_layouts
 from tests.golden.sources import SHARED, page_fields, type_copy
 from tests.semantics.cases import alloc, descriptor, seg
 
@@ -24,17 +23,6 @@ PAGED = sorted(name for name in TYPEDEFS if type_copy(name))
 @pytest.fixture(autouse=True)
 def _shared():
     require((SHARED / "docs").is_dir(), f"the shared reference pages are not at {SHARED}/docs")
-
-
-def _layouts(type_name):
-    seen = set()
-    for abi in ("x64", "x86"):
-        for version in kmd.InterfaceVersion:
-            if type_name in kmd.target(abi, version).types:
-                layout = type_layout(type_name, abi, int(version))
-                if layout.leaves not in seen:
-                    seen.add(layout.leaves)
-                    yield layout
 
 
 def _records(layout):
@@ -85,7 +73,7 @@ def test_every_member_a_page_documents_has_a_meaning(type_name):
         if not text:  # listed without a word (none of the mirrored types' pages does this)
             continue
         found = present = False
-        for layout in _layouts(type_name):
+        for layout in distinct_layouts(type_name):
             paths = [leaf.path for leaf in layout.leaves
                      if any(leaf.path == n or leaf.path.startswith(n + ".") for n in _leaf_names(field))]
             present = present or bool(paths)
@@ -127,7 +115,7 @@ def _allowed(layout) -> set:
 @pytest.mark.parametrize("type_name", sorted(sem.explain.__globals__["MEANINGS"]))
 def test_no_meaning_quotes_another_structs_page(type_name):
     wrong = set()
-    for layout in _layouts(type_name):
+    for layout in distinct_layouts(type_name):
         allowed = _allowed(layout)
         for raw in _records(layout):
             for path, meaning in sem.field_meanings(raw, type_name, target=layout.target).items():

@@ -16,6 +16,7 @@ from d3dkmddi_py.semantics._rules import READING, SUPPORTED_FROM, SourceKind
 from d3dkmddi_py.semantics.checks import CHECKS, adapter_facts
 from d3dkmddi_py.semantics.engine import leaves_read
 from tests.conftest import require
+from tests.golden.access import distinct_layouts
 from tests.golden.sources import SHARED, page_fields, type_copy
 from tests.semantics.cases import adapter, descriptor, seg
 
@@ -25,23 +26,10 @@ def _shared():
     require((SHARED / "docs").is_dir(), f"the shared reference pages are not at {SHARED}/docs")
 
 
-def _distinct_layouts(type_name):
-    """(abi, version) of each distinct layout of a type, x64 and x86 (a layout check runs once per layout)."""
-    seen = set()
-    for abi in ("x64", "x86"):
-        for version in kmd.InterfaceVersion:
-            if type_name not in kmd.target(abi, version).types:
-                continue
-            key = (abi, type_layout(type_name, abi, int(version)).leaves)
-            if key not in seen:
-                seen.add(key)
-                yield abi, int(version)
-
-
 def _every_check():
     """(type name, abi, version, check, with an adapter) for every check the registry builds."""
     for name, build in CHECKS.items():
-        for abi, version in _distinct_layouts(name):
+        for abi, version in (layout.target for layout in distinct_layouts(name)):
             alone = build(abi, version, None)
             yield from ((name, abi, version, c, False) for c in alone)
             if name == "DXGK_ALLOCATIONINFO":
@@ -134,7 +122,7 @@ def _every_name() -> frozenset:
     """Every member name and type name of the mirrored structures, at any version."""
     names = set(TYPEDEFS) | set(ALIASES)
     for type_name in TYPEDEFS:
-        for abi, version in _distinct_layouts(type_name):
+        for abi, version in (layout.target for layout in distinct_layouts(type_name)):
             names.update(line.name for line in type_layout(type_name, abi, version).lines)
     return frozenset(names)
 
