@@ -49,10 +49,16 @@ def test_the_note_names_the_member_that_has_a_meaning_either_way():
 
 def test_flag_words_and_large_integers_get_no_note():
     """A flag word's bits beside its Value (the idiom) are not two readings; nor are a LARGE_INTEGER's
-    halves when nothing explains either; Flags beside FlagsWddm2 each carry their own meaning."""
+    halves when nothing explains either (its QuadPart explained, they say they are read as it); Flags beside
+    FlagsWddm2 each carry their own meaning."""
     assert union_arms(type_layout("DXGK_SEGMENTFLAGS", "x64", int(kmd.NEWEST))) == {}
+    two = kmd.target("x64", "WDDM3_0").DXGK_SEGMENTDESCRIPTOR2()  # no page: nothing explains its addresses
+    assert "read as" not in report("DXGK_SEGMENTDESCRIPTOR2", bytes(two), target=("x64", "WDDM3_0"))
     text = report("DXGK_SEGMENTDESCRIPTOR", path=samples.SEGMENTS_PATH, target=("x64", "WDDM3_0"), count="all")
-    assert "read as" not in text
+    noted = {line.split(":")[0].split()[-1] for line in text.splitlines() if "read as" in line}
+    assert noted == {"LowPart", "HighPart"}
+    assert all("read as BaseAddress.QuadPart" in line or "read as CpuTranslatedAddress.QuadPart" in line
+               for line in text.splitlines() if "read as" in line)
     assert "read as" not in _line(_texture("WDDM3_0"), "CpuVisible")
 
 

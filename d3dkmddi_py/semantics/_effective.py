@@ -18,10 +18,20 @@ def effective_mask(read, write, version: int):
     return write if int(version) >= InterfaceVersion.WDDM2_0 else read | write
 
 
+UNION_READING = ("before WDDM v2 a segment of either set supports the allocation (the page gives a read set and a "
+                 "write set, each for its operations)")
+
+
 def effective_source(version: int) -> tuple:
     """(the member(s) the set in force is read from, why) at an interface version."""
     if int(version) >= InterfaceVersion.WDDM2_0:
-        return "SupportedWriteSegmentSet", "from WDDM v2 the video memory manager ignores SupportedReadSegmentSet"
-    return ("SupportedReadSegmentSet | SupportedWriteSegmentSet",
-            reading("before WDDM v2 a segment of either set supports the allocation (the page gives a read set "
-                    "and a write set, each for its operations)"))
+        return ("SupportedWriteSegmentSet", "from WDDM v2, during surface creation the video memory manager ignores "
+                                            "SupportedReadSegmentSet")
+    return "SupportedReadSegmentSet | SupportedWriteSegmentSet", reading(UNION_READING)
+
+
+def in_force_text(version: int) -> str:
+    """The set in force as every message names it: the member, or both sets labelled as the package's reading
+    (before WDDM v2), so the reading is said wherever the statement is (findings, text, JSON, tables)."""
+    source, why = effective_source(version)
+    return source if int(version) >= InterfaceVersion.WDDM2_0 else f"{source} ({why})"

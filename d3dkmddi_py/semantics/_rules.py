@@ -26,6 +26,7 @@ ALLOCFLAGS_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags"
 ALLOCFLAGS_WDDM2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags_wddm2_0"
 ALLOCFLAGS2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-dxgk_allocationinfoflags2"
 SETPRIORITY_PAGE = LEARN + "d3dumddi/nc-d3dumddi-pfnd3dddi_setprioritycb"
+QUERYSEGMENTIN_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_querysegmentin"
 KIT = "d3dkmddi.h (WDK 10.0.26100)"
 
 
@@ -49,16 +50,26 @@ class SourceKind(enum.Enum):
 class Source:
     """A quoted sentence's home: ``where`` is the page's address (or the kit header and member);
     ``copy`` is the copy that holds the words, relative to the shared sources: ``docs/<page>.md``
-    (the current page), ``seeds/<file>`` (an earlier copy) or the member a kit comment is on."""
+    (the current page), ``seeds/<file>`` (an earlier copy) or the member a kit comment is on;
+    ``released`` the date an earlier copy gives for itself."""
 
     kind: SourceKind
     where: str
     copy: str
+    released: str = ""
 
     @property
     def note(self) -> str:
         """What a finding resting on this source says of it: nothing for the current page."""
         return "" if self.kind is SourceKind.PAGE else self.kind.value
+
+    @property
+    def citation(self) -> str:
+        """Where the words are, as a finding cites them: the address, and for an earlier copy (whose address is
+        today's page, which no longer has them) which copy."""
+        if self.kind is SourceKind.EARLIER_PAGE:
+            return f"{self.where} ({self.note}: the copy released {self.released}, {self.copy})"
+        return self.where
 
 
 def page(url: str) -> Source:
@@ -66,9 +77,9 @@ def page(url: str) -> Source:
     return Source(SourceKind.PAGE, url, f"docs/{url.rsplit('/', 1)[1]}.md")
 
 
-def earlier(url: str, seed: str) -> Source:
-    """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``."""
-    return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}")
+def earlier(url: str, seed: str, released: str) -> Source:
+    """An earlier copy of the page at ``url``, kept as ``seeds/<seed>``, released on the date it gives."""
+    return Source(SourceKind.EARLIER_PAGE, url, f"seeds/{seed}", released)
 
 
 def trace_notes(copy: str) -> Source:
@@ -118,7 +129,8 @@ class Rule:
 
     @property
     def page(self) -> str:
-        return self.quote.source.where
+        """The citation of the sentence (``Source.citation``): what every output prints as its page."""
+        return self.quote.source.citation
 
     @property
     def sentence(self) -> str:
@@ -162,32 +174,49 @@ class Force(enum.Enum):
     DESCRIBES = "describes"
 
 
-_FORBIDS = re.compile(r"\b(?:must|cannot|invalid|do not|only|asserts|fails)\b", re.IGNORECASE)
+# What forbids, read clause by clause once the asides in parentheses are out ("GPUs commonly do not support
+# ..." is an aside, not what the sentence asks): a modal that forbids or obliges, "invalid", a failure the
+# page states, an imperative "do not" that opens a clause, and "only" where it restricts what can or may be
+# done ("can be set only with", "only ... can be specified").  A bare "only" ("specifies this array only
+# if", "use only the segment set") describes.
+FORBIDDING_WORDS = ("must", "cannot", "can not", "may not", "invalid", "not valid", "asserts", "fails to",
+                    "returns an error", "is not created")
+_FORBIDS = re.compile(r"\b(?:" + "|".join(w.replace(" ", r"\s+") for w in FORBIDDING_WORDS) + r")\b", re.IGNORECASE)
+_IMPERATIVE = re.compile(r"^\s*(?:note\s+)?(?:do\s+not|don't|never)\b", re.IGNORECASE)
+_RESTRICTED = re.compile(r"\b(?:can|may)\b.*\bonly\b|\bonly\b.*\b(?:can|may)\b|\bvalid\s+only\b|\bonly\s+valid\b",
+                         re.IGNORECASE)
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
-
-
 _ASIDE = re.compile(r"\([^()]*\)")
+_CLAUSES = re.compile(r"[,;:.]\s+|[,;:]")
 
 
 def sentence_force(sentence: str) -> Force:
-    """What a sentence does: forbids (must, cannot, invalid, do not, only, asserts, fails), says
-    "should", or describes.  A parenthesis is an aside ("GPUs commonly do not support ..."), not
-    what the sentence asks."""
+    """What a sentence does: forbids (must, cannot, may not, invalid, not valid, asserts, fails to, returns
+    an error, is not created; "do not" opening a clause; "only" with "can" or "may" in its clause), says
+    "should", or describes.  A parenthesis is an aside, not what the sentence asks."""
     said = _ASIDE.sub("", sentence)
     if _FORBIDS.search(said):
+        return Force.FORBIDS
+    if any(_IMPERATIVE.search(c) or _RESTRICTED.search(c) for c in _CLAUSES.split(said)):
         return Force.FORBIDS
     return Force.SHOULD if _SHOULD.search(said) else Force.DESCRIBES
 
 
 def severity_problem(rule: Rule) -> str | None:
-    """Why a rule's severity does not follow its sentences, or None when it does."""
+    """Why a rule's severity does not follow its sentences, or None when it does: an error needs a sentence
+    that forbids (its quote or one beside it) and no sentence that softens it; a warning needs no sentence
+    that forbids, or the sentence that softens it.  So each rule's sentences allow exactly one severity."""
+    forbids = [q for q in (rule.quote, *rule.also) if sentence_force(q.text) is Force.FORBIDS]
     if rule.severity is Severity.ERROR:
-        if any(sentence_force(q.text) is Force.FORBIDS for q in (rule.quote, *rule.also)):
+        if rule.softened_by is not None:
+            return f"{rule.rule_id} is an error, but a sentence softens it (softened_by); make it a warning"
+        if forbids:
             return None
         said = "says \"should\"" if sentence_force(rule.sentence) is Force.SHOULD else "describes"
         return (f"{rule.rule_id} is an error, but its sentence only {said}: an error needs a sentence that forbids "
-                f"or states a failure (must, cannot, invalid, do not, only, asserts); make it a warning")
-    if sentence_force(rule.sentence) is Force.FORBIDS and rule.softened_by is None:
+                f"or states a failure ({', '.join(FORBIDDING_WORDS)}, do not, can or may ... only); make it a "
+                f"warning")
+    if forbids and rule.softened_by is None:
         return (f"{rule.rule_id} is a warning on a sentence that forbids; make it an error, or give the sentence "
                 f"that makes it a warning (softened_by)")
     return None
@@ -198,9 +227,12 @@ READING = "[reading]"  # the label of what the package reads into a source, wher
 
 
 def _rule(rule_id: str, severity: Severity, source: Source, sentence: str, summary: str, *, also=(),
-          softened_by: Quote | None = None, reading: str = "") -> Rule:
+          softened_by: Quote | None = None, reading: str = "", on_too=()) -> Rule:
+    """Register a rule; ``on_too``: the pages of the other types it runs on that hold the same sentence (each
+    becomes a quote of ``also``, so every struct a rule checks has its own page cited)."""
     if rule_id in RULES:
         raise RuntimeError(f"duplicate rule id {rule_id}")
+    also = (*also, *(Quote(other, sentence) for other in on_too))
     r = Rule(rule_id, severity, Quote(source, sentence), summary, tuple(also), softened_by, reading)
     problem = severity_problem(r)
     if problem is not None:
@@ -243,11 +275,12 @@ def reading(text: str) -> str:
 
 
 SEGFLAGS = page(SEGFLAGS_PAGE)
-SEGFLAGS_2017 = earlier(SEGFLAGS_PAGE, "004_514edaf6af042189.txt")
+SEGFLAGS_2017 = earlier(SEGFLAGS_PAGE, "004_514edaf6af042189.txt", "12/8/2017")
 SEGDESC, SEGDESC3, SEGDESC4 = page(SEGDESC_PAGE), page(SEGDESC3_PAGE), page(SEGDESC4_PAGE)
 BANKPREF, SEGPREF = page(BANKPREF_PAGE), page(SEGPREF_PAGE)
 ALLOCINFO, ALLOCFLAGS, ALLOCFLAGS_WDDM2 = page(ALLOCINFO_PAGE), page(ALLOCFLAGS_PAGE), page(ALLOCFLAGS_WDDM2_PAGE)
 ALLOCFLAGS2 = page(ALLOCFLAGS2_PAGE)
+QUERYSEGMENTIN = page(QUERYSEGMENTIN_PAGE)
 
 E, W = Severity.ERROR, Severity.WARNING
 RESERVED_SENTENCE = "This member is reserved and should be set to zero."
@@ -294,7 +327,8 @@ _rule("SEGFLAGS.HIBERNATE_ON_APERTURE", W, SEGFLAGS_2017, HIBERNATE_FLAGS_SENTEN
 _rule("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", W, SEGFLAGS,
       "Supported starting with Windows 8.",
       "The interface version is below WIN8 and PreservedDuringStandby, PreservedDuringHibernate or "
-      "PartiallyPreservedDuringHibernate is set (the kit declares these bits at every version).")
+      "PartiallyPreservedDuringHibernate is set (the kit declares these bits at every version; the rules about "
+      "them run from WIN8).")
 _rule("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", E, SEGFLAGS,
       "This flag cannot be used in combination with the CpuVisible flag.",
       "SupportsCpuHostAperture (named from WDDM2_0) and CpuVisible are both set.")
@@ -316,23 +350,30 @@ _rule("SEGFLAGS.RESERVED_NONZERO", W, SEGFLAGS, RESERVED_SENTENCE,
 
 # ---- Segment descriptors (DXGK_SEGMENTDESCRIPTOR, 3, 4, 5): the members around the flags.  A rule
 # quoting a descriptor page runs on the descriptor types whose page says it (checks.py).
+USEBANKING_READING = ("the page asks this of DXGK_SEGMENTDESCRIPTOR's members; {type_name} has members of the same "
+                      "names")
 _rule("DESC.USEBANKING_NEEDS_BANKS", W, SEGFLAGS,
       "The driver should also specify valid bank information in the NbOfBanks and pBankRangeTable members "
       "of the DXGK_SEGMENTDESCRIPTOR structure that describes the segment.",
-      "Flags.UseBanking is set and the descriptor has no NbOfBanks member (DESCRIPTOR4, DESCRIPTOR5), "
-      "or NbOfBanks is 0, or pBankRangeTable is 0.")
-_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", E, SEGDESC,
+      "DXGK_SEGMENTDESCRIPTOR, and DXGK_SEGMENTDESCRIPTOR3 (" + READING + " "
+      + USEBANKING_READING.format(type_name="DXGK_SEGMENTDESCRIPTOR3") + "): Flags.UseBanking is set and NbOfBanks "
+      "is 0, or pBankRangeTable is 0. DXGK_SEGMENTDESCRIPTOR4 and 5 have no bank members; no page asks anything of "
+      "UseBanking there.")
+_rule("DESC.BANKTABLE_WITHOUT_USEBANKING", W, SEGDESC,
       "The driver specifies this array only if it also sets the UseBanking bit-field flag in the Flags member.",
-      "pBankRangeTable is not 0 and Flags.UseBanking is not set.")
+      "pBankRangeTable is not 0 and Flags.UseBanking is not set.",
+      on_too=(SEGDESC3,))
 _rule("DESC.SIZE_PAGE_MULTIPLE", E, SEGDESC,
       "This size must be a multiple of the native host page size (for example, 4 KB on the x86 architecture).",
       "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the pages that say it): Size is not a multiple of "
-      "4096 and Flags.Agp is not set (the size of an AGP segment is ignored).")
+      "4096 and Flags.Agp is not set (the size of an AGP segment is ignored).",
+      on_too=(SEGDESC3,))
 _rule("DESC.COMMITLIMIT_MEMORY", W, SEGDESC,
       "For a memory segment, the commit limit is always the same as the size of the segment, which is "
       "specified in the Size member.",
       "DXGK_SEGMENTDESCRIPTOR or DXGK_SEGMENTDESCRIPTOR3 (the DXGK_SEGMENTDESCRIPTOR4 page says CommitLimit "
-      "applies to aperture segments only): neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.")
+      "applies to aperture segments only): neither Flags.Aperture nor Flags.Agp is set, and CommitLimit != Size.",
+      on_too=(SEGDESC3,))
 _rule("DESC.SYSMEMEND_MATCHES_PARTIAL", W, SEGDESC3,
       "The display miniport driver should set this member to a non-NULL value if the segment is partially "
       "preserved in a transition to a hibernate state, in which case  the PartiallyPreservedDuringHibernate "
@@ -371,39 +412,69 @@ _rule("SEGPREF.RESERVED_NONZERO", W, SEGPREF, "Reserved (bits 31-32).",
 # ---- DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 (the same sentences on both pages)
 _rule("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets PermanentSysMem, the driver must also set the CpuVisible member.",
-      "PermanentSysMem is set and CpuVisible is not.")
+      "PermanentSysMem is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.CACHED_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the driver sets this member, the driver must also set the CpuVisible member.",
-      "Cached is set and CpuVisible is not.")
+      "Cached is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.PROTECTED_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set this member in combination with the PermanentSysMem, ExistingSysMem, or "
       "ExistingKernelSysMem member.",
-      "Protected is set together with PermanentSysMem, ExistingSysMem or ExistingKernelSysMem.")
+      "Protected is set together with PermanentSysMem, ExistingSysMem or ExistingKernelSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXISTINGSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingKernelSysMem member.",
-      "ExistingSysMem is set together with PermanentSysMem, Protected or ExistingKernelSysMem.")
+      "ExistingSysMem is set together with PermanentSysMem, Protected or ExistingKernelSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXISTINGKERNELSYSMEM_EXCLUSIVE", E, ALLOCFLAGS,
       "The driver cannot set ExistingKernelSysMem in combination with the PermanentSysMem, Protected, or "
       "ExistingSysMem member.",
-      "ExistingKernelSysMem is set together with PermanentSysMem, Protected or ExistingSysMem.")
+      "ExistingKernelSysMem is set together with PermanentSysMem, Protected or ExistingSysMem.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.HISTORYBUFFER_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,
       "When the display miniport driver sets HistoryBuffer, it must also set the CpuVisible flag.",
-      "HistoryBuffer is set and CpuVisible is not.")
+      "HistoryBuffer is set and CpuVisible is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", E, ALLOCFLAGS,
       "The flag can only be set when the AccessedPhysically flag is set.",
-      "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.")
+      "ExplicitResidencyNotification (named from WDDM2_0) is set and AccessedPhysically is not.",
+      on_too=(ALLOCFLAGS_WDDM2,))
+_rule("ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3", W, ALLOCFLAGS, "Supported starting with Windows 8.1.",
+      "DXGK_ALLOCATIONINFOFLAGS below WDDM1_3 and HistoryBuffer is set (the kit declares the bit at every version; "
+      "the rules about HistoryBuffer run from WDDM1_3).",
+      reading="Windows 8.1 is read as WDDM1_3, the interface version of WDDM 1.3")
 _rule("ALLOCFLAGS.UNDEFINED_AT_VERSION", W, ALLOCFLAGS, RESERVED_SENTENCE,
-      "A bit that is reserved at this interface version but names a flag at a newer one is set "
-      "(for example FlagsWddm2 bit 10, CreateInVpr from WDDM2_1).")
+      "A bit of a member whose page says this (DXGK_ALLOC_RESERVED*, Reserved03) that is reserved at this "
+      "interface version but names a flag at a newer one is set (for example FlagsWddm2 bit 13, "
+      "MapApertureCpuVisible from WDDM2_9).",
+      on_too=(ALLOCFLAGS_WDDM2,))
 _rule("ALLOCFLAGS.RESERVED_NONZERO", W, ALLOCFLAGS, RESERVED_SENTENCE,
-      "A bit that is reserved at every interface version (Reserved*, DXGK_ALLOC_RESERVED*) is set.")
+      "A bit that is reserved at every interface version (DXGK_ALLOC_RESERVED*, spelled Reserved0..15 by the kit's "
+      "macros, Reserved02) is set.",
+      on_too=(ALLOCFLAGS_WDDM2,))
+_rule("ALLOCFLAGS.SYSTEM_RESERVED_SET", W, ALLOCFLAGS, "Reserved for system use.",
+      "DXGK_ALLOCATIONINFOFLAGS below WDDM2_0: a bit of Reserved (bits 15-18, AccessedPhysically to "
+      "CpuVisibleOnDemand from WDDM2_0) is set.")
+_rule("ALLOCFLAGS.RESERVED00_SET", W, ALLOCFLAGS_WDDM2,
+      "For WDDM versions earlier than WDDM 2.1, this member is reserved and should be set to zero.",
+      "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 below WDDM2_1: Reserved00 (bit 10, CreateInVpr from WDDM2_1) is set.")
 
 # ---- DXGK_ALLOCATIONINFOFLAGS2 (WDDM3_0+)
 _rule("ALLOCFLAGS2.UNDEFINED_AT_VERSION", E, ALLOCFLAGS2, "Reserved; do not use.",
       "A bit of Reserved at this version that names a flag at a newer one is set (bits 1-5 below WDDM3_2).")
 _rule("ALLOCFLAGS2.RESERVED_NONZERO", E, ALLOCFLAGS2, "Reserved; do not use.",
       "A bit that is Reserved at every version is set (bits 6-31).")
+
+# The set the allocation rules read, as their summaries say it: the page's before WDDM2_0 is two sets
+IN_FORCE = ("the supported set in force (SupportedWriteSegmentSet from WDDM2_0; before, " + READING + " "
+            "SupportedReadSegmentSet | SupportedWriteSegmentSet: a segment of either set supports the allocation)")
+
+# Bit 31 of a set and segment id 31, as the summaries that read them say it
+BIT31 = (READING + " bit 31 and segment id 31 are system memory from WDDM2_0 only; the kit defines "
+         "DXGK_SEGMENT_ID_SYSTEMMEMORY and "
+         "DXGK_SEGMENT_SET_SYSTEMMEMORY from WIN7")
 
 # ---- DXGK_ALLOCATIONINFO, on its own
 _rule("ALLOCINFO.PRIORITY_ZERO", E, ALLOCINFO,
@@ -424,7 +495,7 @@ _rule("ALLOCINFO.PREFERRED_NOT_SUPPORTED", E, ALLOCINFO,
       "not in SupportedReadSegmentSet (the page states the read and the write condition separately: \"The "
       "display miniport driver can set preferences only for segments that are supported for read operations\", "
       "and the same for write). Id n is bit n-1; from WDDM2_0 id 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY) also matches "
-      "bit 31 (DXGK_SEGMENT_SET_SYSTEMMEMORY).",
+      "bit 31 (DXGK_SEGMENT_SET_SYSTEMMEMORY) (" + BIT31 + ").",
       also=(Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
                              "for read operations."),
             Quote(ALLOCINFO, "The display miniport driver can set preferences only for segments that are supported "
@@ -443,12 +514,12 @@ _rule("ALLOCINFO.READ_SET_IGNORED", W, ALLOCINFO,
 _rule("ALLOCINFO.SET_UNKNOWN_SEGMENT", W, ALLOCINFO,
       "Setting bit 0 indicates that the first segment is supported, setting bit 1 indicates that the second "
       "segment is supported, and so on.",
-      "The supported set in force or EvictionSegmentSet has bit n (n = 0..30, or 31 below WDDM2_0) set and "
-      "the adapter has fewer than n+1 segments.")
+      "SupportedWriteSegmentSet, SupportedReadSegmentSet (below WDDM2_0) or EvictionSegmentSet has bit n (n = "
+      "0..30, or 31 below WDDM2_0) set and the adapter has fewer than n+1 segments (" + BIT31 + ").")
 _rule("ALLOCINFO.EVICTION_APERTURE_ONLY", E, ALLOCINFO,
       "Only aperture segments can be specified by this member.",
       "EvictionSegmentSet names a segment of the adapter whose flags have neither Aperture nor Agp, or "
-      "(from WDDM2_0) DXGK_SEGMENT_SET_SYSTEMMEMORY.")
+      "(from WDDM2_0) DXGK_SEGMENT_SET_SYSTEMMEMORY (" + BIT31 + ").")
 _rule("ALLOCINFO.EVICTION_PITCHALIGNED", E, SEGFLAGS,
       "This type of segment cannot be used for eviction.",
       "EvictionSegmentSet names a segment of the adapter whose flags have PitchAlignment.")
@@ -460,11 +531,11 @@ _rule("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", W, ALLOCINFO,
       "If the allocation is not supported in a pitch-aligned segment (graphics processing units [GPUs] "
       "commonly do not support this type of segment), the driver should set the value in PitchAlignedSize "
       "to zero.",
-      "PitchAlignedSize is not 0 and no segment of the supported set in force has PitchAlignment.")
+      "PitchAlignedSize is not 0 and no segment of " + IN_FORCE + " has PitchAlignment.")
 _rule("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", W, SEGFLAGS,
       "However, the video memory manager uses the PitchAlignedSize member of DXGK_ALLOCATIONINFO to allocate "
       "resources for the segment.",
-      "PitchAlignedSize is 0 and a segment of the supported set in force has PitchAlignment.")
+      "PitchAlignedSize is 0 and a segment of " + IN_FORCE + " has PitchAlignment.")
 _rule("ALLOCINFO.HINTEDBANK_WITHOUT_BANKING", W, ALLOCINFO,
       "If this member is specified, the video memory manager uses banking information about the most "
       "preferred segment, which is specified by the SegmentId0 member of the DXGK_SEGMENTPREFERENCE "
@@ -477,8 +548,8 @@ _rule("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", W, BANKPREF,
       "(only when that segment uses banking and its descriptor has NbOfBanks != 0).")
 _rule("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", E, ALLOCFLAGS2,
       "The allocation must be created shared and must reside only in the aperture memory segment.",
-      "Flags2.ShareBackingStoreWithKmd is set and the supported set in force names system memory or a "
-      "segment of the adapter without Aperture or Agp.")
+      "Flags2.ShareBackingStoreWithKmd is set and SupportedWriteSegmentSet (Flags2 exists from WDDM3_0, where the "
+      "write set alone is read) names system memory or a segment of the adapter without Aperture or Agp.")
 
 # ---- an allocation where the kernel placed it (ETW: ReportCommittedAllocation and its DCStart): semantics.Placement
 _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
@@ -486,14 +557,37 @@ _rule("ALLOCINFO.COMMITTED_OUTSIDE_SETS", W, ALLOCINFO,
       "the video memory manager use to page-in the allocation for write operations, regardless of performance.",
       "A Placement (an allocation committed to segment n at an offset) whose n is a segment a set names (1..31 "
       "from WDDM2_0, where 31 is DXGK_SEGMENT_ID_SYSTEMMEMORY and matches DXGK_SEGMENT_SET_SYSTEMMEMORY; 1..32 "
-      "before) and is not in the set in force (SupportedWriteSegmentSet from WDDM2_0; either set before). Segment "
-      "0 names no segment and is not checked.",
+      "before; " + BIT31 + ") and is not in " + IN_FORCE + ". Segment 0 names no segment and is not checked.",
       also=(Quote(ALLOCINFO, "The segments that these identifiers indicate are segments that the display miniport "
                              "driver requests that the video memory manager use to page-in the allocation for read "
                              "operations, regardless of performance."),),
       reading="the page says which segments the driver requests for page-in; that a placement outside them "
               "contradicts the driver's sets is the package's reading, no page says the kernel never places an "
               "allocation elsewhere")
+
+# Flags the kit names at every version whose page dates them later: (flag word, flag) -> (the first interface
+# version, the rule that says so).  Below it a set flag is that rule's finding, the page's date is said with its
+# meaning, and the rules that read the flag (whose sentences speak of a supported flag) do not run.
+SUPPORTED_FROM = {
+    **{("DXGK_SEGMENTFLAGS", name): ("WIN8", "SEGFLAGS.POWER_FLAGS_BEFORE_WIN8")
+       for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate")},
+    ("DXGK_ALLOCATIONINFOFLAGS", "HistoryBuffer"): ("WDDM1_3", "ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3"),
+}
+
+
+def dated_text(type_name: str, flag: str) -> str:
+    """What the page says of when a dated flag starts, and the version the package reads that as."""
+    first, rule_id = SUPPORTED_FROM[(type_name, flag)]
+    rule = RULES[rule_id]
+    return f"\"{rule.sentence}\" ({first} on" + (f"; {READING} {rule.reading})" if rule.reading else ")")
+
+
+# Reserved members whose page says something else of them than the rest of their flag word: (flag word,
+# member) -> the rule quoting that member's own sentence.
+RESERVED_MEMBER_RULES = {
+    ("DXGK_ALLOCATIONINFOFLAGS", "Reserved"): "ALLOCFLAGS.SYSTEM_RESERVED_SET",
+    ("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", "Reserved00"): "ALLOCFLAGS.RESERVED00_SET",
+}
 
 # ---- a DxgKrnl event that is not what its template says (etw readers): the event is kept, the trace read on
 MANIFEST_NOTES, TRACE_NOTES = trace_notes("etw/README.md"), trace_notes("etw/real/README.md")

@@ -91,7 +91,8 @@ def check_placement(p: Placement) -> list:
         return []
     return [finding("ALLOCINFO.COMMITTED_OUTSIDE_SETS", effective.source, effective.mask,
                     f"committed to segment {sid} at offset {p.offset:#x}, which is not in {effective.source} = "
-                    f"{effective.mask:#x} ({describe_segment_set(effective.segments)})")]
+                    f"{effective.mask:#x} ({describe_segment_set(effective.segments)})"
+                    + ("" if wddm2 else f"; {effective.note}"))]
 
 
 @lru_cache(maxsize=4096)  # a trace's placements name few distinct records (the tables pack only the sets)

@@ -15,10 +15,10 @@ from .._spec.base import PAGE_SIZE
 from ..layout import TypeLayout, record_leaves, typedef_layout
 from ..errors import UnsupportedTarget
 from ..names import InterfaceVersion, parse_version
-from ._effective import effective_mask, effective_source, page_rounded
+from ._effective import effective_mask, in_force_text, page_rounded
 from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
-from .segments import SegmentFlag, describe_segment_set, segment_set
-from ._rules import RULES
+from .segments import SegmentFlag, describe_segment_set, segment_set, system_memory_reading
+from ._rules import READING, RESERVED_MEMBER_RULES, RULES, SUPPORTED_FROM, USEBANKING_READING
 from .engine import NOT, Check, Cols, column_messages, leaves_read, run_columns, run_record  # noqa: F401 (public here too)
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
@@ -33,46 +33,56 @@ RESERVED_FAMILY = {"DXGK_SEGMENTFLAGS": "SEGFLAGS", "DXGK_ALLOCATIONINFOFLAGS": 
                    "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0": "ALLOCFLAGS", "DXGK_ALLOCATIONINFOFLAGS2": "ALLOCFLAGS2"}
 
 
-def reserved_sentence(type_name: str) -> str:
-    """What the page of a flag word says of its reserved bits (the sentence its reserved rules quote)."""
-    return RULES[RESERVED_FAMILY[type_name] + ".RESERVED_NONZERO"].sentence
+def reserved_rule(type_name: str, member: str, newer: bool) -> str:
+    """The rule of a set reserved bit of a flag word's ``member`` (a leaf path, "" for bits no leaf names):
+    the member's own rule where its page says something else of it (``RESERVED_MEMBER_RULES``), else
+    {family}.UNDEFINED_AT_VERSION for a bit a newer version names (``newer``), {family}.RESERVED_NONZERO."""
+    special = RESERVED_MEMBER_RULES.get((type_name, member))
+    if special is not None:
+        return special
+    return f"{RESERVED_FAMILY[type_name]}.{'UNDEFINED_AT_VERSION' if newer else 'RESERVED_NONZERO'}"
+
+
+def reserved_sentence(type_name: str, member: str = "") -> str:
+    """What the page of a flag word says of its reserved ``member`` (the sentence its reserved rule quotes)."""
+    return RULES[reserved_rule(type_name, member, False)].sentence
 
 
 def _reserved(type_name: str, abi: str, version: int) -> list:
-    """{family}.UNDEFINED_AT_VERSION and {family}.RESERVED_NONZERO, reported at the leaf holding the
-    lowest offending bit."""
-    prefix = RESERVED_FAMILY[type_name]
+    """The reserved-bit rules of a flag word (``reserved_rule``): each rule's set bits reported once, at the
+    leaf holding the lowest of them."""
     _named, reserved = named_bits(type_name, abi, version)
     ever = ever_named_bits(type_name, abi)
     leaves = [leaf for leaf in record_leaves(typedef_layout(type_name, abi, version)) if leaf.bit_width < 32]
     out = []
-    for rule, mask, message, params in (
-            (f"{prefix}.UNDEFINED_AT_VERSION", reserved & ever,
-             "{names} set at {version}, where the bit is reserved; Value = {Value:#010x}",
-             lambda r, m=reserved & ever: {"names": _newer_names(type_name, abi, r["Value"] & m),
-                                           "version": InterfaceVersion(version).name}),
-            (f"{prefix}.RESERVED_NONZERO", reserved & ~ever & 0xFFFFFFFF,
-             "reserved bits {bits:#010x} are set (Value = {Value:#010x})", None)):
-        if not mask:
-            continue
-        value = (lambda r, m=mask: r["Value"] & m)
+    for newer, mask, message in (
+            (True, reserved & ever, "{names} set at {version}, where the bit is reserved; Value = {Value:#010x}"),
+            (False, reserved & ~ever & 0xFFFFFFFF, "reserved bits {bits:#010x} are set (Value = {Value:#010x})")):
+        groups: dict = {}  # rule id -> [(path, the leaf's bits of mask)], "Value" for bits no leaf holds
         claimed = 0
         for leaf in leaves:
-            leaf_mask = (((1 << leaf.bit_width) - 1) << leaf.bit_offset) & ~claimed
+            leaf_mask = leaf.mask & ~claimed
             claimed |= leaf_mask
-            if not leaf_mask & mask:
-                continue
-
-            def when(r, m=mask, lm=leaf_mask):
-                bits = r["Value"] & m
-                return (bits & (~bits + 1) & lm) != 0  # the lowest set bit falls in this leaf
-
-            out.append(Check(rule, leaf.path, when, message, value,
-                             params or (lambda r, m=mask: {"bits": r["Value"] & m}), columnar=params is None))
+            if leaf_mask & mask:
+                groups.setdefault(reserved_rule(type_name, leaf.path, newer), []).append((leaf.path, leaf_mask & mask))
         if mask & ~claimed:
-            out.append(Check(rule, "Value", lambda r, m=mask, lm=mask & ~claimed: ((r["Value"] & m) & lm) != 0,
-                             message, value, params or (lambda r, m=mask: {"bits": r["Value"] & m}),
-                             columnar=params is None))
+            groups.setdefault(reserved_rule(type_name, "", newer), []).append(("Value", mask & ~claimed))
+        for rule_id, members in groups.items():
+            rule_mask = 0
+            for _path, bits in members:
+                rule_mask |= bits
+            if newer:
+                params = (lambda r, m=rule_mask: {"names": _newer_names(type_name, abi, r["Value"] & m),
+                                                  "version": InterfaceVersion(version).name})
+            else:
+                params = (lambda r, m=rule_mask: {"bits": r["Value"] & m})
+            for path, leaf_mask in members:
+                def when(r, m=rule_mask, lm=leaf_mask):
+                    bits = r["Value"] & m
+                    return (bits & (~bits + 1) & lm) != 0  # the lowest set bit falls in this leaf
+
+                out.append(Check(rule_id, path, when, message, lambda r, m=rule_mask: r["Value"] & m, params,
+                                 columnar=not newer))
     return out
 
 
@@ -144,11 +154,6 @@ def _segment_flags(abi: str, version: int) -> tuple:
               "PreservedDuringStandby should be set on apertures whose page table content should be preserved, "
               "and the current page says neither"),
     ]
-    if version < InterfaceVersion.WIN8:
-        for name in ("PreservedDuringStandby", "PreservedDuringHibernate", "PartiallyPreservedDuringHibernate"):
-            out.append(Check("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8", name, lambda r, n=name: r.bit(n),
-                             f"{name} is set at {InterfaceVersion(version).name}; it is supported from Windows 8 "
-                             f"(WIN8) on"))
     out += [
         Check("SEGFLAGS.CPUHOSTAPERTURE_WITH_CPUVISIBLE", "SupportsCpuHostAperture",
               lambda r: r.bit("SupportsCpuHostAperture") & r.bit("CpuVisible"),
@@ -166,7 +171,23 @@ def _segment_flags(abi: str, version: int) -> tuple:
     # a flag that does not exist at this version never fires (r.bit gives False), so drop its check
     present = {leaf.path for leaf in record_leaves(typedef_layout(t, abi, version))}
     out = [c for c in out if c.field in present]
-    return tuple(out + _reserved(t, abi, version))
+    return tuple(_dated(t, version, present, out) + _reserved(t, abi, version))
+
+
+def _dated(type_name: str, version: int, present, checks: list) -> list:
+    """The checks of a flag word at a version below the one its page gives a flag (``SUPPORTED_FROM``): the
+    checks that read that flag go (their sentences speak of a supported flag), and its own rule says the date."""
+    early = {flag: rule_id for (t, flag), (first, rule_id) in SUPPORTED_FROM.items()
+             if t == type_name and flag in present and version < InterfaceVersion[first]}
+    if not early:
+        return checks
+    kept = [c for c in checks if not leaves_read(c, present) & set(early)]
+    for flag, rule_id in early.items():
+        first = SUPPORTED_FROM[(type_name, flag)][0]
+        kept.append(Check(rule_id, flag, lambda r, n=flag: r.bit(n),
+                          f"{flag} is set at {InterfaceVersion(version).name}, before {first}: the page says "
+                          f"\"{RULES[rule_id].sentence}\""))
+    return kept
 
 
 @lru_cache(maxsize=None)
@@ -199,7 +220,7 @@ def _alloc_flags(type_name: str, abi: str, version: int) -> tuple:
     ]
     present = {leaf.path for leaf in record_leaves(typedef_layout(type_name, abi, version))}
     out = [c for c in out if c.field in present]
-    return tuple(out + _reserved(type_name, abi, version))
+    return tuple(_dated(type_name, version, present, out) + _reserved(type_name, abi, version))
 
 
 @lru_cache(maxsize=None)
@@ -270,13 +291,13 @@ def _descriptor(type_name: str, abi: str, version: int) -> tuple:
     def use_banking(r):
         return r.bit("Flags.UseBanking")
 
-    if "NbOfBanks" not in present:
-        out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "Flags.UseBanking", use_banking,
-                         f"UseBanking is set but {type_name} has no NbOfBanks / pBankRangeTable members, so the "
-                         f"banks cannot be described", value=lambda r: 1))
-    else:
+    # The sentence asks for DXGK_SEGMENTDESCRIPTOR's NbOfBanks and pBankRangeTable: it says nothing of a
+    # descriptor without them (DXGK_SEGMENTDESCRIPTOR4, 5), and of DXGK_SEGMENTDESCRIPTOR3 only as a reading.
+    if "NbOfBanks" in present:
         banks_message = ("UseBanking is set but NbOfBanks = {NbOfBanks} and pBankRangeTable = "
-                         "{pBankRangeTable:#x}; the driver should also specify valid bank information in them")
+                         "{pBankRangeTable:#x}; the driver should also specify valid bank information in them"
+                         + ("" if type_name == "DXGK_SEGMENTDESCRIPTOR" else
+                            f" ({READING} {USEBANKING_READING.format(type_name=type_name)})"))
         out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "NbOfBanks",
                          lambda r: use_banking(r) & (r["NbOfBanks"] == 0), banks_message))
         out.append(Check("DESC.USEBANKING_NEEDS_BANKS", "pBankRangeTable",
@@ -365,7 +386,7 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
     def system(r):
         return ((effective(r) >> SYSTEM_MEMORY_BIT) != 0) if wddm2 else False
 
-    source, _note = effective_source(version)
+    source = in_force_text(version)
     page = PAGE_SIZE[abi]
     out += [
         Check("ALLOCINFO.PRIORITY_ZERO", "AllocationPriority", lambda r: r["AllocationPriority"] == 0,
@@ -394,37 +415,44 @@ def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tupl
 
             out.append(Check("ALLOCINFO.PREFERRED_NOT_SUPPORTED", path, unsupported,
                              f"preferred segment {{id}} is not in {name} = {{set:#x}} ({{segments}})"
-                             + ("; from WDDM v2 the video memory manager ignores SupportedReadSegmentSet"
-                                if wddm2 else ""),
+                             + ("; from WDDM v2, during surface creation the video memory manager ignores "
+                                "SupportedReadSegmentSet" if wddm2 else ""),
                              params=lambda r, path=path, name=name: {"id": r[path], "set": r[name],
-                                                                     "segments": _set_text(r[name], wddm2)}))
+                                                                     "segments": _set_text(r[name], version)}))
     if wddm2:
         out.append(Check("ALLOCINFO.READ_SET_IGNORED", "SupportedReadSegmentSet",
                          lambda r: (r["SupportedReadSegmentSet"] != 0)
                          & (r["SupportedReadSegmentSet"] != r["SupportedWriteSegmentSet"]),
                          "SupportedReadSegmentSet = {SupportedReadSegmentSet:#x} differs from "
-                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM v2 the video memory "
-                         "manager ignores the read set, and there should no longer be a difference between these "
-                         "sets (the kit's union also names this word MmuSet)"))
+                         "SupportedWriteSegmentSet = {SupportedWriteSegmentSet:#x}; from WDDM v2, during surface "
+                         "creation the video memory manager ignores the read set, and there should no longer be a "
+                         "difference between these sets (the kit's union also names this word MmuSet)"))
     if facts is not None:
-        out += _against_adapter(facts, wddm2, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
+        out += _against_adapter(facts, version, effective, system, source, "Flags2.ShareBackingStoreWithKmd" in present)
     return tuple(out)
 
 
-def _set_text(mask: int, wddm2: bool) -> str:
-    return describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
+def _set_text(mask: int, version: int) -> str:
+    """A set in words; bit 31 before WDDM2_0 where the kit already names it system memory says it is a reading."""
+    wddm2 = version >= InterfaceVersion.WDDM2_0
+    text = describe_segment_set(segment_set(mask, target=None if wddm2 else ("x64", "VISTA")))
+    reading = system_memory_reading(version) if mask >> SYSTEM_MEMORY_BIT & 1 else ""
+    return text + (f"; {reading}" if reading else "")
 
 
-def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source: str, share: bool) -> list:
+def _against_adapter(facts: AdapterFacts, version: int, effective, system, source: str, share: bool) -> list:
+    wddm2 = version >= InterfaceVersion.WDDM2_0
     count = facts.count
     top = 31 if wddm2 else 32  # set bits that name segment ids (bit 31 is system memory from WDDM2_0)
+    bit31 = system_memory_reading(version)
     unknown = _set_mask(range(count + 1, top + 1))
     out = []
     for name in (["SupportedWriteSegmentSet"] if wddm2 else ["SupportedReadSegmentSet", "SupportedWriteSegmentSet"]) \
             + ["EvictionSegmentSet"]:
         out.append(Check("ALLOCINFO.SET_UNKNOWN_SEGMENT", name, lambda r, n=name: (r[n] & unknown) != 0,
                          f"{name} = {{{name}:#x}} names segment(s) {{unknown}} but the adapter has {count} segment(s)",
-                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown)}))
+                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown) + (
+                             f" ({bit31})" if bit31 and r[n] >> SYSTEM_MEMORY_BIT & 1 else "")}))
     not_aperture = facts.not_aperture & _set_mask(range(1, top + 1))
 
     def eviction_bad(r):
@@ -457,7 +485,8 @@ def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source
                      f"PitchAlignedSize = {{PitchAlignedSize:#x}} but no segment of {source} is pitch aligned"))
     out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", "PitchAlignedSize",
                      lambda r: (r["PitchAlignedSize"] == 0) & ((effective(r) & pitched) != 0),
-                     "PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {pitched}",
+                     f"PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {{pitched}} of "
+                     f"{source}",
                      value=lambda r: 0, params=lambda r: {"pitched": _ids_text(effective(r) & pitched)}))
 
     def uses_banks(r):
@@ -506,7 +535,9 @@ def _against_adapter(facts: AdapterFacts, wddm2: bool, effective, system, source
 DESCRIPTOR_TYPES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3", "DXGK_SEGMENTDESCRIPTOR4",
                     "DXGK_SEGMENTDESCRIPTOR5")
 
-# C type name -> (abi, version, adapter facts) -> its checks
+# C type name -> (abi, version, adapter facts) -> its checks.  Every rule's page speaks of what the driver
+# provides, so no check reaches into a member the OS fills: DXGK_QUERYSEGMENTIN.AgpFlags ([in], "properties for
+# the available AGP aperture") has none of the segment flag rules.
 CHECKS: dict = {
     "DXGK_SEGMENTFLAGS": lambda abi, version, facts: _segment_flags(abi, version),
     "DXGK_SEGMENTBANKPREFERENCE": lambda abi, version, facts: _bank_preference(),
@@ -516,7 +547,6 @@ CHECKS: dict = {
         lambda abi, version, facts: _alloc_flags("DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", abi, version),
     "DXGK_ALLOCATIONINFOFLAGS2": lambda abi, version, facts: _alloc_flags2(abi, version),
     "DXGK_ALLOCATIONINFO": lambda abi, version, facts: _allocation_info(abi, version, facts),
-    "DXGK_QUERYSEGMENTIN": lambda abi, version, facts: tuple(c.under("AgpFlags.") for c in _segment_flags(abi, version)),
     **{name: (lambda abi, version, facts, n=name: _descriptor(n, abi, version)) for name in DESCRIPTOR_TYPES},
 }
 

@@ -10,69 +10,25 @@ from ..layout import Leaf, record_leaves, typedef_layout
 from ..errors import InvalidArgument
 from ..names import ENUM_CLASSES, InterfaceVersion, known_names
 from ..span import _short
-from ._rules import (ALLOCFLAGS, ALLOCFLAGS2, ALLOCFLAGS_WDDM2, ALLOCINFO, BANKPREF, RULES, SEGDESC, SEGDESC3,
-                     SEGDESC4, SEGPREF, quoted, reading)
+from ._rules import (ALLOCINFO, BANKPREF, QUERYSEGMENTIN, READING, RULES, SEGFLAGS, SEGPREF, SUPPORTED_FROM,
+                     SourceKind, dated_text, quoted, reading)
 from ._view import View, coerce_layout, describe_flags, flag_names, is_reserved_name
 from .adapter import Adapter, as_adapter, check_adapter
 from .allocation import (ALLOCINFO_TYPE, FLAGS2_TYPE, FLAGS_TYPE, FLAGS_WDDM2_TYPE, _effective, effective_size,
                          flags_member)
-from .checks import DESCRIPTOR_TYPES, SIZE_AND_COMMIT_PAGES, check_record, reserved_sentence
+from ._effective import in_force_text
+from .checks import DESCRIPTOR_TYPES, check_record, reserved_sentence
+from .pagewords import FLAG_WORDS, MEMBER_WORDS, said
 from .preferences import (BANK_SLOTS, BANK_TYPE, SEG_SLOTS, SEGPREF_TYPES, decode_bank_preference,
                           decode_segment_preference, describe_preferences)
 from .priority import decode_priority
-from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS,
-                       SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set)
+from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, SEGMENT_FLAG_DESCRIPTIONS,
+                       SEGMENT_FLAG_MEANINGS,
+                       SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set,
+                       system_memory_reading)
 
-def _said(source, *parts: str) -> str:
-    """Words of one page, recorded as such, joined by "; "."""
-    return "; ".join(quoted(source, text) for text in parts)
-
-
-# What explain() prints beside a set allocation flag: its page's own words (held to the page by the
-# tests).  The WDDM 3.2 Flags2 flags have no description on the page: a set one prints "set".
-ALLOC_FLAG_MEANINGS = {
-    "CpuVisible": _said(ALLOCFLAGS, "the allocation is directly accessible by the CPU",
-                        "If this flag is not set on the allocation, pfnLockCb returns an error"),
-    "PermanentSysMem": _said(ALLOCFLAGS, "a copy of the allocation should be kept in system memory even when the "
-                                         "content is located in a memory segment"),
-    "Cached": _said(ALLOCFLAGS, "the allocation backing store should be allocated as cached memory",
-                    "by default, the allocation backing store is stored as write-combined memory"),
-    "Protected": _said(ALLOCFLAGS, "the allocation backing store should be allocated in kernel memory instead of "
-                                   "user address space"),
-    "ExistingSysMem": _said(ALLOCFLAGS, "the video memory manager should use the existing system memory range as a "
-                                        "backing store for the allocation", "a valid user-mode address"),
-    "ExistingKernelSysMem": _said(ALLOCFLAGS, "the video memory manager should use the existing system memory range "
-                                              "as a backing store for the allocation", "a valid kernel-mode address"),
-    "FromEndOfSegment": _said(ALLOCFLAGS, "the allocation should be allocated from the end of a segment during paging"),
-    "Swizzled": _said(ALLOCFLAGS, "the allocation is swizzled and requires special support by the video memory "
-                                  "manager to lock the allocation"),
-    "DisableLargePageMapping": _said(ALLOCFLAGS_WDDM2, "large page mapping for the allocation should be disabled"),
-    "Overlay": _said(ALLOCFLAGS, "the allocation is for an overlay operation", "Overlay allocations are pinned in memory"),
-    "Capture": _said(ALLOCFLAGS, "the allocation is used for a capture operation",
-                     "Capture allocations are pinned in memory"),
-    "UseAlternateVA": _said(ALLOCFLAGS, "the primary allocation can be locked",
-                            "UseAlternateVA is valid only for the primary allocation"),
-    "SynchronousPaging": _said(ALLOCFLAGS, "the allocation should be paged in synchronously"),
-    "LinkMirrored": _said(ALLOCFLAGS, "a single instance of an allocation should be replicated across all physical "
-                                      "adapters in a logical adapter"),
-    "LinkInstanced": _said(ALLOCFLAGS, "different instances of an allocation will be paged in and evicted from all "
-                                       "physical adapters in a logical adapter"),
-    "HistoryBuffer": _said(ALLOCFLAGS, "the user-mode display driver allocates a history buffer"),
-    "CreateInVpr": _said(ALLOCFLAGS_WDDM2, "the allocation should be created in the video protected range"),
-    "MapApertureCpuVisible": _said(ALLOCFLAGS_WDDM2, "the driver requires CPU access to memory during a "
-                                                     "DxgkDdiBuildPagingBuffer call for a "
-                                                     "DXGK_OPERATION_MAP_APERTURE_SEGMENT2 operation"),
-    "AccessedPhysically": _said(ALLOCFLAGS, "allocations, which are accessed by their physical address",
-                                "Such allocation will be allocated contiguously from GPU memory segments"),
-    "ExplicitResidencyNotification": _said(ALLOCFLAGS, "the driver receives a NotifyResidency paging buffer operation "
-                                                       "when the allocation residency is changed"),
-    "HardwareProtected": _said(ALLOCFLAGS_WDDM2, "the allocation will hold content used for hardware DRM"),
-    "CpuVisibleOnDemand": _said(ALLOCFLAGS, "the video memory manager will try to allocate the virtual address for "
-                                            "the allocation when it is mapped/locked"),
-    "ShareBackingStoreWithKmd": _said(ALLOCFLAGS2, "it needs to know the address of the allocation backing store",
-                                      "The allocation must be created shared and must reside only in the aperture "
-                                      "memory segment"),
-}
+# What explain() prints beside a set allocation flag: its own flag word's page's words (pagewords.FLAG_WORDS)
+ALLOC_FLAG_MEANINGS = {name: FLAG_WORDS[name] for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)}
 
 
 def _size_text(n: int) -> str:
@@ -101,38 +57,48 @@ def _flag_table(type_name: str, abi: str, version: int) -> tuple:
     return tuple(flag_names(type_name, abi, version).items()), reserved
 
 
-def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserved_of, describe) -> dict:
-    """Path -> meaning of a flag word, in the order a record's meanings come: a note per set flag, one
-    per reserved leaf that is not zero, and the word's ``Value``.
+def _flag_word(word, type_name: str, abi: str, version: int, notes: dict, reserved_of, describe,
+               reserved_said=None) -> dict:
+    """Path -> meaning of a flag word, in the order a record's meanings come: a note per set flag (with the
+    page's date where the version is before it), one per reserved leaf that is not zero, and the word's
+    ``Value``.
 
     ``word`` is one word (an int) or a column of words (the record is the flag union itself); then
     each flag's entry is (set column, note) and the others per-row texts (None where none).
-    ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf.
+    ``reserved_of(path)``: a reserved leaf's value (or column), None where the view has no such leaf;
+    ``reserved_said(path)``: what a reserved leaf's meaning quotes (default: its page's sentence).
     """
     names, reserved = _flag_table(type_name, abi, version)
-    said = reserved_sentence(type_name)
+    said = reserved_said or (lambda path: reserved_sentence(type_name, path))
     column = getattr(word, "ndim", 0)
     out = {}
     for mask, name in names:
+        note = notes.get(name, "set") + _date_note(type_name, name, version)
         if column:
-            out[name] = ((word & mask) != 0, notes.get(name, "set"))
+            out[name] = ((word & mask) != 0, note)
         elif word & mask:
-            out[name] = notes.get(name, "set")
+            out[name] = note
     for path in reserved:
         value = reserved_of(path)
         if value is None:
             continue
         if column:
-            out[path] = by_value(numpy_module(), value, lambda v: _reserved_text(v, said) if v else None)
+            out[path] = by_value(numpy_module(), value, lambda v, t=said(path): _reserved_text(v, t) if v else None)
         elif value:
-            out[path] = _reserved_text(value, said)
+            out[path] = _reserved_text(value, said(path))
     out["Value"] = describe(word, abi, version)
     return out
 
 
-def _view_flag_word(m: _Meanings, view: View, type_name: str, notes: dict, describe) -> None:
+def _date_note(type_name: str, flag: str, version: int) -> str:
+    """"; <the page's date>" for a flag set before the version its page gives (``SUPPORTED_FROM``), else ""."""
+    dated = SUPPORTED_FROM.get((type_name, flag))
+    return "" if dated is None or version >= InterfaceVersion[dated[0]] else "; " + dated_text(type_name, flag)
+
+
+def _view_flag_word(m: _Meanings, view: View, type_name: str, notes: dict, describe, reserved_said=None) -> None:
     found = _flag_word(view.word(), type_name, view.abi, view.version, notes,
-                       lambda path: view[path] if view.has(path) else None, describe)
+                       lambda path: view[path] if view.has(path) else None, describe, reserved_said)
     for path, text in found.items():
         m.put(view, path, text)
 
@@ -149,9 +115,17 @@ def _reserved_text(value: int, sentence: str) -> str:
 
 def _segflags_value(word, abi: str, version: int):
     """The meaning of a segment flag word's Value (of every row for a column): its flags, then its power
-    behaviour."""
-    text, power = describe_segment_flags(word, abi, version), _power_text(word)
+    behaviour from the version the page gives the power flags (below it the table says nothing)."""
+    text = describe_segment_flags(word, abi, version)
+    if not power_flags_supported(version):
+        return text
+    power = _power_text(word)
     return [t + p for t, p in zip(text, power)] if getattr(word, "ndim", 0) else text + power
+
+
+def power_flags_supported(version: int) -> bool:
+    """Whether the page's power table speaks of a flag word at this version ("Supported starting with Windows 8")."""
+    return int(version) >= InterfaceVersion[SUPPORTED_FROM[(SEGFLAGS_TYPE, "PreservedDuringStandby")][0]]
 
 
 def _power_text(word):
@@ -176,6 +150,20 @@ def _segflags(m: _Meanings, view: View):
     _view_flag_word(m, view, SEGFLAGS_TYPE, SEGMENT_FLAG_MEANINGS, _segflags_value)
 
 
+# DXGK_QUERYSEGMENTIN.AgpFlags is [in]: the OS fills it with "properties for the available AGP aperture", so
+# its meanings are what each flag is, without what the DXGK_SEGMENTFLAGS page asks of a driver.
+AGP_FLAGS = quoted(QUERYSEGMENTIN, "properties for the available AGP aperture in bit-field flags")
+RESERVED_MEMBER = quoted(SEGFLAGS, "This member is reserved")
+
+
+def _querysegmentin(m: _Meanings, view: View):
+    _member_words(m, view)
+    flags = view.sub("AgpFlags", SEGFLAGS_TYPE)
+    _view_flag_word(m, flags, SEGFLAGS_TYPE, SEGMENT_FLAG_DESCRIPTIONS,
+                    lambda word, abi, version: f"{AGP_FLAGS}: {describe_flags(SEGFLAGS_TYPE, word, abi, version, 'none')}",
+                    lambda path: RESERVED_MEMBER)
+
+
 # Which of Flags and FlagsWddm2 a driver uses, in the DXGK_ALLOCATIONINFO page's words
 SHOULD_USE = {"FlagsWddm2": quoted(ALLOCINFO, "Drivers that target any WDDM version >= WDDM 2.0 should use FlagsWddm2"),
               "Flags": quoted(ALLOCINFO, "drivers that target any WDDM version earlier than WDDM 2.0 should use Flags")}
@@ -186,7 +174,7 @@ def _allocflags(m: _Meanings, view: View, type_name: str, in_force: bool = True)
         member, _ = flags_member(view.version)
         m.put(view, "Value", f"{InterfaceVersion(view.version).name}: {SHOULD_USE[member]}")
         return
-    _view_flag_word(m, view, type_name, ALLOC_FLAG_MEANINGS, _alloc_value(type_name))
+    _view_flag_word(m, view, type_name, ALLOC_FLAG_MEANINGS[type_name], _alloc_value(type_name))
 
 
 def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
@@ -208,9 +196,10 @@ def _segment_kind(adapter: Adapter | None, segment_id: int) -> str:
 def _segment_id_text(view: View, ident: int, adapter) -> str:
     if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY and view.version >= InterfaceVersion.WDDM2_0:
         return f"segment 31 (DXGK_SEGMENT_ID_SYSTEMMEMORY; {reading('system memory from WDDM v2')})"
+    bit31 = system_memory_reading(view.version) if ident == DXGK_SEGMENT_ID_SYSTEMMEMORY else ""
     if adapter is not None and adapter.descriptor(ident) is None:
-        return f"segment {ident} (the adapter has no such segment)"
-    return f"segment {ident}{_segment_kind(adapter, ident)}"
+        return f"segment {ident} (the adapter has no such segment" + (f"; {bit31})" if bit31 else ")")
+    return f"segment {ident}{_segment_kind(adapter, ident)}" + (f" ({bit31})" if bit31 else "")
 
 
 def _slot_meanings(m: _Meanings, view: View, slots: int, id_field: str, *, used, directions, no_id: str):
@@ -269,32 +258,50 @@ def _segpref(m: _Meanings, view: View, adapter=None):
 
 def _set_text(view: View, mask: int, adapter) -> str:
     s = segment_set(mask, target=(view.abi, view.version))
+    bit31 = system_memory_reading(view.version) if mask >> 31 & 1 else ""
     if adapter is None or not s.ids:
-        return describe_segment_set(s)
+        return describe_segment_set(s) + (f" ({bit31})" if bit31 else "")
     named = ", ".join(f"{i}{_segment_kind(adapter, i)}" if adapter.descriptor(i) is not None else f"{i} (no such segment)"
                       for i in s.ids)
     text = ("segment " if len(s.ids) == 1 else "segments ") + named
-    return text + (" (+ system memory)" if s.system_memory else "")
+    return text + (" (+ system memory)" if s.system_memory else "") + (f" ({bit31})" if bit31 else "")
 
 
-# Descriptor members in their pages' words.  The DXGK_SEGMENTDESCRIPTOR and ...3 pages say the same of the
-# members they share; DXGK_SEGMENTDESCRIPTOR5 has no page, so ...4's words are only a reading of it.
-AGP_SIZE = quoted(SEGDESC, "the video memory manager allocates as much aperture space as possible, so this member "
-                           "is ignored")
-APERTURE_ONLY = quoted(SEGDESC4, "This value applies to the aperture segment only")
-NB_OF_BANKS = quoted(SEGDESC, "The number of banks in the segment, if banking is used")
-BANK_TABLE = quoted(SEGDESC, "The driver specifies this array only if it also sets the UseBanking bit-field flag in "
-                             "the Flags member")
-PURGED = {"DXGK_SEGMENTDESCRIPTOR3": quoted(SEGDESC3, "For segments that are partially composed of system memory, all "
-                                                      "allocations that begin after this address are purged in a "
-                                                      "transition to a hibernate state"),
-          "DXGK_SEGMENTDESCRIPTOR4": quoted(SEGDESC4, "For segments that are partially composed of system memory, all "
-                                                      "allocations ending after this address are purged during "
-                                                      "hibernate")}
-HOST_APERTURE = (quoted(SEGDESC4, "If Flags.SupportsCpuHostAperture==FALSE and the segment is CPU visible, this will be "
-                                  "the CPU physical base address of the segment"),
-                 quoted(SEGDESC4, "If Flags.SupportsCpuHostAperture==TRUE, this will have the CPU address and size of "
-                                  "the CPUHostAperture"))
+# Descriptor members in their own pages' words (a page's words for another descriptor would say what that
+# page does not); DXGK_SEGMENTDESCRIPTOR5 has no page, so DXGK_SEGMENTDESCRIPTOR4's words are only a reading of it.
+_ONE_AND_THREE = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3")
+DESCRIPTOR_WORDS = {
+    **{name: {
+        "agp size": said(name, "the video memory manager allocates as much aperture space as possible, so this "
+                               "member is ignored"),
+        "commit aperture": said(name, "The maximum number of bytes that can be committed to the segment"),
+        "commit memory": said(name, "For a memory segment, the commit limit is always the same as the size of the "
+                                    "segment"),
+        "banks": said(name, "The number of banks in the segment, if banking is used"),
+        "bank table": said(name, "An array of values that indicates the ranges that delimit each bank in the segment"),
+        "bank table only": said(name, "The driver specifies this array only if it also sets the UseBanking bit-field "
+                                      "flag in the Flags member"),
+    } for name in _ONE_AND_THREE},
+    "DXGK_SEGMENTDESCRIPTOR4": {
+        "commit aperture": said("DXGK_SEGMENTDESCRIPTOR4", "The maximum number of bytes that can be committed to this "
+                                                           "segment"),
+        "commit memory": said("DXGK_SEGMENTDESCRIPTOR4", "This value applies to the aperture segment only"),
+        "host off": said("DXGK_SEGMENTDESCRIPTOR4", "If Flags.SupportsCpuHostAperture==FALSE and the segment is CPU "
+                                                    "visible, this will be the CPU physical base address of the "
+                                                    "segment"),
+        "host on": said("DXGK_SEGMENTDESCRIPTOR4", "If Flags.SupportsCpuHostAperture==TRUE, this will have the CPU "
+                                                   "address and size of the CPUHostAperture"),
+        "no vpr limit": said("DXGK_SEGMENTDESCRIPTOR4", "A value of zero indicates support for an infinite number"),
+        "no reserve": said("DXGK_SEGMENTDESCRIPTOR4", "A value of zero indicates no reserve"),
+    },
+}
+PURGED = {"DXGK_SEGMENTDESCRIPTOR3": said("DXGK_SEGMENTDESCRIPTOR3", "For segments that are partially composed of "
+                                                                   "system memory, all allocations that begin after "
+                                                                   "this address are purged in a transition to a "
+                                                                   "hibernate state"),
+          "DXGK_SEGMENTDESCRIPTOR4": said("DXGK_SEGMENTDESCRIPTOR4", "For segments that are partially composed of "
+                                                                   "system memory, all allocations ending after this "
+                                                                   "address are purged during hibernate")}
 
 
 def _descriptor4_words(view: View, text: str) -> str:
@@ -304,32 +311,54 @@ def _descriptor4_words(view: View, text: str) -> str:
 
 def _descriptor(m: _Meanings, view: View):
     _segflags(m, view.sub("Flags", SEGFLAGS_TYPE))
-    stated = view.type_name in SIZE_AND_COMMIT_PAGES
+    name = view.type_name
+    words = DESCRIPTOR_WORDS.get(name if name != "DXGK_SEGMENTDESCRIPTOR5" else "DXGK_SEGMENTDESCRIPTOR4")
     size = view.get("Size", 0)
     agp = bool(view.get("Flags.Agp", 0))
-    m.put(view, "Size", _size_text(size) + (f"; AGP: {AGP_SIZE}" if agp and stated else ""))
+    aperture = bool(view.get("Flags.Aperture", 0)) or agp
+    m.put(view, "Size", _size_text(size) + (f"; AGP: {words['agp size']}" if agp and "agp size" in words else ""))
     if view.has("CommitLimit"):
-        aperture = view.get("Flags.Aperture", 0) or agp
-        m.put(view, "CommitLimit", f"at most {_size_text(view['CommitLimit'])} committed"
-              + ("" if stated or aperture else f"; {APERTURE_ONLY}"))
-    if view.get("Flags.UseBanking", 0):
-        m.put(view, "NbOfBanks", f"{view.get('NbOfBanks', 0)} bank(s), ids 1..{view.get('NbOfBanks', 0)}")
-        m.put(view, "pBankRangeTable", "address of the array of the banks' end offsets into the segment")
-    elif view.has("NbOfBanks"):
-        m.put(view, "NbOfBanks", f"UseBanking is not set; {NB_OF_BANKS}")
-        m.put(view, "pBankRangeTable", f"UseBanking is not set; {BANK_TABLE}")
+        said_here = words["commit aperture" if aperture else "commit memory"]
+        m.put(view, "CommitLimit", f"{_size_text(view['CommitLimit'])}: {said_here}")
+    if view.has("NbOfBanks"):
+        if view.get("Flags.UseBanking", 0):
+            banks = view["NbOfBanks"]
+            m.put(view, "NbOfBanks", f"{banks} bank(s), ids 1..{banks}: {words['banks']}")
+            m.put(view, "pBankRangeTable", words["bank table"])
+        else:
+            m.put(view, "NbOfBanks", f"UseBanking is not set; {words['banks']}")
+            m.put(view, "pBankRangeTable", f"UseBanking is not set; {words['bank table only']}")
     if view.get("SystemMemoryEndAddress", 0):
         end = view["SystemMemoryEndAddress"]
-        said = PURGED.get(view.type_name) or _descriptor4_words(view, PURGED["DXGK_SEGMENTDESCRIPTOR4"])
-        m.put(view, "SystemMemoryEndAddress", f"{end:#x}: {said}")
+        m.put(view, "SystemMemoryEndAddress", f"{end:#x}: {PURGED.get(name) or _descriptor4_words(view, PURGED['DXGK_SEGMENTDESCRIPTOR4'])}")
+    if view.get("Reserved", 0):
+        m.put(view, "Reserved", _reserved_text(view["Reserved"], RULES["DESC.RESERVED_NONZERO"].sentence))
     if view.has("SegmentType"):
         m.put(view, "SegmentType", _enum_name("DXGK_SEGMENTTYPE", view["SegmentType"]))
     if view.has("SlabSize"):
         m.put(view, "SlabSize", _enum_name("DXGK_PAGESIZE", view["SlabSize"]))
-    if view.has("CpuHostAperture.PhysicalAddress"):
-        host = bool(view.get("Flags.SupportsCpuHostAperture", 0))
-        m.put(view, "CpuHostAperture.PhysicalAddress",
-              _descriptor4_words(view, HOST_APERTURE[1] if host else f"CpuTranslatedAddress: {HOST_APERTURE[0]}"))
+    if view.has("CpuHostAperture.PhysicalAddress"):  # one union: the arm the flag says is in force
+        if view.get("Flags.SupportsCpuHostAperture", 0):
+            m.put(view, "CpuHostAperture.PhysicalAddress", _descriptor4_words(
+                view, f"{words['host on']}; {MEMBER_WORDS['DXGK_CPUHOSTAPERTURE']['PhysicalAddress']}"))
+            m.put(view, "CpuHostAperture.SizeInPages", _descriptor4_words(
+                view, f"{view['CpuHostAperture.SizeInPages']} {MEMBER_WORDS['DXGK_CPUHOSTAPERTURE']['SizeInPages']}"))
+        else:
+            m.put(view, "CpuTranslatedAddress.QuadPart", _descriptor4_words(view, words["host off"]))
+        for member, key in (("NumVprSupported", "no vpr limit"), ("VprReserveSize", "no reserve")):
+            if view.has(member) and not view[member]:
+                m.put(view, member, _descriptor4_words(view, words[key]))
+        for member, text in MEMBER_WORDS["DXGK_SEGMENTDESCRIPTOR4"].items():
+            if view.has(member) and view.where(member) not in m.out:
+                m.put(view, member, _descriptor4_words(view, text))
+    _member_words(m, view)
+
+
+def _member_words(m: _Meanings, view: View, type_name: str | None = None):
+    """The page's words of the members of a record (``pagewords.MEMBER_WORDS``) that have no other meaning yet."""
+    for member, text in MEMBER_WORDS.get(type_name or view.type_name, {}).items():
+        if view.has(member) and view.where(member) not in m.out:
+            m.put(view, member, text)
 
 
 def _enum_name(enum_name: str, value: int) -> str:
@@ -342,10 +371,21 @@ def _enum_name(enum_name: str, value: int) -> str:
 # One UINT, two names: the page dates both from WDDM v2, the kit has the union at every version.
 BOTH_FROM_WDDM2 = quoted(ALLOCINFO, "Support for this member started with Windows 10 and the WDDM v2.")
 RENAMING_OR_INDEX = {
-    name: (f"one UINT with {other} (the kit's union, at every version); the page dates both from WDDM v2: "
-           f"\"{BOTH_FROM_WDDM2}\"; neither source says which one a driver means")
-    for name, other in (("MaximumRenamingListLength", "PhysicalAdapterIndex"),
-                        ("PhysicalAdapterIndex", "MaximumRenamingListLength"))}
+    name: (f"{said_first}; one UINT with {other} (the kit's union, at every version); the page dates both from "
+           f"WDDM v2: \"{BOTH_FROM_WDDM2}\"; neither source says which one a driver means")
+    for name, other, said_first in (
+        ("MaximumRenamingListLength", "PhysicalAdapterIndex",
+         quoted(ALLOCINFO, "The maximum length of the renaming list for the allocation")),
+        ("PhysicalAdapterIndex", "MaximumRenamingListLength", quoted(ALLOCINFO, "The index of the physical adapter")))}
+# The read and write sets from WDDM v2, in the page's words (during surface creation, not at every use)
+READ_SET_IGNORED = quoted(ALLOCINFO, "During surface creation the video memory manager will ignore the "
+                                     "SupportedReadSegmentSet value")
+WRITE_SET_USED = quoted(ALLOCINFO, "use only the segment set provide by SupportedWriteSegmentSet")
+SETS_FOR = {name: quoted(ALLOCINFO, f"Segment identifiers that the display miniport driver can set in the "
+                                    f"PreferredSegment member for {what} operations")
+            for name, what in (("SupportedReadSegmentSet", "read"), ("SupportedWriteSegmentSet", "write"))}
+NO_EVICTION = quoted(ALLOCINFO, "If the driver specifies 0, the video memory manager calls the driver to transfer "
+                                "the content of an allocation directly to paged-locked system memory")
 
 
 def _allocinfo(m: _Meanings, view: View, adapter):
@@ -386,18 +426,82 @@ def _allocinfo(m: _Meanings, view: View, adapter):
     wddm2 = view.version >= InterfaceVersion.WDDM2_0
     read, write = view["SupportedReadSegmentSet"], view["SupportedWriteSegmentSet"]
     m.put(view, "SupportedReadSegmentSet", _set_text(view, read, adapter) +
-          ("; from WDDM v2 the video memory manager ignores it during surface creation" if wddm2 else
-           "; segments the driver can set in PreferredSegment for read operations"))
+          (f"; from WDDM v2: {READ_SET_IGNORED}" if wddm2 else f"; {SETS_FOR['SupportedReadSegmentSet']}"))
     m.put(view, "MmuSet", "the same word as SupportedReadSegmentSet (the 26100 kit's union, with no version guard)")
     m.put(view, "SupportedWriteSegmentSet", _set_text(view, write, adapter) +
-          ("; the one segment set the video memory manager uses from WDDM v2" if wddm2 else
-           "; segments the driver can set in PreferredSegment for write operations"))
+          (f"; from WDDM v2, during surface creation the video memory manager will {WRITE_SET_USED}" if wddm2 else
+           f"; {SETS_FOR['SupportedWriteSegmentSet']}"))
     m.put(view, "EvictionSegmentSet", _set_text(view, view["EvictionSegmentSet"], adapter) +
-          ("" if view["EvictionSegmentSet"] else
-           ": on eviction the content goes directly to paged-locked system memory"))
+          ("" if view["EvictionSegmentSet"] else f": {NO_EVICTION}"))
     for name, text in RENAMING_OR_INDEX.items():
         m.put(view, name, text)
     m.put(view, "AllocationPriority", str(decode_priority(view["AllocationPriority"])))
+    _member_words(m, view)
+
+
+# The other documented records, in their pages' words; a word that depends on the value is chosen by it
+USAGE_RESERVED = said("DXGK_ALLOCATIONUSAGEINFO1", "This member is reserved and should be set to zero")
+USAGE_FORMAT = {False: said("DXGK_ALLOCATIONUSAGEINFO1", "indicates the pixel format of the allocation"),
+                True: said("DXGK_ALLOCATIONUSAGEINFO1", "A private format value for the allocation")}
+LIST_WORDS = {
+    "written": said("DXGK_ALLOCATIONLIST", "the allocation can be written to anywhere in the DMA buffer"),
+    "segment": said("DXGK_ALLOCATIONLIST", "the identifier of a segment that the allocation was last paged in at"),
+    "no segment": said("DXGK_ALLOCATIONLIST", "no pre-patching information is available"),
+    "reserved": said("DXGK_ALLOCATIONLIST", "Reserved. This member should be set to 0."),
+    "address": said("DXGK_ALLOCATIONLIST", "indicates the physical address, within the segment that SegmentId "
+                                           "specifies, where the allocation was last paged-in at"),
+    "no address": said("DXGK_ALLOCATIONLIST", "This member is set to zero if no pre-patching information is "
+                                              "available"),
+}
+NON_LDA = said("DXGK_QUERYSEGMENTIN4", "Zero for non-LDA configurations")
+PAGING_WORDS = {name: {
+    "segment": said(name, "The identifier of the segment that the video memory manager should allocate the paging "
+                          "buffer from"),
+    "no segment": said(name, "as a contiguous write-combined memory block (if PagingBufferSegmentId is set to 0)"),
+    "no private data": said(name, "If the driver specifies zero for PagingBufferPrivateDataSize, no memory is "
+                                  "allocated for the private data structure"),
+} for name in ("DXGK_QUERYSEGMENTOUT", "DXGK_QUERYSEGMENTOUT3")}
+
+
+def _usageinfo1(m: _Meanings, view: View):
+    words = FLAG_WORDS["DXGK_ALLOCATIONUSAGEINFO1"]
+    set_flags = [name for name in words if view.get(f"Flags.{name}", 0)]
+    for name in set_flags:
+        m.put(view, f"Flags.{name}", words[name])
+    if view.get("Flags.Reserved", 0):
+        m.put(view, "Flags.Reserved", _reserved_text(view["Flags.Reserved"], USAGE_RESERVED))
+    m.put(view, "Flags.Value", " | ".join(set_flags) or "no flags")
+    private = bool(view.get("Flags.PrivateFormat", 0))  # which arm of the Format union the flag says is in force
+    m.put(view, "PrivateFormat" if private else "Format", USAGE_FORMAT[private])
+    _member_words(m, view, "DXGK_ALLOCATIONUSAGEINFO1")
+
+
+def _usagehint(m: _Meanings, view: View):
+    _member_words(m, view)
+    _usageinfo1(m, view.sub("v1", "DXGK_ALLOCATIONUSAGEINFO1"))
+
+
+def _allocationlist(m: _Meanings, view: View):
+    if view["WriteOperation"]:
+        m.put(view, "WriteOperation", LIST_WORDS["written"])
+    m.put(view, "SegmentId", LIST_WORDS["segment" if view["SegmentId"] else "no segment"])
+    if view["Reserved"]:
+        m.put(view, "Reserved", _reserved_text(view["Reserved"], LIST_WORDS["reserved"]))
+    m.put(view, "PhysicalAddress.QuadPart", LIST_WORDS["address" if view["PhysicalAddress.QuadPart"] else "no address"])
+    _member_words(m, view)
+
+
+def _querysegment(m: _Meanings, view: View):
+    if view.type_name in PAGING_WORDS:
+        words = PAGING_WORDS[view.type_name]
+        m.put(view, "PagingBufferSegmentId", words["segment" if view["PagingBufferSegmentId"] else "no segment"])
+        if not view["PagingBufferPrivateDataSize"]:
+            m.put(view, "PagingBufferPrivateDataSize", words["no private data"])
+    if view.type_name == "DXGK_CPUHOSTAPERTURE":
+        m.put(view, "SizeInPages", f"{view['SizeInPages']} {MEMBER_WORDS['DXGK_CPUHOSTAPERTURE']['SizeInPages']}")
+    if view.type_name == "DXGK_QUERYSEGMENTIN4" and not view["PhysicalAdapterIndex"]:
+        m.put(view, "PhysicalAdapterIndex", f"{MEMBER_WORDS['DXGK_QUERYSEGMENTIN4']['PhysicalAdapterIndex']}; {NON_LDA}")
+    _member_words(m, view)
 
 
 # C type name -> the function that puts the meanings of one record of it (no dispatch ladder)
@@ -409,7 +513,13 @@ MEANINGS = {
     **{name: (lambda m, view, adapter, n=name: _allocflags(m, view, n))
        for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)},
     ALLOCINFO_TYPE: _allocinfo,
-    "DXGK_QUERYSEGMENTIN": lambda m, view, adapter: _segflags(m, view.sub("AgpFlags", SEGFLAGS_TYPE)),
+    "DXGK_QUERYSEGMENTIN": lambda m, view, adapter: _querysegmentin(m, view),
+    "DXGK_ALLOCATIONUSAGEINFO1": lambda m, view, adapter: _usageinfo1(m, view),
+    "DXGK_ALLOCATIONUSAGEHINT": lambda m, view, adapter: _usagehint(m, view),
+    "DXGK_ALLOCATIONLIST": lambda m, view, adapter: _allocationlist(m, view),
+    **{name: (lambda m, view, adapter: _querysegment(m, view))
+       for name in ("DXGK_CPUHOSTAPERTURE", "DXGK_QUERYSEGMENTIN4", "DXGK_QUERYSEGMENTOUT", "DXGK_QUERYSEGMENTOUT3",
+                    "DXGK_QUERYSEGMENTOUT4")},
 }
 
 
@@ -446,7 +556,7 @@ def _segflags_columns(layout, columns, np) -> dict:
 
 
 def _allocflags_columns(layout, columns, np) -> dict:
-    return _column_flag_word(layout, columns, ALLOC_FLAG_MEANINGS, _alloc_value(layout.c_name))
+    return _column_flag_word(layout, columns, ALLOC_FLAG_MEANINGS[layout.c_name], _alloc_value(layout.c_name))
 
 
 # C type name -> the column form of its MEANINGS entry, where there is one (flag words)
@@ -506,7 +616,8 @@ def _allocinfo_notes(view: View) -> list:
     member, ftype = flags_member(view.version)
     eff = _effective(view)
     notes = [f"  note: {member} ({ftype}) is read at {InterfaceVersion(view.version).name}: {SHOULD_USE[member]}",
-             f"  note: the supported set in force is {eff.source}; {eff.note}"]
+             f"  note: the supported set in force is {in_force_text(view.version)}"
+             + ("" if view.version < InterfaceVersion.WDDM2_0 else f"; {eff.note}")]
     if not view.has("Flags2.Value"):
         where = "before WDDM3_0" if view.version < InterfaceVersion.WDDM3_0 else "on 32-bit targets"
         notes.append(f"  note: no Flags2 here: it exists only from WDDM3_0 on 64-bit targets (none {where})")
@@ -526,7 +637,9 @@ def _findings_text(findings) -> str:
 
 
 def _where(source) -> str:
-    """A source's address, with its note when it is not the current page."""
+    """A source's citation, with its note when it is not the current page (an earlier copy's says it)."""
+    if source.kind is SourceKind.EARLIER_PAGE:
+        return source.citation
     return source.where + (f" ({source.note})" if source.note else "")
 
 
@@ -534,10 +647,10 @@ def _explain_adapter(adapter: Adapter) -> str:
     lines = [f"Adapter at {adapter.target.label}, {adapter.segment_count} segment(s)"]
     for i, d in zip(adapter.segment_ids, adapter.segments):
         word = adapter.flags(i)
-        p = power_behaviour(word)
+        version = int(adapter.interface_version)
+        power = f"; power: {power_behaviour(word).description}" if power_flags_supported(version) else ""
         lines.append(f"  segment {i}: {type(d)._c_name_}, {_size_text(d.Size)}, Flags = {word:#010x} "
-                     f"({describe_segment_flags(word, adapter.abi, int(adapter.interface_version))}); "
-                     f"power: {p.description}")
+                     f"({describe_segment_flags(word, adapter.abi, version)}){power}")
     lines.append(_findings_text(check_adapter(adapter)))
     return "\n".join(lines)
 
@@ -549,6 +662,8 @@ def rule_text(rule_id: str) -> str:
         raise InvalidArgument(f"rule_id {_short(rule_id)} is not a rule id; semantics.RULES lists them "
                               f"(e.g. {next(iter(RULES))})")
     lines = [f"{r.rule_id} ({r.severity.value}): {r.summary}", f"  \"{r.sentence}\"", f"  {_where(r.source)}"]
+    if r.reading:
+        lines.append(f"  {READING} {r.reading}")
     for label, quotes in (("also", r.also), ("a warning because", (r.softened_by,) if r.softened_by else ())):
         for q in quotes:
             lines += [f"  {label}: \"{q.text}\"", f"    {_where(q.source)}"]

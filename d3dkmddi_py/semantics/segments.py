@@ -11,7 +11,7 @@ from ..errors import (InvalidArgument, InvalidFieldType, InvalidFieldValue, bad_
                       items_argument)
 from ..layout import type_layout
 from ..names import InterfaceVersion
-from ._rules import SEGFLAGS, kit, quoted
+from ._rules import READING, SEGFLAGS, kit, quoted
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
@@ -36,10 +36,10 @@ def _said(*parts: str) -> str:
     return "; ".join(quoted(SEGFLAGS, text) for text in parts)
 
 
-# What explain() prints beside a set flag: the page's own words (held to the page by the tests).
-SEGMENT_FLAG_MEANINGS = {
+# What a set flag is, in the page's own words (held to the page by the tests)
+SEGMENT_FLAG_DESCRIPTIONS = {
     "Aperture": _said("an aperture segment instead of a memory segment"),
-    "Agp": _said("an AGP-type aperture segment", "the driver must exclusively set the Agp member"),
+    "Agp": _said("an AGP-type aperture segment"),
     "CpuVisible": _said("accessible to the CPU at the address that is specified by the CpuTranslatedAddress member"),
     "UseBanking": _said("the segment is divided into banks"),
     "CacheCoherent": _said("can maintain cache coherency with cacheable pages that are mapped into the aperture"),
@@ -52,7 +52,7 @@ SEGMENT_FLAG_MEANINGS = {
                                                "state"),
     "DirectFlip": _said("supports Direct Flip allocations"),
     "Use64KBPages": _said("the GPU memory segment supports 64 KB pages"),
-    "ReservedSysMem": _said("Reserved for system use and should not be set by the kernel mode driver"),
+    "ReservedSysMem": _said("Reserved for system use"),
     "SupportsCpuHostAperture": _said("the segment can be mapped through the CPU host aperture"),
     "SupportsCachedCpuHostAperture": _said("the hardware supports CPU cache coherent CPU host aperture"),
     "ApplicationTarget": _said("this segment should be targeted by application budgets")
@@ -64,6 +64,13 @@ SEGMENT_FLAG_MEANINGS = {
     "LocalBudgetGroup": _said("this segment counts against the local memory segment budget group"),
     "NonLocalBudgetGroup": _said("this segment counts against the non-local memory segment budget group"),
     "PopulatedByReservedDDRByFirmware": _said("this segment is populated from reserved system DDR memory by firmware"),
+}
+# What explain() prints beside a set flag of a segment the driver describes: what the flag is, and what the
+# page asks of the driver about it
+SEGMENT_FLAG_MEANINGS = {
+    **SEGMENT_FLAG_DESCRIPTIONS,
+    "Agp": SEGMENT_FLAG_DESCRIPTIONS["Agp"] + "; " + _said("the driver must exclusively set the Agp member"),
+    "ReservedSysMem": _said("Reserved for system use and should not be set by the kernel mode driver"),
 }
 
 
@@ -204,6 +211,18 @@ def segment_set(mask, *, target=None) -> SegmentSet:
     (the package's reading: the kit defines the constant from WIN7, no page says from when it applies)."""
     word = word_of(mask, ("UINT",))
     return set_of(word, target is None or int(resolve_target(target).interface_version) >= InterfaceVersion.WDDM2_0)
+
+
+SYSTEM_MEMORY_READING = (f"{READING} the kit defines DXGK_SEGMENT_ID_SYSTEMMEMORY (31) and DXGK_SEGMENT_SET_SYSTEMMEMORY "
+                         f"(bit 31) from WIN7; the package reads them as system memory from WDDM2_0 only")
+
+
+def system_memory_reading(version: int) -> str:
+    """The label an id 31 or a set's bit 31 carries where the kit already defines the system-memory constants but
+    the package reads them as segments (from WIN7 to below WDDM2_0), else ""."""
+    version = int(version)
+    defined = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].guard.holds("x64", version)
+    return SYSTEM_MEMORY_READING if defined and version < InterfaceVersion.WDDM2_0 else ""
 
 
 def set_of(mask: int, wddm2: bool) -> SegmentSet:

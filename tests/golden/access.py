@@ -85,3 +85,18 @@ def by_layout(cases) -> dict:
     for abi, version, name in cases:
         groups.setdefault((name, spec_layout(name, abi, version)), []).append((abi, version, name))
     return groups
+
+
+def distinct_layouts(type_name: str, abis=("x64", "x86")):
+    """The TypeLayout of each distinct layout of a type over ``abis`` and every interface version (a check
+    that reads a layout runs once per layout)."""
+    from d3dkmddi_py.layout import type_layout
+
+    seen = set()
+    for abi in abis:
+        for version in kmd.InterfaceVersion:
+            if type_name in kmd.target(abi, version).types:
+                layout = type_layout(type_name, abi, int(version))
+                if (abi, layout.leaves) not in seen:
+                    seen.add((abi, layout.leaves))
+                    yield layout

@@ -74,3 +74,32 @@ def missing(quote: Quote) -> str | None:
     if not (SHARED / source.copy).is_file():
         return f"no copy {source.copy} under {SHARED}"
     return None if words in copy_text(source.copy) else f"not verbatim in {source.copy}"
+
+
+_FIELD = re.compile(r"^### -field (\S+)(?: \[([a-z/]+)\])?\s*$", re.MULTILINE)
+_DIRECTION = re.compile(r"^\s*\[([a-z/]+)\]")
+
+
+@lru_cache(maxsize=None)
+def page_fields(copy: str) -> dict:
+    """Member name -> (its direction on the page: "in", "out", "in/out" or None, its text without markup),
+    for every ``### -field`` section of a page copy (the direction is in the heading or opens the text)."""
+    raw = (SHARED / copy).read_text(encoding="utf-8")
+    marks = list(_FIELD.finditer(raw))
+    out = {}
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(raw)
+        body = raw[m.end():end].split("\n## ", 1)[0]
+        opening = _DIRECTION.match(body)
+        direction = m.group(2) or (opening.group(1) if opening else None)
+        out[m.group(1)] = (direction, normalise(body[opening.end():] if opening else body))
+    return out
+
+
+def type_copy(type_name: str) -> str | None:
+    """The docs copy of a type's reference page (the table's ``doc`` address), None where ../shared has none."""
+    from d3dkmddi_py._spec import ALIASES, TYPEDEFS
+
+    doc = getattr(TYPEDEFS.get(ALIASES.get(type_name, type_name)), "doc", None)
+    copy = None if doc is None else f"docs/{doc.rsplit('/', 1)[1]}.md"
+    return copy if copy is not None and (SHARED / copy).is_file() else None

@@ -335,3 +335,31 @@ def test_page_ignores_the_read_set_from_wddm2__kit_names_the_word_mmuset_too_wit
         assert leaves["MmuSet"].offset == leaves["SupportedReadSegmentSet"].offset
         info.SupportedReadSegmentSet, info.SupportedWriteSegmentSet, info.AllocationPriority = 1, 2, 0x78000000
         assert "ALLOCINFO.READ_SET_IGNORED" in {f.rule_id for f in sem.check(info)}  # no bound at WDDM3_2
+
+
+# ---- issue 30: what the reading of the remaining words found
+
+def test_page_dates_allocationinfoflags_reserved_from_windows10__kit_has_it_before_wddm2_0_only():
+    page = _page("docs/ns-d3dkmddi-_dxgk_allocationinfoflags.md")
+    assert "Reserved Reserved for system use. Available starting with Windows 10." in page
+    for version, has in (("WDDM1_3", True), ("WDDM2_0", False)):
+        assert ("Reserved" in _fields(kmd.target("x64", version).DXGK_ALLOCATIONINFOFLAGS)) is has
+    # the package quotes the member's own words, not the date the kit contradicts
+    m = sem.field_meanings(1 << 15, "DXGK_ALLOCATIONINFOFLAGS", target=("x64", "WDDM1_3"))
+    assert m["Reserved"] == "reserved bits set (0x1): Reserved for system use."
+
+
+def test_page_dates_allocationlist_physicaladdress_from_windows10__kit_has_it_at_every_version():
+    page = _page("docs/ns-d3dkmddi-_dxgk_allocationlist.md")
+    section = page.split("-field PhysicalAddress")[1].split("-field VirtualAddress")[0]
+    assert "Supported starting with Windows 10." in section
+    assert "PhysicalAddress.QuadPart" in _fields(kmd.target("x64", "VISTA").DXGK_ALLOCATIONLIST)
+    m = sem.field_meanings(kmd.target("x64", "VISTA").DXGK_ALLOCATIONLIST())
+    assert "Windows 10" not in m["PhysicalAddress.QuadPart"]
+
+
+def test_cpuhostaperture_page_says_size_d3ddiin_cpu_host_pages__package_quotes_cpu_host_pages():
+    page = _page("docs/ns-d3dkmddi-_dxgk_cpuhostaperture.md")
+    assert "The size d3ddiin CPU host pages." in page  # a stray word on the page
+    assert sem.field_meanings(kmd.target("x64", "WDDM2_0").DXGK_CPUHOSTAPERTURE(SizeInPages=4))["SizeInPages"] == \
+        "4 CPU host pages"

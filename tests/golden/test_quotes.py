@@ -88,3 +88,24 @@ def test_a_kit_quote_is_held_to_the_comment_on_its_member():
                          "Deprecated, replaced by LocalBudgetGroup and NonLocalBudgetGroup")) is None
     assert missing(Quote(kit("DXGK_SEGMENTFLAGS.ApplicationTarget"), "Deprecated, replaced by Nothing")) is not None
     assert missing(Quote(kit("DXGK_SEGMENTFLAGS.Aperture"), "Deprecated")).startswith("definitions.md gives no")
+
+
+# ---- issue 30: a quote only an earlier copy holds links today's page; the citation says which copy
+
+def test_a_quote_only_the_earlier_copy_holds_cites_that_copy():
+    earlier = {q.source for r in RULES.values() for q in _quotes(r) if q.source.kind is SourceKind.EARLIER_PAGE}
+    assert earlier
+    for source in earlier:
+        assert source.released and source.released in (SHARED / source.copy).read_text(encoding="utf-8")
+        assert source.citation == (f"{source.where} (earlier version of the page: the copy released "
+                                   f"{source.released}, {source.copy})")
+    for rule in RULES.values():
+        if rule.source.kind is SourceKind.EARLIER_PAGE:
+            assert rule.page == rule.reference.page == rule.source.citation  # what every output prints
+            assert rule.source.citation in sem_rule_text(rule.rule_id)
+
+
+def sem_rule_text(rule_id: str) -> str:
+    from d3dkmddi_py.semantics import rule_text
+
+    return rule_text(rule_id)

@@ -385,8 +385,9 @@ def test_field_meanings_examples():
     assert m["Bank2"] == "no preference"
     a = alloc(SupportedWriteSegmentSet=0x80000003, SupportedReadSegmentSet=0x80000003, preferred=(1, 31))
     m = sem.field_meanings(a)
-    assert m["SupportedWriteSegmentSet"] == ("segments 1, 2 (+ system memory); the one segment set the video memory "
-                                             "manager uses from WDDM v2")
+    assert m["SupportedWriteSegmentSet"] == ("segments 1, 2 (+ system memory); from WDDM v2, during surface creation "
+                                             "the video memory manager will use only the segment set provide by "
+                                             "SupportedWriteSegmentSet")
     assert m["AllocationPriority"] == "D3DDDI_ALLOCATIONPRIORITY_NORMAL"
     assert "DXGK_SEGMENT_ID_SYSTEMMEMORY; [reading]" in m["PreferredSegment.SegmentId1"]
     assert m["Flags.Value"] == "WDDM3_2: Drivers that target any WDDM version >= WDDM 2.0 should use FlagsWddm2"
@@ -413,9 +414,9 @@ def test_meanings_are_json_safe_strings():
 def test_explain_says_which_flag_view_and_set_are_in_force(abi, version, flags_view, flags2):
     text = sem.explain(alloc(kmd.target(abi, version)))
     assert f"note: {flags_view} is read at {version}: " in text
-    source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet" if version == "WDDM1_3"
-              else "SupportedWriteSegmentSet")
-    assert f"the supported set in force is {source};" in text
+    source = ("SupportedReadSegmentSet | SupportedWriteSegmentSet ([reading] " if version == "WDDM1_3"
+              else "SupportedWriteSegmentSet; ")  # the union labelled where it is stated
+    assert f"the supported set in force is {source}" in text
     if flags2:
         assert flags2 in text
     else:

@@ -73,7 +73,9 @@ def test_segment_flag_checks_are_consistent_with_the_decoded_flags(value, versio
     info = sem.decode_segment_flags(value, target=tgt)
     assert ("SEGFLAGS.UNDEFINED_AT_VERSION" in found) == bool(info.undefined)
     assert ("SEGFLAGS.RESERVED_NONZERO" in found) == bool(info.reserved)
-    assert ("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE" in found) == (value >> 8 & 3 == 3)
+    supported = version >= kmd.InterfaceVersion.WIN8  # "Supported starting with Windows 8"
+    assert ("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE" in found) == (value >> 8 & 3 == 3 and supported)
+    assert ("SEGFLAGS.POWER_FLAGS_BEFORE_WIN8" in found) == (value >> 7 & 7 != 0 and not supported)
     assert found == {f.rule_id for f in sem.check(value, "DXGK_SEGMENTFLAGS", target=tgt)}
 
 

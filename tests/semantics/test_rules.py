@@ -82,6 +82,8 @@ CASES = [
     ("DESC.USEBANKING_NEEDS_BANKS", "breaks",
      lambda: dict(value=descriptor(flags=seg("UseBanking"), NbOfBanks=4))),
     ("DESC.USEBANKING_NEEDS_BANKS", "breaks",
+     lambda: dict(value=descriptor("DXGK_SEGMENTDESCRIPTOR", flags=seg("UseBanking"), NbOfBanks=4))),
+    ("DESC.USEBANKING_NEEDS_BANKS", "keeps",  # no bank members, and no page asks anything of UseBanking here
      lambda: dict(value=descriptor("DXGK_SEGMENTDESCRIPTOR4", flags=seg("UseBanking")))),
     ("DESC.USEBANKING_NEEDS_BANKS", "keeps",
      lambda: dict(value=descriptor(flags=seg("UseBanking"), NbOfBanks=4, pBankRangeTable=0x1000))),
@@ -136,10 +138,22 @@ CASES = [
      lambda: word(W2, "ExplicitResidencyNotification")),
     ("ALLOCFLAGS.EXPLICITRESIDENCY_NEEDS_ACCESSEDPHYSICALLY", "keeps",
      lambda: word(W2, "ExplicitResidencyNotification", "AccessedPhysically")),
-    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "breaks", lambda: dict(value=1 << 10, type_name=W2, target=t("WDDM2_0"))),
-    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "breaks",
+    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "breaks", lambda: dict(value=1 << 13, type_name=W2, target=t("WDDM2_0"))),
+    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "breaks",  # in ALLOCINFO, FlagsWddm2 is in force from WDDM2_0
+     lambda: dict(value=alloc(t("WDDM2_8"), FlagsWddm2=t("WDDM2_8").DXGK_ALLOCATIONINFOFLAGS_WDDM2_0(Value=1 << 13)))),
+    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "keeps", lambda: dict(value=1 << 13, type_name=W2, target=t("WDDM2_9"))),
+    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "keeps",  # Reserved00 has a sentence of its own
+     lambda: dict(value=1 << 10, type_name=W2, target=t("WDDM2_0"))),
+    ("ALLOCFLAGS.SYSTEM_RESERVED_SET", "breaks",
      lambda: dict(value=1 << 15, type_name="DXGK_ALLOCATIONINFOFLAGS", target=t("WDDM1_3"))),
-    ("ALLOCFLAGS.UNDEFINED_AT_VERSION", "keeps", lambda: dict(value=1 << 10, type_name=W2, target=t("WDDM2_1"))),
+    ("ALLOCFLAGS.SYSTEM_RESERVED_SET", "keeps",  # AccessedPhysically from WDDM2_0
+     lambda: dict(value=1 << 15, type_name="DXGK_ALLOCATIONINFOFLAGS", target=t("WDDM2_0"))),
+    ("ALLOCFLAGS.RESERVED00_SET", "breaks", lambda: dict(value=1 << 10, type_name=W2, target=t("WDDM2_0"))),
+    ("ALLOCFLAGS.RESERVED00_SET", "keeps", lambda: dict(value=1 << 10, type_name=W2, target=t("WDDM2_1"))),
+    ("ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3", "breaks",
+     lambda: dict(value=1 << 14, type_name="DXGK_ALLOCATIONINFOFLAGS", target=t("WIN8"))),
+    ("ALLOCFLAGS.HISTORYBUFFER_BEFORE_WDDM1_3", "keeps",
+     lambda: dict(value=1 << 14 | 1, type_name="DXGK_ALLOCATIONINFOFLAGS", target=t("WDDM1_3"))),
     ("ALLOCFLAGS.RESERVED_NONZERO", "breaks", lambda: dict(value=1 << 31, type_name=W2)),
     ("ALLOCFLAGS.RESERVED_NONZERO", "breaks", lambda: dict(value=1 << 12, type_name=W2)),
     ("ALLOCFLAGS.RESERVED_NONZERO", "keeps", lambda: word(W2, "CpuVisibleOnDemand")),
@@ -301,4 +315,4 @@ def test_the_flag_view_follows_the_interface_version():
     assert sem.check(old) == []  # UseAlternateVA is a plain flag before WDDM2_0
     new = alloc(t("WDDM2_0"))
     new.FlagsWddm2.Value = bit10
-    assert [f.rule_id for f in sem.check(new)] == ["ALLOCFLAGS.UNDEFINED_AT_VERSION"]  # Reserved00 at WDDM2_0
+    assert [f.rule_id for f in sem.check(new)] == ["ALLOCFLAGS.RESERVED00_SET"]  # Reserved00 at WDDM2_0

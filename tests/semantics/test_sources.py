@@ -26,7 +26,8 @@ NOTED = sorted(r for r, rule in sem.RULES.items() if rule.source.kind is not Sou
 def test_every_rule_names_its_source():
     for rule in sem.RULES.values():
         kind = rule.source.kind
-        assert rule.page == rule.source.where and rule.source.copy
+        assert rule.page == rule.source.citation and rule.source.copy
+        assert (rule.page == rule.source.where) == (kind is not SourceKind.EARLIER_PAGE)  # an earlier copy is named
         assert (kind is SourceKind.PAGE) == (rule.source.note == "")
         if kind is SourceKind.KIT:
             assert rule.source.where.startswith("d3dkmddi.h (WDK 10.0.26100), ")
@@ -83,7 +84,10 @@ def test_the_note_is_in_the_text_and_the_json():
     (finding,) = [f for f in obj["findings"] if f["rule_id"] == "SEGFLAGS.PARTIAL_ON_APERTURE"]
     assert finding["message"].endswith("(earlier version of the page)")
     assert finding["reference"]["sentence"] == sem.RULES["SEGFLAGS.PARTIAL_ON_APERTURE"].sentence
-    assert "(earlier version of the page)" in sem.explain(WORD, "DXGK_SEGMENTFLAGS").splitlines()[-1]
+    assert "(earlier version of the page: the copy released 12/8/2017, seeds/004_514edaf6af042189.txt)" in \
+        sem.explain(WORD, "DXGK_SEGMENTFLAGS").splitlines()[-1]
+    assert finding["reference"]["page"].endswith("(earlier version of the page: the copy released 12/8/2017, "
+                                                 "seeds/004_514edaf6af042189.txt)")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
@@ -108,5 +112,5 @@ def test_a_finding_made_outside_a_check_gets_the_note_too():
 
 def test_rule_text_names_the_source_and_the_sentences_beside_it():
     text = sem.rule_text("SEGFLAGS.HIBERNATE_ON_APERTURE")
-    assert "(earlier version of the page)" in text and "a warning because:" in text
+    assert "(earlier version of the page: the copy released 12/8/2017" in text and "a warning because:" in text
     assert "also:" in sem.rule_text("SEGFLAGS.HIBERNATE_PARTIAL_EXCLUSIVE")

@@ -165,17 +165,17 @@ def test_alignment_0_has_no_meaning_the_page_gives_it_none():
 
 
 def test_cpuvisible_is_needed_for_pfnlockcb_not_that_pfnlockcb_works():
-    text = ALLOC_FLAG_MEANINGS["CpuVisible"]
+    text = ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS"]["CpuVisible"]
     assert "pfnLockCb works" not in text and "If this flag is not set on the allocation, pfnLockCb returns an error" in text
 
 
 def test_mapaperturecpuvisible_and_noimplicitsynchronization_say_their_page_or_nothing():
-    assert ALLOC_FLAG_MEANINGS["MapApertureCpuVisible"] == (
+    assert ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS_WDDM2_0"]["MapApertureCpuVisible"] == (
         "the driver requires CPU access to memory during a DxgkDdiBuildPagingBuffer call for a "
         "DXGK_OPERATION_MAP_APERTURE_SEGMENT2 operation")
     for name in ("NoImplicitSynchronization", "DisablePartialResidency", "RestrictedToSingleSegment",
                  "NotifyEviction", "NotifyIoMmuUnmap"):  # no page describes them: a set flag prints "set"
-        assert name not in ALLOC_FLAG_MEANINGS
+        assert name not in ALLOC_FLAG_MEANINGS["DXGK_ALLOCATIONINFOFLAGS2"]
     assert sem.field_meanings(0x2, "DXGK_ALLOCATIONINFOFLAGS2")["NoImplicitSynchronization"] == "set"
 
 
@@ -195,7 +195,9 @@ def test_size_page_multiple_only_on_the_descriptors_whose_page_says_it():
 def test_descriptor5_has_no_page_so_descriptor4_words_are_labelled_a_reading():
     m = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR5", SystemMemoryEndAddress=0x1000))
     assert m["SystemMemoryEndAddress"].startswith(f"0x1000: {READING} as DXGK_SEGMENTDESCRIPTOR4: ")
-    assert m["CpuHostAperture.PhysicalAddress"].startswith(f"{READING} ")
+    assert m["CpuTranslatedAddress.QuadPart"].startswith(f"{READING} ")  # the arm SupportsCpuHostAperture = 0 says
+    host = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR5", flags=seg("SupportsCpuHostAperture")))
+    assert host["CpuHostAperture.PhysicalAddress"].startswith(f"{READING} ")
 
 
 def test_system_memory_segment_31_from_wddm2_is_labelled_a_reading():
@@ -213,6 +215,38 @@ def test_applicationtarget_says_the_page_and_the_kit_comment_apart():
     assert SEGMENT_FLAG_MEANINGS["ApplicationTarget"] == (
         "this segment should be targeted by application budgets (kit header comment: Deprecated, replaced by "
         "LocalBudgetGroup and NonLocalBudgetGroup)")
+
+
+# ---- issue 30: a sentence used where its page does not say it
+
+def test_descriptor4_commitlimit_on_a_memory_segment_does_not_contradict_itself():
+    memory = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR4", Size=0x100000, CommitLimit=0x100000))
+    assert memory["CommitLimit"] == "1 MB: This value applies to the aperture segment only"  # no "at most ... committed"
+    aperture = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR4", flags=seg("Aperture"), CommitLimit=0x100000))
+    assert aperture["CommitLimit"] == "1 MB: The maximum number of bytes that can be committed to this segment"
+    three = sem.field_meanings(descriptor("DXGK_SEGMENTDESCRIPTOR3", Size=0x100000, CommitLimit=0x100000))
+    assert three["CommitLimit"] == ("1 MB: For a memory segment, the commit limit is always the same as the size of "
+                                    "the segment")
+
+
+@pytest.mark.parametrize("version", ["VISTA", "WDDM1_3"])
+def test_allocationinfoflags_reserved_before_wddm2_0_quotes_its_own_sentence(version):
+    # the DXGK_ALLOCATIONINFOFLAGS page: Reserved "Reserved for system use."; DXGK_ALLOC_RESERVEDn "This member is
+    # reserved and should be set to zero."
+    m = sem.field_meanings(1 << 15 | 1 << 31, "DXGK_ALLOCATIONINFOFLAGS", target=t(version))
+    assert m["Reserved"] == "reserved bits set (0x1): Reserved for system use."
+    assert m["Reserved0"] == "reserved bits set (0x1): This member is reserved and should be set to zero."
+    found = {f.rule_id: f for f in sem.check(1 << 15, "DXGK_ALLOCATIONINFOFLAGS", target=t(version))}
+    assert found["ALLOCFLAGS.SYSTEM_RESERVED_SET"].reference.sentence == "Reserved for system use."
+    assert found["ALLOCFLAGS.SYSTEM_RESERVED_SET"].severity is sem.Severity.WARNING  # it describes
+
+
+def test_allocationinfoflags_wddm2_0_reserved00_quotes_its_own_sentence():
+    m = sem.field_meanings(1 << 10, "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", target=t("WDDM2_0"))
+    assert m["Reserved00"] == ("reserved bits set (0x1): For WDDM versions earlier than WDDM 2.1, this member is "
+                               "reserved and should be set to zero.")
+    (f,) = sem.check(1 << 10, "DXGK_ALLOCATIONINFOFLAGS_WDDM2_0", target=t("WDDM2_0"))
+    assert f.rule_id == "ALLOCFLAGS.RESERVED00_SET" and f.reference.sentence.startswith("For WDDM versions earlier")
 
 
 # ---- quotes only on the older copy
@@ -235,7 +269,7 @@ def test_hibernate_partial_exclusive_cites_the_current_table():
 
 # ---- the sweep: none of the claims above is printed for the cases named
 
-CLAIMS = ("ends the list", "after the end of the list", "unused slot", "more bits after the end", "means nothing",
+CLAIMS = ("MB committed", "the one segment set the video memory manager uses", "ends the list", "after the end of the list", "unused slot", "more bits after the end", "means nothing",
           "must be 0", "must not set", "in force before WDDM2_0", "in force from WDDM2_0", "no alignment requirement",
           "pfnLockCb works", "yet also recommends", "may be MmuSet", "unused: the segment", "never used",
           "both must describe", "set both or neither", "VidMm chooses which end\n", ", top-down", "NORMAL band",
@@ -253,7 +287,8 @@ def test_no_claim_beyond_the_pages_is_printed(path):
 
 
 def test_no_claim_beyond_the_pages_is_in_the_meaning_tables_or_messages():
-    texts = [*ALLOC_FLAG_MEANINGS.values(), *SEGMENT_FLAG_MEANINGS.values(),
+    texts = [*(text for words in ALLOC_FLAG_MEANINGS.values() for text in words.values()),
+             *SEGMENT_FLAG_MEANINGS.values(),
              *(r.summary for r in sem.RULES.values())]
     texts += [f.message for value in (alloc(preferred=(3, 1), banks=(1,)), alloc(HintedBank=1 | 3 << 16))
               for f in sem.check(value, adapter=adapter())]
