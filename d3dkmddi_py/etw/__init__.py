@@ -15,7 +15,9 @@ from .catalog import ENTRIES, KINDS
 from .model.events import Event, from_records
 from .model import mapping as _mapping
 from .model.mapping import MAPPING, REASONS, Mapping, Packer, applies, descriptor_type, mapping_table, packer
-from .model.tracker import AdapterTrace, AllocationEntry, SegmentEntry, Series, Tracker, adapters
+from .model.tracker import AdapterTrace, Series, Tracker, adapters
+from .catalog._allocations import AllocationEntry
+from .catalog.report_segment import SegmentEntry
 from .model.registry import Column, EventEntry, TableSpec, register, registered, unregister
 from .model.schema import (KERNEL_FLAGS, PROVIDER, PROVIDER_GUID, SHARED_FLAGS, AllocationFlag, EventKind, UsageFlag,
                      flag_names)

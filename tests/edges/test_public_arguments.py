@@ -105,15 +105,16 @@ def _read_through():
     return reader
 
 
-def _entry():
-    """A made-up event (its own id, no state change), unregistered again by the fixture."""
-    from d3dkmddi_py.etw.model.registry import field_columns
-    from d3dkmddi_py.etw.model.schema import UINT32
+MADE_UP_ID = 1  # HighPagingLevel: an event of the manifest no entry reads, of two fields
 
-    fields = (("Count", UINT32),)
-    return etw.EventEntry(event=MADE_UP, ids={61000: "Info"}, task=61000, symbols={61000: MADE_UP},
-                          versions={0: fields}, manifest_version=0, templates={61000: "MadeUpArgs"},
-                          mapping=(etw.Mapping(MADE_UP, "Count", None, None, "made up for the test"),),
+
+def _entry():
+    """An entry for an event no entry reads (no state change), unregistered again by the fixture."""
+    from d3dkmddi_py.etw.model.registry import field_columns, manifest_fields
+
+    fields = manifest_fields(MADE_UP_ID)
+    return etw.EventEntry(event=MADE_UP, ids=(MADE_UP_ID,),
+                          mapping=tuple(etw.Mapping(MADE_UP, n, None, None, "made up for the test") for n, _t in fields),
                           table=etw.TableSpec("made_up_argument", field_columns(fields)))
 
 
@@ -299,6 +300,18 @@ VALID = {
     "Packer.record": lambda: ((etw.packer("x64", "WDDM3_0"), "DXGK_ALLOCATIONINFO", _event().fields),
                               {"where": lambda: "the test's event"}),
     "Packer.unknown_members": lambda: ((etw.packer("x64", "WDDM3_0"), "segment descriptor"), {}),
+    "Packer.pack": lambda: ((etw.packer("x64", "WDDM3_0"), "DXGK_ALLOCATIONINFO", _event()), {}),
+    "Tracker.adapter": lambda: ((etw.Tracker(SAMPLE), 0x1000), {}),
+    "Tracker.part": lambda: ((etw.Tracker(SAMPLE), "AdapterAllocation"), {}),
+    "Tracker.sample": lambda: ((etw.Tracker(SAMPLE), _event("TotalBytesResidentInSegment"), "resident", 1, 5), {}),
+    "Tracker.note": lambda: ((etw.Tracker(SAMPLE), _event(), "the test's note"), {}),
+    "Tracker.keep_loose": lambda: ((etw.Tracker(SAMPLE), _event(), [_finding()]), {}),
+    "Tracker.view": lambda: ((_tracked(), _event().adapter), {}),
+    "Tracker.segments_changed": lambda: ((_tracked(), _event().adapter), {}),
+    "Tracker.check": lambda: ((_tracked(), _event().adapter, "DXGK_ALLOCATIONINFO", bytes(ALLOC())), {}),
+    "Tracker.check_rows": lambda: ((_tracked(), "DXGK_ALLOCATIONINFO", [_event().adapter], [True], bytes(ALLOC())),
+                                   {}),
+    "AdapterTrace.part": lambda: ((_trace(), "ReportSegment"), {}),
     "Series()": lambda: ((True,), {}),
     "Series.add": lambda: ((etw.Series(True), 7, 0x10000), {}),
     "Column()": lambda: (("Count", "int"), {"field": "Count", "value": None}),
@@ -546,7 +559,8 @@ def _entry_fields() -> list:
 
 
 # the wrong values that are right for the field (None where it is optional, a name that is a name, any integer order)
-RIGHT_FOR = {("EventEntry", f, "None") for f in ("adapter", "apply", "findings", "text", "track", "record")} | {
+RIGHT_FOR = {("EventEntry", f, "None") for f in ("adapter", "apply", "findings", "text", "track", "record", "panel",
+                                                  "state", "finish", "view", "adapter_state")} | {
     ("EventEntry", "barrier", "True"), ("EventEntry", "order", "-1"), ("EventEntry", "order", "huge int"),
     ("Mapping", "mirror_type", "None"), ("Mapping", "mirror", "None"), ("Mapping", "reason", "'sample'"),
     ("TableSpec", "name", "'sample'"), ("StateTable", "name", "'sample'")}
@@ -575,9 +589,9 @@ def test_a_wrong_kind_in_any_field_of_an_entry_is_refused_at_registration_and_ch
 
 def test_an_event_of_an_entry_unregistered_since_is_the_packages_error_in_tracker_apply_and_adapters():
     with etw.registered(_entry()):
-        (event,) = etw.from_records([{"event": MADE_UP, "version": 0, "fields": {"Count": 3}}])
+        (event,) = etw.from_records([{"event": MADE_UP, "fields": {"ProcessHandle": 3, "PagingLevel": 1}}])
         assert etw.Tracker().apply(event) is None  # registered: read, no state change
-    says = r"is MadeUpArgumentEvent Info, EventID 61000, not an event registered now \(ReportSegment, .*\): etw\.register"
+    says = r"is MadeUpArgumentEvent Info, EventID 1, not an event registered now \(ReportSegment, .*\): etw\.register"
     with pytest.raises(D3dkmddiError, match=r"^Tracker\.apply: event " + says):
         etw.Tracker().apply(event)
     with pytest.raises(D3dkmddiError, match=r"^events: an item " + says):

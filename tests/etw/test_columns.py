@@ -27,14 +27,14 @@ def test_column_findings_equal_the_per_event_checks(version):
     for e in events:
         if e.event == "ReportSegment":
             tracker.apply(e)
-    adapter, _note = tracker._view(next(e.adapter for e in events if e.event == "ReportSegment"))
+    adapter, _note = tracker.view(next(e.adapter for e in events if e.event == "ReportSegment"))
     columns, rows = tables.allocation_columns(events, target=t)
     assert len(rows) == columns.count == sum(1 for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop")
     by_row = {}
     for row, rule_id, _sev, field, value in model.findings_rows(columns, adapter=adapter):
         by_row.setdefault(row, []).append((rule_id, field, value))
     for i, e in enumerate(rows):
-        single = tracker._check_allocation(e.adapter, tracker.packer.record("DXGK_ALLOCATIONINFO", e.fields))
+        single = tracker.check(e.adapter, "DXGK_ALLOCATIONINFO", tracker.packer.record("DXGK_ALLOCATIONINFO", e.fields))
         assert sorted(by_row.get(i, [])) == sorted((f.rule_id, f.field, f.value) for f in single), e.number
     assert by_row  # the sample breaks rules
 

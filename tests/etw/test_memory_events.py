@@ -98,7 +98,7 @@ def test_a_device_allocation_that_stops_no_longer_resolves():
     tracker = etw.Tracker()
     for e in etw.read(xml.encode()):
         tracker.apply(e)
-    assert DEVICE not in tracker.devices
+    assert DEVICE not in tracker.part("DeviceAllocation")
     assert tracker.notes["ReportCommittedAllocation"] == {
         "named a device allocation (hVidMmAlloc) the trace did not show starting: DeviceAllocation events place it": 2}
 

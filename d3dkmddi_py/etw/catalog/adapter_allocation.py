@@ -5,18 +5,16 @@ lacks, adds PageTableOrDirectory (its evidence in ``VERSION_3``).  Start and DCS
 (hVidMmGlobalAlloc when that is 0)."""
 from __future__ import annotations
 
-from itertools import islice
-
 from ... import render
 from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, Newer, StateTable,
                               TableSpec, field_columns, manifest_fields, register)
 from ..model.schema import BOOLEAN, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from ..outputs.section import Section, plural
-from ..model.state import LIVE_ROW, AllocationEntry
+from ._allocations import EVENT, LIVE_ROW, AdapterAllocations, AllocationEntry, Allocations, allocations, track
 from ._live_picture import PANEL
 
-EVENT = "AdapterAllocation"
-FIELDS = manifest_fields(33)  # version 2, the manifest's (Start, Stop and DCStart alike)
+FIELDS = manifest_fields(33)
+CHUNK = 65536  # live allocations checked column-wise at once at the trace's end  # version 2, the manifest's (Start, Stop and DCStart alike)
 # Version 3 (the manifest lacks it) adds PageTableOrDirectory after the version-2 fields; its width is the
 # manifest's win:Boolean (4 bytes), not etl-parser's (which reads a win:Boolean as 1 byte everywhere).
 VERSION_3 = Newer(3, (("PageTableOrDirectory", BOOLEAN),), (
@@ -86,47 +84,47 @@ def identity_of(dxg: int, vidmm: int) -> tuple:
 def apply(tracker, event) -> bytes:
     """Start and DCStart add a live allocation, Stop removes it; returns its DXGK_ALLOCATIONINFO bytes."""
     f = event.fields
-    a = tracker._state(event.adapter)
-    data = tracker.packer._allocation(f, event.where)
+    a = tracker.adapter(event.adapter).part(EVENT)
+    data = tracker.packer.pack(ALLOCATION_TYPE, event)
     handle = f["hVidMmGlobalAlloc"]
-    tracker._track_allocations(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
+    live = allocations(tracker)
+    live.track(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
     if event.opcode == "Stop":
         a.stopped += 1
-        tracker.live_entries.pop(handle, None)
+        live.entries.pop(handle, None)
         gone = a.allocations.pop(identity(event), None) if tracker.entries else None
         if tracker.entries and gone is None:
             a.stops_unmatched += 1
         for later in (gone.later.values() if gone is not None else ()):  # its text goes: keep its findings
-            tracker._keep_loose(later.event, later.findings)
+            tracker.keep_loose(later.event, later.findings)
         return data
     a.started += 1
     if tracker.entries:
-        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer._usage(f, event.where))
+        entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.pack(USAGE_TYPE, event))
         if handle:
-            tracker.live_entries[handle] = entry
+            live.entries[handle] = entry
     return data
 
 
-def track(np, tracker, columns: dict, stops, adapters, numbers, times):
-    """``apply`` for a run of rows given as columns (the tables' column-wise path), for what later events
-    and the end's tables read: the live allocations and each process's tally; returns ``advance(n)``, which
-    tracks the next n rows (the other events between them read the state up to their point)."""
-    fields = [columns[n].tolist() if n != "pDxgAdapter" else adapters.tolist() for n in LIVE_ROW[1:-2]]
-    rows = zip(stops.tolist(), *fields, _list(numbers), _list(times))
-    return lambda n: tracker._track_allocations(islice(rows, n))
-
-
-def _list(values) -> list:
-    return values.tolist() if hasattr(values, "tolist") else values
-
-
 def findings(tracker, event, data) -> list:
-    return [] if event.opcode == "Stop" else tracker._check_allocation(event.adapter, data)
+    return [] if event.opcode == "Stop" else tracker.check(event.adapter, ALLOCATION_TYPE, data)
 
 
 def record(tracker, event, data) -> tuple:
     checked = event.opcode != "Stop"  # a Stop's record is not checked: the allocation is gone
-    return ALLOCATION_TYPE, data, tracker._view(event.adapter)[0] if checked else None, checked
+    return ALLOCATION_TYPE, data, tracker.view(event.adapter)[0] if checked else None, checked
+
+
+def finish(tracker) -> None:
+    """Each adapter's live allocations checked against its final segments, a chunk at a time, column-wise."""
+    for a in tracker.adapters.values():
+        entries = list(a.allocations.values())
+        for start in range(0, len(entries), CHUNK):
+            part = entries[start:start + CHUNK]
+            found = tracker.check_rows(ALLOCATION_TYPE, [e.event.adapter for e in part], [True] * len(part),
+                                       b"".join(e.data for e in part))
+            for entry, fs in zip(part, found):
+                entry.findings = list(fs)
 
 
 class _Text(Section):
@@ -186,7 +184,7 @@ def live_rows(tracker, when):
     """A row per allocation live at the trace's end (by hVidMmGlobalAlloc, in the order they started): the event
     that started it, its owner, its adapter and handles, and its size, sets and preferences (the priority its
     last SetAllocationPriority gave, if any), named as the allocations table names the members they fill."""
-    for handle, kept in tracker.live.items():
+    for handle, kept in allocations(tracker).live.items():
         adapter, read, write, process, dxg, size, eviction, preferred, hinted, priority, number, time = kept
         yield (number, *when(time), process, adapter, handle, dxg, size, read, write, eviction, preferred, hinted,
                priority)
@@ -202,7 +200,7 @@ LIVE = StateTable("live", (
 def process_rows(tracker, when):
     """A row per hProcessId that owned an allocation event: allocations started (Start, DCStart), stopped, live at
     the end and their bytes, and the highest live bytes with the event that reached them."""
-    for process, t in tracker.processes.items():
+    for process, t in allocations(tracker).processes.items():
         yield (process, t.started, t.stopped, t.live, t.live_bytes, t.peak, t.peak_number, *when(t.peak_time))
 
 
@@ -211,7 +209,10 @@ PROCESSES = StateTable("processes", (
     ("peak_live_bytes", "hex"), ("peak_number", "opt"), ("peak_time", "time"), ("peak_ms", "float")), process_rows)
 
 register(EventEntry(
-    event=EVENT, ids=(33, 34, 35), newer=(VERSION_3,), mapping=MAPPING, adapter="pDxgAdapter", bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
+    event=EVENT, ids=(33, 34, 35), newer=(VERSION_3,), mapping=MAPPING, adapter="pDxgAdapter",
+    bit_maps={"Flags": AllocationFlag, "UsageFlags": UsageFlag},
     table=TableSpec("allocations", COLUMNS, (ALLOCATION_TYPE, USAGE_TYPE)),
     apply=apply, findings=findings, record=record, text=_Text(), batched=True, unchecked=("Stop",), track=track,
-    state_tables=(LIVE, PROCESSES), order=20, panel=PANEL))
+    state_tables=(LIVE, PROCESSES), order=20, panel=PANEL, state=lambda tracker: Allocations(tracker),
+    adapter_state=lambda: AdapterAllocations(),
+    finish=finish))

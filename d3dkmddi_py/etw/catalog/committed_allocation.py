@@ -7,9 +7,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...semantics import Placement, check
-from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
+from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
+from ._allocations import allocations
 from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
+from .device_allocation import device_allocation
 
 EVENT = "ReportCommittedAllocation"
 RULE = "ALLOCINFO.COMMITTED_OUTSIDE_SETS"
@@ -34,31 +36,32 @@ MAPPING = (
 def place(tracker, event, global_handle, how: str) -> Resolved:
     """Place the live allocation ``global_handle`` names in the event's segment, and check it there."""
     segment, offset = event.fields["ulSegmentId"], event.fields["SegmentOffset"]
-    found = None if global_handle is None else tracker._allocation_of(global_handle)
+    live = allocations(tracker)
+    found = None if global_handle is None else live.of(global_handle)
     if found is None:
-        tracker._note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
+        tracker.note(event, how if global_handle is None else "placed an allocation the trace did not show starting")
         return Resolved(None, global_handle, checked=False)
     pointer, read, write, entry = found
     info = _sets_record(tracker.packer, read, write) if entry is None else entry.data
     findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
     if entry is not None:
         entry.placement = (segment, offset, event.number)
-    tracker._tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
-                                               f"#{event.number}, {event.kind.label})", findings)
+    live.tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
+                                           f"#{event.number}, {event.kind.label})", findings)
     return Resolved(pointer, global_handle, findings)
 
 
 @lru_cache(maxsize=4096)  # placements name few distinct pairs of sets; packing a record costs more than the check
 def _sets_record(pk, read: int, write: int) -> bytes:
     """A DXGK_ALLOCATIONINFO holding these segment sets and nothing else (what a placement reads)."""
-    return pk._allocation({**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
+    return pk.record(ALLOCATION_TYPE, {**_ZERO, "dwReadSegment": read, "dwWriteSegment": write})
 
 
 _ZERO = {name: 0 for name, _t in ALLOCATION_FIELDS}
 
 
 def apply(tracker, event) -> Resolved:
-    device = tracker._device_allocation(event.fields["hAllocationHandle"])
+    device = device_allocation(tracker, event.fields["hAllocationHandle"])
     return place(tracker, event, None if device is None else device[1],
                  "named a device allocation (hVidMmAlloc) the trace did not show starting: DeviceAllocation events "
                  "place it")

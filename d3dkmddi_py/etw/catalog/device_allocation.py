@@ -30,22 +30,33 @@ MAPPING = tuple(Mapping(EVENT, name, None, None, _WHY[name] + "; not in any mirr
                 for name, _t in FIELDS)
 
 
+def devices(tracker) -> dict:
+    """hVidMmAlloc -> (adapter pointer, hVidMmGlobalAlloc) of each live device allocation (what this entry keeps)."""
+    return tracker.part(EVENT)
+
+
+def device_allocation(tracker, handle: int):
+    """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
+    return devices(tracker).get(handle)
+
+
 def apply(tracker, event):
     """Start and DCStart: the device allocation names its global allocation until its Stop."""
     f = event.fields
     if event.opcode == "Stop":
-        if tracker.devices.pop(f["hVidMmAlloc"], None) is None:
-            tracker._note(event, "stopped a device allocation the trace did not show starting")
+        if devices(tracker).pop(f["hVidMmAlloc"], None) is None:
+            tracker.note(event, "stopped a device allocation the trace did not show starting")
         return
-    tracker.devices[f["hVidMmAlloc"]] = (event.adapter, f["hVidMmGlobalAlloc"])
+    devices(tracker)[f["hVidMmAlloc"]] = (event.adapter, f["hVidMmGlobalAlloc"])
 
 
 class _Text(Section):
     def counts(self, tracker) -> list:
-        return [f"{plural(len(tracker.devices), 'device allocation')} live at the end"]
+        return [f"{plural(len(devices(tracker)), 'device allocation')} live at the end"]
 
 
 register(EventEntry(
     event=EVENT, ids=(36, 37, 38), mapping=MAPPING, adapter="pDxgAdapter",
     table=TableSpec("device_allocations", field_columns(FIELDS, skip=("pDxgAdapter",))), apply=apply, text=_Text(),
+    state=lambda tracker: {},
     order=25))

@@ -26,13 +26,13 @@ MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m
 
 def apply(tracker, event) -> tuple:
     """One more sample of the process's budget; returns (usage, budget) after it."""
-    tracker._sample(event, "budget", key(event), event.fields["NewBudget"])
+    tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
     return memory(tracker, event)
 
 
 register(EventEntry(
     event=EVENT, ids=(366,), mapping=MAPPING, adapter="pDxgAdapter",
-    table=MEMORY_TABLE, apply=apply,
+    table=MEMORY_TABLE, apply=apply, groups=("budget",),
     text=SeriesSection("budget", f"video memory budget per process and segment group ({EVENT})", "process group",
                        key_text),
     order=41))

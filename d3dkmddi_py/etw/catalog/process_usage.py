@@ -42,13 +42,13 @@ def key_text(k: tuple) -> str:
 
 def memory(tracker, event) -> tuple:
     """(usage, budget) of the event's process, physical adapter and segment group after it (None: not seen yet)."""
-    a, k = tracker._state(event.adapter), key(event)
+    a, k = tracker.adapter(event.adapter), key(event)
     return tuple(None if s is None else s.last for s in (a.usage.get(k), a.budget.get(k)))
 
 
 def apply(tracker, event) -> tuple:
     """One more sample of the process's usage; returns ``memory``."""
-    tracker._sample(event, "usage", key(event), event.fields["NewUsage"])
+    tracker.sample(event, "usage", key(event), event.fields["NewUsage"])
     return memory(tracker, event)
 
 
@@ -109,5 +109,5 @@ def panel(np, picture, a, ax, columns: int) -> None:
 
 register(EventEntry(
     event=EVENT, ids=(367,), mapping=MAPPING, adapter="pDxgAdapter",
-    table=MEMORY_TABLE, apply=apply, text=TEXT, order=40,
+    table=MEMORY_TABLE, apply=apply, text=TEXT, order=40, groups=("usage",),
     panel=draw.Panel("memory", KEY + ("NewUsage", "NewBudget"), take, panel, order=20)))

@@ -7,6 +7,8 @@ from __future__ import annotations
 from ...semantics import check_priority, decode_priority
 from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
+from ._allocations import allocations
+from .device_allocation import device_allocation
 
 EVENT = "SetAllocationPriority"
 FIELDS = manifest_fields(46)  # the manifest's template
@@ -23,17 +25,18 @@ MAPPING = (
 def apply(tracker, event) -> Resolved:
     priority = event.fields["Priority"]
     found_rules = tuple(check_priority(priority, target=tracker.target))
-    device = tracker._device_allocation(event.fields["hAllocationHandle"])
-    found = None if device is None else tracker._allocation_of(device[1])
+    device = device_allocation(tracker, event.fields["hAllocationHandle"])
+    live = allocations(tracker)
+    found = None if device is None else live.of(device[1])
     if found is None:
-        tracker._note(event, "named an allocation the trace did not show starting (through DeviceAllocation events)")
-        tracker._keep_loose(event, list(found_rules))
+        tracker.note(event, "named an allocation the trace did not show starting (through DeviceAllocation events)")
+        tracker.keep_loose(event, list(found_rules))
         return Resolved(None if device is None else device[0], None if device is None else device[1], found_rules)
     pointer, _read, _write, entry = found
-    tracker._live_update(device[1], "Priority", priority)
+    live.update(device[1], "Priority", priority)
     if entry is not None:
         entry.priority = (priority, event.number)
-    tracker._tell(device[1], event, lambda: f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
+    live.tell(device[1], event, lambda: f"   priority set to {priority:#x}, {decode_priority(priority)} (event "
                                            f"#{event.number}, {event.kind.label})", found_rules)
     return Resolved(pointer, device[1], found_rules)
 

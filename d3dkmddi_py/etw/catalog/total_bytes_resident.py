@@ -24,11 +24,11 @@ MAPPING = (
 
 def apply(tracker, event):
     """One more sample of the segment's resident bytes."""
-    tracker._sample(event, "resident", event.fields["SegmentId"], event.fields["TotalBytesResident"])
+    tracker.sample(event, "resident", event.fields["SegmentId"], event.fields["TotalBytesResident"])
 
 
 def _size(a, sid: int) -> str:
-    segment = a.segments.get(sid)
+    segment = a.segments.get(sid)  # ReportSegment's part of the adapter
     if segment is None:
         return " (no ReportSegment of this id)"
     return f" of {bytes_text(segment.event.fields['Size'])}"
@@ -62,5 +62,5 @@ def panel(np, picture, a, ax, columns: int) -> None:
 
 register(EventEntry(
     event=EVENT, ids=(ID,), mapping=MAPPING, adapter="DxgAdapter",
-    table=TableSpec("residency", field_columns(FIELDS, skip=("DxgAdapter",))), apply=apply, text=TEXT, order=30,
+    table=TableSpec("residency", field_columns(FIELDS, skip=("DxgAdapter",))), apply=apply, text=TEXT, order=30, groups=("resident",),
     panel=draw.Panel("resident", ("SegmentId", "TotalBytesResident"), take, panel, order=10)))

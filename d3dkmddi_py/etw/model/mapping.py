@@ -267,7 +267,21 @@ class Packer:
         return bytes(self._pack(USAGE_TYPE, fields, where))
 
     def _record(self, kind: str, fields: dict, where=_event) -> bytes:
-        return {SEGMENT: self._segment, ALLOCATION_TYPE: self._allocation, USAGE_TYPE: self._usage}[kind](fields, where)
+        return self._PACK[kind](self, fields, where)
+
+    _PACK = {SEGMENT: _segment, ALLOCATION_TYPE: _allocation, USAGE_TYPE: _usage}
+
+    def pack(self, kind: str, event) -> bytes:
+        """The mirror record of ``kind`` an Event's fields fill (the Event's own, typed by its reader or checked when
+        it was built): what an entry's ``apply`` makes of its event."""
+        from .events import Event
+
+        if type(event) is not Event:  # noqa: E721
+            raise bad_argument("Packer.pack: event", event, "an etw Event")
+        pack = self._PACK.get(kind) if isinstance(kind, str) else None
+        if pack is None:
+            choice_argument(kind, "Packer.pack: kind", MIRROR_TYPES)
+        return pack(self, event.fields, event.where)
 
     def record(self, kind: str, fields, where=None) -> bytes:
         """The mirror record of ``kind`` (SEGMENT, ALLOCATION_TYPE or USAGE_TYPE) of an event's fields (a dict

@@ -27,6 +27,7 @@ from ...names import InterfaceVersion, parse_version
 from ...span import _short
 from .dxgkrnl_manifest import EVENTS as MANIFEST_EVENTS, PROVIDER as PROVIDER_NAME, TASKS
 from .schema import OPCODES, EventKind
+from .state import PART_ATTRIBUTES, SERIES_GROUPS, AdapterTrace
 from .templates import IN_TYPES, Field, check_template, manifest_event, map_names
 
 # what a mirror member belongs to: the record types the events fill
@@ -159,7 +160,12 @@ class EventEntry:
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
     order: int = 100  # where its table and text come among the others' (the lowest first)
     state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
-    panel: object = None  # its part of the picture (outputs.plot.Panel), or None
+    panel: object = None  # its part of the picture (outputs.panels.Panel), or None
+    state: object = None  # state(tracker) -> what it keeps across the trace (Tracker.part(its name))
+    finish: object = None  # finish(tracker): at the trace's end, what it kept checked against the final segments
+    view: object = None  # view(tracker, adapter_trace) -> (semantics Adapter or None, why): the adapter's segments
+    adapter_state: object = None  # adapter_state() -> its part of each adapter (AdapterTrace.part(its name))
+    groups: tuple = ()  # the adapter's series groups its events sample (Tracker.sample), as attributes of it
 
     # ---- what the manifest says of its ids (read once)
     @cached_property
@@ -301,18 +307,19 @@ on_change(_LAYOUT_OF.clear)
 # ---- registration: an entry is checked whole, once; the readers then call its parts for every event unchecked
 def _function(value, name: str, params: str, *, optional: bool = True) -> None:
     """A function its callers can give ``params`` (the arguments' names, as the message says them); None when
-    ``optional``.  A class is not one (calling it would build an instance, once per event)."""
+    ``optional``.  A class is not one (calling it would build an instance, once per event; an entry's ``state``
+    and ``adapter_state`` are functions that make what it keeps, such as ``lambda tracker: Allocations(tracker)``)."""
     if value is None and optional:
         return
     import inspect  # loaded already by the time entries register
 
     try:
-        inspect.signature(value).bind(*params.split(", "))
+        inspect.signature(value).bind(*(params.split(", ") if params else ()))
         fits = not isinstance(value, type)
     except TypeError:  # not callable, or not with these arguments
         fits = False
     except ValueError:  # a callable whose signature cannot be read (a builtin): callable is all that is known
-        fits = callable(value)
+        fits = callable(value) and not isinstance(value, type)  # a class of C (a ctypes record) makes nothing here
     if not fits:
         raise bad_argument(name, value, f"a function of ({params})" + (" or None" if optional else ""))
 
@@ -371,7 +378,8 @@ def _kinds(entry) -> None:
         if not (isinstance(flag_type, type) and issubclass(flag_type, enum.IntFlag)):
             raise bad_argument(f"{at}: bit_maps[{_short(name)}]", flag_type, "a flag type (an enum.IntFlag)")
     for name, params in (("apply", "tracker, event"), ("findings", "tracker, event, applied"),
-                         ("record", "tracker, event, applied"),
+                         ("record", "tracker, event, applied"), ("state", "tracker"), ("finish", "tracker"),
+                         ("view", "tracker, adapter"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
         _function(getattr(entry, name), f"{at}: {name}", params)
     from ..outputs.section import Section  # here: the text's module is not needed to read a trace
@@ -383,6 +391,8 @@ def _kinds(entry) -> None:
 
         if not isinstance(entry.panel, Panel):
             raise bad_argument(f"{at}: panel", entry.panel, "an etw.outputs.panels.Panel or None")
+    _function(entry.adapter_state, f"{at}: adapter_state", "")
+    _rows(entry.groups, f"{at}: groups", str, "a tuple of series group names")
     _rows(entry.rules, f"{at}: rules", str, "a tuple of rule ids (semantics.RULES)")
     flag_argument(entry.batched, f"{at}: batched")
     flag_argument(entry.barrier, f"{at}: barrier")
@@ -503,6 +513,17 @@ def _problem(entry: EventEntry) -> str | None:
                                       for o in ENTRIES.values()) for t in entry.state_tables):
         return f"{entry.event}: a state table is a StateTable of its own name, each column's kind one of " \
                f"{', '.join(COLUMN_KINDS)}"
+    if entry.adapter_state is not None:
+        mine = _attributes(entry.adapter_state())
+        clash = next((n for n in mine if n in PART_ATTRIBUTES or n in SERIES_GROUPS or n in entry.groups
+                      or hasattr(AdapterTrace, n)), None)
+        if clash is not None:
+            return f"{entry.event}: its adapter part's {clash} is an attribute of adapters already"
+    if any(g in PART_ATTRIBUTES or hasattr(AdapterTrace, g) for g in entry.groups):
+        return f"{entry.event}: a series group is named as an attribute of adapters already"
+    if entry.view is not None and any(o.view is not None for o in ENTRIES.values()):
+        return f"{entry.event}: {next(o.event for o in ENTRIES.values() if o.view is not None)} gives the adapters' " \
+               f"view already (one entry makes it)"
     if any(o not in entry.opcodes.values() for o in entry.unchecked):
         return f"{entry.event}: unchecked names an opcode its ids do not have ({', '.join(entry.opcodes.values())})"
     if any(f not in types for f in entry.json_names):
@@ -546,6 +567,9 @@ def register(entry: EventEntry) -> EventEntry:
             SYMBOLS.setdefault(base, kind)
     for kind in entry.table.mirror:
         PACKED_BY.setdefault(kind, entry.event)
+    if entry.adapter_state is not None:
+        PART_ATTRIBUTES.update({name: (entry.event, entry.adapter_state) for name in _attributes(entry.adapter_state())})
+    SERIES_GROUPS.update(entry.groups)
     TEMPLATES[entry.event] = dict(entry.versions)
     FIELDS[entry.event] = entry.fields
     OPTIONAL[entry.event] = entry.optional()
@@ -571,6 +595,10 @@ def unregister(event: str) -> None:
         SYMBOLS[kind.symbol] = kind
     for kind in [k for k, owner in PACKED_BY.items() if owner == event]:
         del PACKED_BY[kind]
+    for name in [n for n, (owner, _make) in PART_ATTRIBUTES.items() if owner == event]:
+        del PART_ATTRIBUTES[name]
+    SERIES_GROUPS.clear()
+    SERIES_GROUPS.update(g for e in ENTRIES.values() for g in e.groups)
     for table in (TEMPLATES, FIELDS, OPTIONAL):
         del table[event]
     for table in (BIT_MAPS, VALUE_MAPS, ARRAYS):
@@ -587,6 +615,12 @@ def registered(entry: EventEntry):
         yield entry
     finally:
         unregister(entry.event)
+
+
+def _attributes(part) -> list:
+    """The public attribute names of an entry's adapter part (its slots or its instance dict)."""
+    names = getattr(type(part), "__slots__", None) or list(getattr(part, "__dict__", ()))
+    return [n for n in names if isinstance(n, str) and not n.startswith("_")]
 
 
 def _changed() -> None:
@@ -618,12 +652,3 @@ def field_columns(fields, *, skip=(), optional=(), arrays=()) -> tuple:
     a counted array (``arrays``) "text" (its values, space-separated)."""
     return tuple(Column(n, "text" if n in arrays else field_kind(t, n in optional), field=n)
                  for n, t in fields if n not in skip)
-
-
-def names(ids) -> str:
-    """``ReportSegment (78), AdapterAllocation (33/34/35)``: the events of these ids, by name, in the
-    catalog's order."""
-    out: dict = {event: [] for event in ENTRIES}
-    for i in sorted(ids):
-        out[KINDS[i].event].append(str(i))
-    return ", ".join(f"{event} ({'/'.join(ids)})" for event, ids in out.items() if ids)

@@ -1,5 +1,5 @@
-"""A trace's state as the events leave it, per adapter: the records the catalog's ``apply`` functions
-fill and the text, the tables and ``etw.adapters`` read.
+"""A trace's state as the events leave it, per adapter: the record each adapter has (what the catalog's entries
+keep of it), what an event that names a record by a handle found, and values over time.
 
 A value over time (resident bytes, a process's usage or budget) is a ``Series``: its count, first,
 last, lowest and highest value always, and, when the Tracker keeps series, every sample as two typed
@@ -13,73 +13,16 @@ from ..._records import dataclass, field
 from ...bulk.table import INT64_MAX
 from ...errors import flag_argument, integer_argument
 
-# a row of Tracker._track_allocations: Stop or not, hVidMmGlobalAlloc, then what a live allocation keeps (its value
-# in Tracker.live): its adapter and segment sets first (what a placement reads), the event fields, the event's
-# number and time (as its reader gives it: text, or nanoseconds column-wise)
-LIVE_ROW = ("stop", "hVidMmGlobalAlloc", "pDxgAdapter", "dwReadSegment", "dwWriteSegment", "hProcessId",
-            "hDxgGlobalAlloc", "allocSize", "dwEvictionSegment", "PreferredSegment", "HintedBank", "Priority",
-            "number", "time")
-LIVE_PROCESS, LIVE_SIZE, LIVE_NUMBER, LIVE_TIME = (LIVE_ROW.index(n) - 2 for n in ("hProcessId", "allocSize", "number",
-                                                                                   "time"))
-
-
-@dataclass
-class SegmentEntry:
-    segment_id: int
-    event: object  # the ReportSegment Event
-    data: bytes  # the descriptor's bytes (Packer.segment)
-    findings: list = field(default_factory=list)
-
-
-@dataclass
-class AllocationEntry:
-    event: object  # the Start or DCStart Event
-    data: bytes  # DXGK_ALLOCATIONINFO bytes
-    usage: bytes  # DXGK_ALLOCATIONUSAGEHINT bytes
-    findings: list = field(default_factory=list)
-    placement: tuple | None = None  # (segment id, offset, event number) of its last committed placement
-    priority: tuple | None = None  # (priority, event number) of its last SetAllocationPriority
-    later: dict = field(default_factory=dict)  # event name -> Later: what the last event of each kind said of it
-
-
-@dataclass
-class Later:
-    """What a later event said of a live allocation (the last of its kind): a line of the text, its
-    findings, the event, and how many events of the kind there were."""
-
-    line: str
-    findings: list
-    event: object
-    count: int = 1
-
 
 @dataclass(frozen=True)
 class Resolved:
-    """What an event that names an allocation by a handle found: the adapter and the allocation's
-    hVidMmGlobalAlloc (None where the trace did not show them), and the event's findings."""
+    """What an event that names a record by a handle found: the adapter and the record's handle (None where the
+    trace did not show them), and the event's findings."""
 
     adapter: int | None
     allocation: int | None
     findings: tuple = ()
     checked: bool = True  # False: what the findings would read was not there (the allocation was not found)
-
-
-class ProcessTally:
-    """A process's allocations (by hProcessId): started (Start, DCStart), stopped, live now and their bytes, and
-    the highest live bytes with the event that reached them (its number and time)."""
-
-    __slots__ = ("started", "stopped", "live", "live_bytes", "peak", "peak_number", "peak_time")
-
-    def __init__(self):
-        self.started = self.stopped = self.live = self.live_bytes = self.peak = 0
-        self.peak_number = self.peak_time = None
-
-    def add(self, size: int, number: int, time) -> None:
-        """One more live allocation of ``size`` bytes, by event ``number`` at ``time``."""
-        self.live += 1
-        self.live_bytes += size
-        if self.live_bytes > self.peak:
-            self.peak, self.peak_number, self.peak_time = self.live_bytes, number, time
 
 
 class Series:
@@ -132,22 +75,45 @@ def _series(*values) -> Series:
     return s
 
 
+# What entries keep of an adapter, filled at registration (registry): an attribute of an entry's adapter part ->
+# (its entry's name, the part's factory), and the names of the series groups the entries sample.
+PART_ATTRIBUTES: dict = {}
+SERIES_GROUPS: set = set()
+
+
 @dataclass
 class AdapterTrace:
-    """One pDxgAdapter: segments by id (a later ReportSegment replaces), live allocations by handle,
-    resident bytes per segment and each process's usage and budget per segment group over time."""
+    """One pDxgAdapter: what each entry keeps of it (``parts``: entry name -> its ``adapter_state``'s object), its
+    values over time (``series``: group -> key -> Series; a group is also an attribute: ``a.resident[segment]``),
+    and the view its segments give the rules.  An attribute of an entry's part reads as the adapter's own
+    (``a.segments``, ``a.allocations``, ``a.stops_unmatched``): which entry keeps what is its own business."""
 
     pointer: int
-    segments: dict = field(default_factory=dict)
-    allocations: dict = field(default_factory=dict)
     adapter: object = None  # the semantics view of the segments, when ids are 1..n
-    adapter_note: str = ""  # why allocations were checked without the segments, if they were
-    adapter_findings: list = field(default_factory=list)  # adapter-wide rules (one AGP segment)
-    started: int = 0
-    stopped: int = 0
-    stops_unmatched: int = 0  # Stop of an allocation the trace did not show starting
-    segments_replaced: int = 0
-    resident: dict = field(default_factory=dict)  # segment id -> Series of TotalBytesResident
-    usage: dict = field(default_factory=dict)  # (process id, physical adapter index, segment group) -> Series
-    budget: dict = field(default_factory=dict)  # the same key -> Series of the budget
-    device_allocations: dict = field(default_factory=dict)  # hVidMmAlloc -> hVidMmGlobalAlloc, while live
+    adapter_note: str = ""  # why records were checked without the segments, if they were
+    series: dict = field(default_factory=dict)
+    parts: dict = field(default_factory=dict)
+
+    def part(self, name: str):
+        """The entry ``name``'s part of this adapter (made on first use)."""
+        found = self.parts.get(name) if isinstance(name, str) else None
+        if found is None:
+            make = next((m for n, m in PART_ATTRIBUTES.values() if n == name), None) if isinstance(name, str) else None
+            if make is None:
+                from ...errors import bad_argument
+
+                raise bad_argument("AdapterTrace.part: name", name, "the name of a registered entry that keeps a part "
+                                   "of an adapter (" + ", ".join(sorted({n for n, _m in PART_ATTRIBUTES.values()})) + ")")
+            found = self.parts[name] = make()
+        return found
+
+    def __getattr__(self, name: str):  # only for names the record itself lacks
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in SERIES_GROUPS:
+            return self.series.setdefault(name, {})
+        owner = PART_ATTRIBUTES.get(name)
+        if owner is None:
+            raise AttributeError(f"AdapterTrace has no {name!r}: the entries keep " + ", ".join(
+                sorted(set(PART_ATTRIBUTES) | SERIES_GROUPS)))
+        return getattr(self.part(owner[0]), name)

@@ -1,22 +1,27 @@
-"""The Tracker: a trace's state as its events leave it (each event's ``apply`` from its catalog entry),
-per adapter, and the checks of its records against the segments reported so far."""
+"""The Tracker: a trace's state as its events leave it, per adapter, through each event's entry (``etw.catalog``).
+
+It names no event.  An entry changes the state through the Tracker's public interface: ``adapter(pointer)`` (an
+adapter's record), ``part(name)`` (the state an entry keeps for itself, made by its ``state`` function),
+``sample`` (one more value of a series), ``note`` (an event its state change could not be applied to),
+``keep_loose`` (findings of an event no record holds), ``view`` (the adapter's segments as the rules read them:
+the entry that declares ``view`` gives it) and ``check`` (a record against them).  The readers call ``_apply``
+and the batch checks with the Events they made, unchecked.
+"""
 from __future__ import annotations
 
-from ..._records import replace
 from ... import bulk
-from ...semantics import Adapter, check
-from ...errors import EtwInputError, flag_argument, shown
+from ...semantics import check as check_record
+from ...errors import EtwInputError, InvalidArgument, bad_argument, flag_argument, shown
 from ...target import as_target
 from ..catalog import ENTRIES, ENTRY_OF
-from .mapping import ALLOCATION_TYPE, applies, keep, packer
+from .mapping import applies, keep, packer
 from .events import Event, registered_kind
 from .odd import OddReports
 from .schema import EventKind
-from .state import (LIVE_ROW, LIVE_NUMBER, LIVE_PROCESS, LIVE_SIZE, LIVE_TIME, AdapterTrace, AllocationEntry,  # noqa: F401
-                    Later, ProcessTally, SegmentEntry, Series)  # (the state's types, here too)
+from .state import AdapterTrace, Series
 
-CHUNK = 65536  # allocations checked column-wise at once
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
+_TOP = (1 << 64) - 1
 
 
 def findings_rows(columns, *, adapter=None) -> list:
@@ -25,18 +30,26 @@ def findings_rows(columns, *, adapter=None) -> list:
     return [r for r in table.rows() if applies(r[1])]
 
 
+def _pointer(value, name: str) -> int:
+    if type(value) is not int or not 0 <= value <= _TOP:  # noqa: E721 - a bool is no pointer
+        raise bad_argument(name, value, "an adapter pointer (an integer 0..0xffffffffffffffff)")
+    return value
+
+
+def _event_argument(event, name: str):
+    if type(event) is not Event:  # noqa: E721
+        raise bad_argument(name, event, "an etw Event (etw.read, etw.from_records)")
+    return event
+
+
 class Tracker:
-    """Applies events in order (each event's entry says how), checking allocations against the segments
-    reported so far; ``finish()`` checks what is left and gives the adapters.
+    """Applies events in order (each event's entry says how), checking records against the segments reported so
+    far; ``finish()`` lets each entry finish its state and gives the adapters.
 
-    ``entries``: keep each live allocation whole (its event, bytes and findings: the text and
-    ``adapters()``), else only what later events read of it (its adapter and segment sets, for
-    placements: --json and the tables).  ``series``: keep every sample of the values over time as
-    columns (else their summaries only).
-
-    ``Tracker(...)`` and ``apply`` check what they are given.  The underscored methods are the per-event
-    machinery: the readers call ``_apply`` with the Events they made and the catalog's entries call the
-    others with values of those Events, unchecked."""
+    ``entries``: keep each record whole (its event, bytes and findings: the text and ``adapters()``), else only
+    what later events read of it (--json and the tables).  ``series``: keep every sample of the values over time as
+    columns (else their summaries only).  ``Tracker(...)``, ``apply`` and the interface entries use check what
+    they are given."""
 
     def __init__(self, target=None, *, entries: bool = True, series: bool = False):
         tgt = as_target(target)  # every spelling target() takes; a bad one is the package's own error
@@ -45,28 +58,112 @@ class Tracker:
         self.entries, self.series = flag_argument(entries, "Tracker: entries"), flag_argument(series, "Tracker: series")
         self.adapters: dict = {}
         self.counts: dict = {}  # event name -> events applied
-        self.live: dict = {}  # hVidMmGlobalAlloc -> a live allocation: its row of ``_track_allocations`` from the adapter
-        self.processes: dict = {}  # hProcessId -> ProcessTally of its allocations
-        self.live_entries: dict = {}  # hVidMmGlobalAlloc -> its AllocationEntry (``entries`` only)
-        self.devices: dict = {}  # hVidMmAlloc -> (adapter pointer, hVidMmGlobalAlloc) of a live device allocation
+        self.parts: dict = {}  # entry name -> the state it keeps across the trace (its ``state``'s)
         self.notes: dict = {}  # event name -> {what: count}: what its events could not be applied to
         self.loose: list = []  # (event, findings) of events whose findings sit under no record (``entries``)
         self.loose_more = 0  # and how many more there were
-        self._views: dict = {}  # pointer -> (segment count key, Adapter or None, note)
+        self._views: dict = {}  # pointer -> (Adapter or None, note)
         self.odd = OddReports()  # events not as their template says: reported once a kind, counted
         self.partial: dict = {}  # entry name -> events of it whose payload lacked fields (read, not applied)
 
-    def _state(self, pointer: int) -> AdapterTrace:
-        a = self.adapters.get(pointer)
-        if a is None:
-            a = self.adapters[pointer] = AdapterTrace(pointer)
-        return a
-
+    # ---- what a user calls
     def apply(self, event):
         """Update the state with one Event (``etw.read``'s, ``etw.from_records``'); returns what its entry's
         ``apply`` returns (a mirror record's bytes, a placement, ...)."""
         return self._apply(_event(event, "Tracker.apply: event"))
 
+    def finish(self) -> dict:
+        """Let each entry finish what it keeps (check the segments and records left against the final segments);
+        returns the adapters."""
+        for pointer in self.adapters:
+            self._views.pop(pointer, None)
+        for entry in ENTRIES.values():
+            if entry.finish is not None:
+                entry.finish(self)
+        return self.adapters
+
+    # ---- the interface an entry's functions use
+    def adapter(self, pointer: int) -> AdapterTrace:
+        """The record of the adapter ``pointer`` (made on first use)."""
+        a = self.adapters.get(pointer) if type(pointer) is int else None  # noqa: E721 - a bool is no pointer
+        if a is None:
+            a = self.adapters[_pointer(pointer, "Tracker.adapter: pointer")] = AdapterTrace(pointer)
+        return a
+
+    def part(self, name: str):
+        """What the entry ``name`` keeps across the trace: its ``state(tracker)``'s object, made on first use."""
+        found = self.parts.get(name) if isinstance(name, str) else None
+        if found is None:
+            entry = ENTRIES.get(name) if isinstance(name, str) else None
+            if entry is None or entry.state is None:
+                raise InvalidArgument(f"Tracker.part: {shown(name, 40)} is not a registered entry that keeps state "
+                                      f"({', '.join(e.event for e in ENTRIES.values() if e.state is not None)})")
+            found = self.parts[name] = entry.state(self)
+        return found
+
+    def sample(self, event, group: str, key, value: int) -> None:
+        """One more value of a series: ``group`` names the adapter's dict of Series (``resident``, ...), ``key``
+        the series in it, ``value`` what the event says (0..2**64-1)."""
+        series = getattr(self.adapter(event.adapter), group, None) if type(event) is Event and \
+            isinstance(group, str) else None  # noqa: E721
+        if not isinstance(series, dict) or type(value) is not int or not 0 <= value <= _TOP:  # noqa: E721
+            _event_argument(event, "Tracker.sample: event")
+            if not isinstance(series, dict):
+                raise bad_argument("Tracker.sample: group", group, "the name of an adapter's dict of Series")
+            raise bad_argument("Tracker.sample: value", value, "an integer 0..0xffffffffffffffff")
+        try:
+            s = series.get(key)
+        except TypeError:  # unhashable
+            raise bad_argument("Tracker.sample: key", key, "a hashable key (a number, a tuple)") from None
+        if s is None:
+            s = series[key] = Series._new(self.series)
+        s._add(event.number, value)
+
+    def note(self, event, what: str) -> None:
+        """Count an event its state change could not be applied to (``what`` says why)."""
+        if not isinstance(what, str) or not what:
+            raise bad_argument("Tracker.note: what", what, "why the event could not be applied (a str)")
+        notes = self.notes.setdefault(_event_argument(event, "Tracker.note: event").kind.event, {})
+        notes[what] = notes.get(what, 0) + 1
+
+    def keep_loose(self, event, findings) -> None:
+        """Findings of an event that sit under no record: the text lists them after the adapters."""
+        if not isinstance(findings, (list, tuple)):
+            raise bad_argument("Tracker.keep_loose: findings", findings, "a list of findings")
+        if not findings or not self.entries:
+            return
+        if len(self.loose) < LOOSE_KEPT:
+            self.loose.append((_event_argument(event, "Tracker.keep_loose: event"), list(findings)))
+        else:
+            self.loose_more += 1
+
+    def view(self, pointer: int) -> tuple:
+        """(semantics Adapter or None, why none) of the segments the adapter has reported so far: what the entry
+        that declares ``view`` makes of them (None when no entry does)."""
+        cached = self._views.get(pointer) if type(pointer) is int else None  # noqa: E721
+        if cached is None:
+            maker = next((e.view for e in ENTRIES.values() if e.view is not None), None)
+            a = self.adapter(pointer)
+            cached = self._views[pointer] = maker(self, a) if maker is not None else (None, "")
+        return cached
+
+    def segments_changed(self, pointer: int) -> None:
+        """The adapter's segments changed: its view is made again when next asked for."""
+        self._views.pop(_pointer(pointer, "Tracker.segments_changed: pointer"), None)
+
+    def check(self, pointer, type_name: str, data: bytes) -> list:
+        """The findings of a record of ``type_name`` (its bytes at the Tracker's target) against the segments the
+        adapter ``pointer`` has reported so far (None: alone), only the rules that hold for events."""
+        cls = getattr(self.target, type_name, None) if isinstance(type_name, str) else None
+        if cls is None or not hasattr(cls, "_layout_"):
+            raise bad_argument("Tracker.check: type_name", type_name, f"a record type of {self.target.label}")
+        if not isinstance(data, (bytes, bytearray)) or len(data) != cls._layout_.size:
+            raise bad_argument("Tracker.check: data", data, f"the {cls._layout_.size} bytes of a {type_name} at "
+                                                            f"{self.target.label}")
+        adapter = None if pointer is None else self.view(pointer)[0]
+        return keep(check_record(bytes(data), type_name, target=self.target, adapter=adapter))
+
+    # ---- the readers' per-event machinery, unchecked
     def _apply(self, event):
         kind = event.kind
         name = kind.event
@@ -80,7 +177,7 @@ class Tracker:
             return None
         return entry.apply(self, event)
 
-    def applied(self, event) -> bool:
+    def _applied(self, event) -> bool:
         """Whether an event is one its entry applies (an entry's event with every field of its template)."""
         odd = event.odd
         return event.kind.event_id in ENTRY_OF and (odd is None or odd.whole)
@@ -88,139 +185,17 @@ class Tracker:
     def _findings(self, event, applied) -> list:
         """The findings of an event just applied (those its entry checks one event at a time)."""
         entry = ENTRY_OF.get(event.kind.event_id)
-        if entry is None or entry.findings is None or not self.applied(event):
+        if entry is None or entry.findings is None or not self._applied(event):
             return []
         return entry.findings(self, event, applied)
 
-    def _note(self, event, what: str) -> None:
-        """Count an event its state change could not be applied to (``what`` says why)."""
-        notes = self.notes.setdefault(event.kind.event, {})
-        notes[what] = notes.get(what, 0) + 1
-
-    def _sample(self, event, table: str, key, value: int) -> None:
-        """One more sample of a value over time: ``table`` names the adapter's dict of Series
-        (``resident``, ``usage``, ``budget``), ``key`` the series in it."""
-        series = getattr(self._state(event.adapter), table)
-        s = series.get(key)
-        if s is None:
-            s = series[key] = Series._new(self.series)
-        s._add(event.number, value)
-
-    def _keep_loose(self, event, findings: list) -> None:
-        """Findings of an event that sit under no live record: the text lists them after the adapters."""
-        if not findings or not self.entries:
-            return
-        if len(self.loose) < LOOSE_KEPT:
-            self.loose.append((event, findings))
-        else:
-            self.loose_more += 1
-
-    # ---- live allocations, as later events read them
-    def _allocation_of(self, global_handle: int):
-        """(adapter pointer, read set, write set, AllocationEntry or None) of a live allocation by its
-        hVidMmGlobalAlloc, or None."""
-        found = self.live.get(global_handle)
-        if found is None:
-            return None
-        return found[:3] + (self.live_entries.get(global_handle),)
-
-    def _device_allocation(self, handle: int):
-        """(adapter pointer, hVidMmGlobalAlloc) of a live device allocation by its hVidMmAlloc, or None."""
-        return self.devices.get(handle)
-
-    def _tell(self, global_handle: int, event, line, findings) -> None:
-        """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
-        (``line()``, made only for an allocation kept whole, and its findings); the findings of one it replaces,
-        or of an allocation not kept whole, go with the findings of events about no live record."""
-        entry = self.live_entries.get(global_handle)
-        if entry is None:
-            self._keep_loose(event, list(findings))
-            return
-        name = event.kind.event
-        old = entry.later.get(name)
-        if old is not None:
-            self._keep_loose(old.event, old.findings)
-        entry.later[name] = Later(line(), list(findings), event, 1 if old is None else old.count + 1)
-
-    def _track_allocations(self, rows) -> None:
-        """AdapterAllocation events in order, each a row of ``LIVE_ROW`` (Stop or not, hVidMmGlobalAlloc, then
-        what a live allocation keeps): the live allocations by hVidMmGlobalAlloc (what later events name them
-        by; 0 names none, so such an allocation is counted, not kept) and each hProcessId's tally.  One loop for
-        an Event (``apply``) and for a run of a batch's rows (``track``), so the two keep the same state."""
-        live, processes = self.live, self.processes
-        for row in rows:
-            stop, handle, kept = row[0], row[1], row[2:]
-            process = kept[LIVE_PROCESS]
-            tally = processes.get(process)
-            if tally is None:
-                tally = processes[process] = ProcessTally()
-            old = live.pop(handle, None) if handle else None
-            if old is not None:  # stopped, or started again: its bytes leave its owner
-                owner = processes[old[LIVE_PROCESS]]
-                owner.live -= 1
-                owner.live_bytes -= old[LIVE_SIZE]
-            if stop:
-                tally.stopped += 1
-                continue
-            tally.started += 1
-            if handle:
-                live[handle] = kept
-                tally.add(kept[LIVE_SIZE], kept[LIVE_NUMBER], kept[LIVE_TIME])
-
-    def _live_update(self, global_handle: int, name: str, value) -> None:
-        """A live allocation's kept ``name`` (of ``LIVE_ROW``) is now ``value`` (a priority changed)."""
-        kept = self.live.get(global_handle)
-        if kept is not None:
-            i = LIVE_ROW.index(name) - 2
-            self.live[global_handle] = kept[:i] + (value,) + kept[i + 1:]
-
-    # ---- checks against the segments reported so far
-    def _view(self, pointer: int):
-        """(Adapter or None, note) for the segments the adapter has reported so far."""
-        cached = self._views.get(pointer)
-        if cached is None:
-            cached = self._views[pointer] = _adapter_view(self._state(pointer), self.packer, self.target)
-        return cached
-
-    def _segments_changed(self, pointer: int) -> None:
-        self._views.pop(pointer, None)
-
-    def _check_allocation(self, pointer: int, data: bytes) -> list:
-        adapter, _note = self._view(pointer)
-        return keep(check(data, ALLOCATION_TYPE, target=self.target, adapter=adapter))
-
-    def _check_segment(self, data: bytes) -> list:
-        return keep(check(data, self.packer.segment_type, target=self.target))
-
-    def _segment_findings(self, pointer: int) -> tuple:
-        """(segment id -> findings, adapter-wide findings) for the segments reported so far.
-
-        With an Adapter view, one ``check(adapter)`` gives both (a finding on ``segments[i].X`` is
-        segment i+1's, with the field read as ``X``); without one, each descriptor is checked alone.
-        """
-        a = self._state(pointer)
-        adapter, _note = self._view(pointer)
-        per = {sid: [] for sid in a.segments}
-        wide = []
-        if adapter is None:
-            for sid, entry in a.segments.items():
-                per[sid] = self._check_segment(entry.data)
-            return per, wide
-        for f in keep(check(adapter)):
-            head, _, rest = f.field.partition(".")
-            if head.startswith("segments[") and rest and f.rule_id.startswith(("SEGFLAGS.", "DESC.")):
-                per[int(head[9:-1]) + 1].append(replace(f, field=rest))
-            else:
-                wide.append(f)
-        return per, wide
-
-    def _found(self, adapters, checked, data: bytes) -> dict:
+    def _found(self, type_name: str, adapters, checked, data: bytes) -> dict:
         """row -> its (rule_id, severity, field) findings, for the rows that have any."""
         found: dict = {}
         if not len(adapters):
             return found
         size = len(data) // len(adapters)
-        if all(checked) and len(set(adapters)) == 1:  # the common case: one adapter, no Stop
+        if all(checked) and len(set(adapters)) == 1:  # the common case: one adapter, nothing unchecked
             groups = {adapters[0]: range(len(adapters))}
         else:
             groups = {}
@@ -228,68 +203,59 @@ class Tracker:
                 if check_it:
                     groups.setdefault(pointer, []).append(i)
         for pointer, rows in groups.items():
-            adapter, _note = self._view(pointer)
+            adapter, _note = self.view(pointer)
             part = data if len(rows) == len(adapters) else b"".join(data[i * size:(i + 1) * size] for i in rows)
-            columns = bulk.decode_array(ALLOCATION_TYPE, part, target=self.target)
+            columns = bulk.decode_array(type_name, part, target=self.target)
             for row, rule_id, severity, name, _value in findings_rows(columns, adapter=adapter):
                 found.setdefault(rows[row], []).append((rule_id, severity, name))
         return found
 
-    def _batch_findings(self, items) -> list:
-        """Per item, its Finding objects (with messages): column-wise checks find the records that have any,
-        and only those are checked one by one for the messages."""
-        return self._findings_of_rows([e.adapter for e, _d in items], [e.opcode != "Stop" for e, _d in items],
-                                     b"".join(d for _e, d in items))
+    def _batch_findings(self, type_name: str, items) -> list:
+        """Per (Event, record bytes) item, its Finding objects (with messages): column-wise checks find the records
+        that have any, and only those are checked one by one for the messages."""
+        entries = [ENTRY_OF[e.kind.event_id] for e, _d in items]
+        return self._findings_of_rows(type_name, [e.adapter for e, _d in items],
+                                      [e.opcode not in entry.unchecked for (e, _d), entry in zip(items, entries)],
+                                      b"".join(d for _e, d in items))
 
-    def _findings_of_rows(self, adapters, checked, data: bytes) -> list:
-        """``_batch_findings`` of allocation records given as columns: each row's adapter pointer,
-        whether it is checked (not a Stop), and the records' bytes.  A row's findings are a list, or
-        an empty tuple when it has none."""
+    def check_rows(self, type_name: str, adapters, checked, data: bytes) -> list:
+        """``check`` of many records of ``type_name`` at once: each row's adapter pointer, whether it is checked,
+        and the records' bytes, one after another.  A row's findings are a list, or an empty tuple when it has
+        none (column-wise checks find the rows that have any; only those are checked one by one)."""
+        for name, value in (("adapters", adapters), ("checked", checked)):
+            if not isinstance(value, (list, tuple)):
+                raise bad_argument(f"Tracker.check_rows: {name}", value, "a list, one item a record")
+        cls = getattr(self.target, type_name, None) if isinstance(type_name, str) else None
+        if cls is None or not hasattr(cls, "_layout_"):
+            raise bad_argument("Tracker.check_rows: type_name", type_name, f"a record type of {self.target.label}")
+        size = cls._layout_.size
+        if not isinstance(data, (bytes, bytearray)) or len(data) != size * len(adapters) or len(checked) != \
+                len(adapters):
+            raise bad_argument("Tracker.check_rows: data", data, f"the bytes of len(adapters) records of {type_name} "
+                                                                 f"({size} bytes each), and a checked flag for each")
+        for pointer in adapters:
+            if pointer is not None:
+                _pointer(pointer, "Tracker.check_rows: an adapter")
+        return self._findings_of_rows(type_name, list(adapters), [bool(c) for c in checked], bytes(data))
+
+    def _findings_of_rows(self, type_name: str, adapters, checked, data: bytes) -> list:
         size = len(data) // len(adapters) if len(adapters) else 0
         out = [()] * len(adapters)  # most rows have none: one shared empty tuple, not a list a row
-        for i in self._found(adapters, checked, data):
-            out[i] = self._check_allocation(adapters[i], data[i * size:(i + 1) * size])
+        for i in self._found(type_name, adapters, checked, data):
+            out[i] = self.check(adapters[i], type_name, data[i * size:(i + 1) * size])
         return out
-
-    def finish(self) -> dict:
-        """Check every adapter's segments and live allocations against its final segments."""
-        for pointer, a in self.adapters.items():
-            a.adapter, a.adapter_note = self._view(pointer)
-            per, a.adapter_findings = self._segment_findings(pointer)
-            for sid, entry in a.segments.items():
-                entry.findings = per[sid]
-            entries = list(a.allocations.values())
-            for start in range(0, len(entries), CHUNK):
-                part = entries[start:start + CHUNK]
-                for entry, found in zip(part, self._batch_findings([(e.event, e.data) for e in part])):
-                    entry.findings = list(found)
-        return self.adapters
-
-
-def _adapter_view(a: AdapterTrace, pk, tgt):
-    if not a.segments:
-        return None, "no ReportSegment event for this adapter: allocations are checked alone"
-    ids = sorted(a.segments)
-    if ids != list(range(1, len(ids) + 1)):
-        return None, (f"segment ids {', '.join(map(str, ids))} are not 1..{len(ids)}, so a segment set cannot be "
-                      f"read against them: allocations are checked alone")
-    if len(ids) > 32:
-        return None, f"{len(ids)} segments, more than a segment set names: allocations are checked alone"
-    cls = pk.classes["segment descriptor"]
-    descriptors = [cls.from_buffer_copy(a.segments[i].data) for i in ids]
-    return Adapter(tuple(descriptors), tgt.abi, tgt.interface_version), ""
 
 
 def adapters(events, *, target=None, series: bool = True) -> dict:
     """pDxgAdapter -> AdapterTrace, from events in trace order (``read(...)`` or ``from_records(...)``).
 
-    Segments: the last ReportSegment of each id.  Allocations: Start and DCStart add one, Stop
-    removes it by hDxgGlobalAlloc (hVidMmGlobalAlloc when that is 0).  Resident bytes per segment
-    and each process's usage and budget per segment group: ``Series`` (every sample as columns
-    unless ``series=False``).  Findings: each segment's, the adapter's, and each live allocation's
-    against the adapter's segments, with only the rules that hold for these events (``RULES_APPLY``).
-    ``target``: a Target or (abi, version); default x64 at the newest interface version (the trace
-    does not say the driver's).
+    Each entry keeps its part of an adapter (``etw.catalog``): the segments (the last ReportSegment of each id),
+    the live allocations (Start and DCStart add one, Stop removes it by hDxgGlobalAlloc, hVidMmGlobalAlloc when that
+    is 0), resident bytes per segment and each process's usage and budget per segment group as ``Series`` (every
+    sample as columns unless ``series=False``), and the findings of each segment, of the adapter and of each live
+    allocation against the adapter's segments, with only the rules that hold for these events (``RULES_APPLY``).
+    ``target``: a Target or (abi, version); default x64 at the newest interface version (the trace does not say
+    the driver's).
     """
     tracker = Tracker(target, series=flag_argument(series, "series"))
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):

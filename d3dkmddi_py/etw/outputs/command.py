@@ -257,13 +257,17 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         stdout.write(json.dumps(obj)[:-1] + ', "record": ' + made[1] + "}\n")
 
     def flush():
-        checked = iter(tracker._batch_findings([(e, a) for e, a, _f, entry, _r in pending if entry is not None
-                                                and entry.batched]))
+        batched: dict = {}  # each batched entry's record type -> its events, checked column-wise at once
+        for e, a, _f, entry, _r in pending:
+            if entry is not None and entry.batched:
+                batched.setdefault(type_of(pk, entry.table.mirror[0]), []).append((e, a))
+        checked = {name: iter(tracker._batch_findings(name, items)) for name, items in batched.items()}
         for event, applied, findings, entry, reports in pending:
             if entry is None:  # an event no entry reads, or one its entry cannot apply (fields missing)
                 write(event, reports, None, checked=False)
             elif entry.batched:
-                write(event, reports + list(next(checked)), entry.record(tracker, event, applied))
+                found = next(checked[type_of(pk, entry.table.mirror[0])])
+                write(event, reports + list(found), entry.record(tracker, event, applied))
             else:
                 record = entry.record(tracker, event, applied) if entry.record is not None else None
                 write(event, reports + findings, record, getattr(applied, "adapter", None),
@@ -271,7 +275,7 @@ def _json(reader, tracker: Tracker, stdout) -> int:
         pending.clear()
 
     for event in reader:
-        entry = ENTRY_OF.get(event.kind.event_id) if tracker.applied(event) else None
+        entry = ENTRY_OF.get(event.kind.event_id) if tracker._applied(event) else None
         if entry is not None and entry.barrier:
             flush()
         applied = tracker._apply(event)

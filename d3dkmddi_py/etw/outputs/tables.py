@@ -195,7 +195,7 @@ class TraceTables:
         if self._first is _UNSET:
             self._first = event.time
         tracker = self.tracker
-        entry = ENTRY_OF.get(event.kind.event_id) if tracker.applied(event) else None
+        entry = ENTRY_OF.get(event.kind.event_id) if tracker._applied(event) else None
         if entry is not None and entry.barrier:
             self.flush()
         applied = tracker._apply(event)
@@ -400,7 +400,8 @@ class TraceTables:
         return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
-        found = self.tracker._findings_of_rows(rows.adapters, rows.checked, rows.data[entry.table.mirror[0]])
+        first = entry.table.mirror[0]
+        found = self.tracker._findings_of_rows(self._types[first], rows.adapters, rows.checked, rows.data[first])
         read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
         names = [n for n, _k in HEAD] + [c.name for c in read]
         kinds = [k for _n, k in HEAD] + [c.kind for c in read]
@@ -630,8 +631,10 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
 
 
 def allocation_columns(events, *, target=None):
-    """(Columns of DXGK_ALLOCATIONINFO, the events in row order) for the Start/DCStart events given."""
+    """(Columns of DXGK_ALLOCATIONINFO, the events in row order) of the events given that fill one and are checked
+    (those of the entry whose table shows the record, but the opcodes it leaves unchecked)."""
     tracker = Tracker(target)
-    rows = [e for e in events if e.event == "AdapterAllocation" and e.opcode != "Stop"]
-    data = b"".join(tracker.packer._allocation(e.fields, e.where) for e in rows)
+    rows = [e for e in events if tracker._applied(e) and ENTRY_OF[e.event_id].table.mirror[:1] == (ALLOCATION_TYPE,)
+            and e.opcode not in ENTRY_OF[e.event_id].unchecked]
+    data = b"".join(tracker.packer.pack(ALLOCATION_TYPE, e) for e in rows)
     return bulk.decode_array(ALLOCATION_TYPE, data, target=tracker.target), rows

@@ -69,7 +69,7 @@ class TraceReader:
         raise EtwInputError(
             f"{self.name}: no event of {PROVIDER}: it has {self.total} events, {self.other_providers} of other "
             f"providers" + (f" ({others})" if others else "") + "; record a GPU trace (wpr -start GPU) or add the "
-            f"DxgKrnl provider with its Resource keyword (0x40)")
+            "DxgKrnl provider with its Resource keyword (0x40)")
 
     # ---- iteration
     def __iter__(self):
