@@ -369,7 +369,7 @@ class ReadObject:
 
 # ------------------------------------------------------------------ a raw image file
 _FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def regular_file(path, origin: str, what: str = "memory") -> int:
@@ -378,13 +378,22 @@ def regular_file(path, origin: str, what: str = "memory") -> int:
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+        raise _cannot_read(origin, exc) from None
     except ValueError:  # stat() refuses a NUL in a name
         raise DecodeError(f"cannot read {origin}: the path contains a NUL character") from None
     return _regular(info, origin, what)
 
 
+def _cannot_read(origin: str, exc: OSError) -> DecodeError:
+    """The words decoding.open_input has for the same failures (that module is a layer above this one)."""
+    why = "no such file" if isinstance(exc, FileNotFoundError) else \
+        "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+    return DecodeError(f"cannot read {origin}: {why}")
+
+
 def _regular(info, origin: str, what: str) -> int:
+    if stat.S_ISDIR(info.st_mode):
+        raise DecodeError(f"cannot read {origin}: it is a directory")  # as every input of the package says it
     if not stat.S_ISREG(info.st_mode):
         kind = next((k for test, k in _FILE_KINDS if test(info.st_mode)), "not a file")
         raise DecodeError(f"{origin} is {kind}, not a regular file: {what} is read by address, so save it to a "
@@ -399,7 +408,7 @@ def _open_regular(path, origin: str, what: str):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
-        raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+        raise _cannot_read(origin, exc) from None
     f = os.fdopen(fd, "rb")
     try:
         return f, _regular(os.fstat(fd), origin, what)
