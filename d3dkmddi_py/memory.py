@@ -375,6 +375,7 @@ _FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a chara
 def regular_file(path, origin: str, what: str = "memory") -> int:
     """The size of ``path``, checked by ``stat()`` to be a regular file before anything opens it: open()
     blocks on a FIFO, and a device has no end, where ``what`` is read by address."""
+    path = path_argument(path, "path")
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -510,7 +511,7 @@ def _check_machine(head: bytes, name: str) -> None:
                           f"tables walked as x64's give other bytes; {_ELSEWHERE}")
 
 
-def table_base(value: int, what: str) -> int:
+def _table_base(value: int, what: str) -> int:
     """The physical address of the top page table a CR3 value names (its PCID, bits 0-11, dropped), or a
     DecodeError when bits past an x64 physical address are set."""
     if value >> _PHYSICAL_BITS:
@@ -525,7 +526,7 @@ def check_dump_file(path) -> tuple:
     pages all lie inside the file; else a DecodeError naming the field, its value and the file's size.  Every
     count is checked against the file's size before it is used, and what the header lists is read a chunk at a
     time, so a damaged or sparse file costs no more memory than a chunk."""
-    name = os.fsdecode(path)
+    name = os.fsdecode(path_argument(path, "check_dump_file: path"))
 
     def bad(what):
         return DecodeError(f"{name} is not a kernel dump kdmp-parser can read: {what}")
@@ -544,7 +545,7 @@ def check_dump_file(path) -> tuple:
                 raise bad(f"DumpType {kind} is not one of {', '.join(f'{k} ({v})' for k, v in DUMP_TYPES.items())}")
             if _u32(head, 0x348 + 0x34) != _u32(head, 0x348 + 0x118):
                 raise bad("its CONTEXT record's MxCsr and MxCsr2 differ")
-            table_base(_u64(head, 0x10), f"{name}: its DirectoryTableBase")
+            _table_base(_u64(head, 0x10), f"{name}: its DirectoryTableBase")
             pages, first = _dump_pages(f, head, kind, size, bad)
     except OSError as exc:
         raise DecodeError(f"cannot read {name}: {exc.strerror or exc}") from None
@@ -660,7 +661,7 @@ class KernelDump:
             value, what = self._parser.directory_table_base, f"{self.origin}: its DirectoryTableBase"
         else:
             value, what = parse_address(directory_table_base, "directory_table_base"), "directory_table_base"
-        self.directory_table_base = table_base(value, what)
+        self.directory_table_base = _table_base(value, what)
         self._tables: dict = {}  # physical page -> bytes, for page-table pages
         self._mapped: dict = {}  # virtual page -> (physical page or None, why not)
         if self._parser.read_physical_page(self.directory_table_base) is None:
