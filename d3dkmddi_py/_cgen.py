@@ -50,7 +50,7 @@ BASE_PRELUDE = """\
 #  error "d3dkmddi_py headers: _X86_ needs a 32-bit compiler (this one has 64-bit pointers): compile with -m32, or define _AMD64_ or _ARM64_ for a 64-bit target"
 #endif
 #if defined(D3DKMDDI_PY_POINTER_BYTES) && (defined(_AMD64_) || defined(_ARM64_)) && D3DKMDDI_PY_POINTER_BYTES != 8
-#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32, or define _X86_ for a 32-bit target"
+#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32 or -mx32, or define _X86_ for a 32-bit target"
 #endif
 
 /*
@@ -62,6 +62,23 @@ BASE_PRELUDE = """\
 #  define D3DKMDDI_PY_ALIGN8 __attribute__((aligned(8)))
 #else
 #  define D3DKMDDI_PY_ALIGN8
+#endif
+
+/*
+ * Windows' structures are little-endian: a big-endian target (gcc -mbig-endian, aarch64_be, s390x)
+ * would store every scalar the other way round, so it stops here. gcc's -fsso-struct=big-endian and
+ * #pragma scalar_storage_order big-endian reverse the scalars and bit-fields of structures on any
+ * target: every structure and union here carries gcc's scalar_storage_order("little-endian"), which
+ * neither overrides (a type attribute binds its own members only, so each nested one has it too).
+ * Only gcc's C has storage orders (g++ ignores the attribute, clang has none).
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#  error "d3dkmddi_py headers: this target stores scalars big-endian (__BYTE_ORDER__), and Windows' structures are little-endian: compile for a little-endian target (drop -mbig-endian)"
+#endif
+#if defined(__GNUC__) && __GNUC__ >= 6 && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__cplusplus)
+#  define D3DKMDDI_PY_LE __attribute__((__scalar_storage_order__("little-endian")))
+#else
+#  define D3DKMDDI_PY_LE
 #endif
 
 /*
@@ -166,7 +183,7 @@ def _render_members(members, indent: int, out: list):
                 _render_members(m.otherwise, indent, out)
             out.extend("#endif" for _ in opened)
         elif isinstance(m, Record):
-            out.append(f"{pad}{m.kind}")
+            out.append(f"{pad}{m.kind} D3DKMDDI_PY_LE")
             out.append(f"{pad}{{")
             _render_members(m.members, indent + 1, out)
             out.append(f"{pad}}}{' ' + m.name if m.name else ''};")
@@ -180,7 +197,7 @@ def _render_members(members, indent: int, out: list):
 def _render_item(item) -> list:
     out = []
     if isinstance(item, TypeDef):
-        out.append(f"typedef {item.kind} {item.tag or ''}".rstrip())
+        out.append(f"typedef {item.kind} D3DKMDDI_PY_LE {item.tag or ''}".rstrip())
         out.append("{")
         _render_members(item.members, 1, out)
         names = ", ".join([item.name, *item.aliases, *("*" + p for p in item.pointers)])

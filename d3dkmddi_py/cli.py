@@ -11,6 +11,7 @@ import argparse
 import io
 import json
 import os
+import stat
 import sys
 import warnings
 
@@ -294,24 +295,32 @@ def _memory(args, notes: list):
     if args.windbg is not None:
         return _windbg_log(args.windbg, notes)
     if args.dump is not None:
-        from .memory import KernelDump
+        from .memory import KernelDump, regular_file
 
+        regular_file(args.dump, safe_name(args.dump), "a crash dump")  # stat() first: open() blocks on a FIFO
         _refuse_flag(args.dump, "dump")
         return KernelDump(args.dump)
     if args.file is not None and args.base is not None:
-        from .memory import ImageFile
+        from .memory import ImageFile, regular_file
 
         if args.file == "-":
             raise UsageError("standard input is not a memory image: a raw image is read by address, so save it to "
                              "a file first (--file PATH --base ADDRESS)")
+        regular_file(args.file, safe_name(args.file), "a memory image")
         _refuse_flag(args.file, "file")
         return ImageFile(args.file, parse_address(args.base, "--base"))
     return None
 
 
 def _refuse_flag(path: str, given: str) -> None:
-    """One line with the right flag when a file's content is another input kind than its flag says."""
-    pipeline.open_input(path, safe_name(path)).close()  # a missing or unreadable file: its own words
+    """One line with the right flag when a regular file's content is another input kind than its flag says
+    (a FIFO, a device: nothing to tell, and open() would block on a FIFO)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return
+    except (OSError, ValueError):
+        pass  # a missing or unreadable file: open_input says so in its own words
+    pipeline.open_input(path, safe_name(path)).close()
     hint = pipeline.flag_hint(_head(path), path, given)
     if hint:
         raise UsageError(hint)

@@ -18,8 +18,9 @@ from functools import lru_cache
 
 from . import _spec
 from ._records import dataclass
-from ._spec.base import scalar_size
-from .errors import DecodeError, NotAType, flag_argument, integer_argument, mapping_argument
+from ._spec.base import SCALARS, scalar_size
+from .errors import (DecodeError, InvalidArgument, MissingMember, NotAType, bad_argument, choice_argument, flag_argument,
+                     integer_argument, items_argument, mapping_argument, name_argument, shown)
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
 from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
@@ -33,8 +34,15 @@ MAX_DEPTH = 32  # pointer levels followed below the first record (the table's ch
 BYTE = "BYTE"  # PointsTo.type of raw bytes
 
 # Link.status values
-FOLLOWED, NULL, EMPTY, UNREAD, CYCLE, UNKNOWN_COUNT, UNUSED, OPAQUE, TOO_DEEP = (
+STATUSES = FOLLOWED, NULL, EMPTY, UNREAD, CYCLE, UNKNOWN_COUNT, UNUSED, OPAQUE, TOO_DEEP = (
     "followed", "null", "empty", "unread", "cycle", "unknown count", "unused", "opaque", "too deep")
+
+
+_ADDRESS_END = 1 << 64
+
+
+def _address_argument(value, name: str) -> int:
+    return integer_argument(value, name, 0, _ADDRESS_END - 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +52,11 @@ class Missing:
     address: int
     why: str
     message: str
+
+    def __post_init__(self):
+        _address_argument(self.address, "Missing: address")
+        choice_argument(self.why, "Missing: why", (UNREAD, CYCLE))
+        name_argument(self.message, "Missing: message", "a str saying why (not empty)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +77,29 @@ class Link:
     items: tuple = ()
     note: str = ""
 
+    def __post_init__(self):
+        name_argument(self.member, "Link: member", "the pointer member's path (a str)")
+        _address_argument(self.pointer, "Link: pointer")
+        name_argument(self.c_type, "Link: c_type", "the member's C type (a str)")
+        if self.points_to is not None and not isinstance(self.points_to, _spec.PointsTo):
+            raise bad_argument("Link: points_to", self.points_to, "a _spec.PointsTo or None")
+        choice_argument(self.status, "Link: status", STATUSES)
+        if self.count is not None:
+            integer_argument(self.count, "Link: count", 0, _ADDRESS_END)
+        if self.stride is not None:
+            integer_argument(self.stride, "Link: stride", 1, _ADDRESS_END)
+        entry = self.points_to
+        kind, said = ((), "nothing (points_to is None)") if entry is None else \
+            ((bytes,), "bytes") if entry.type == BYTE else \
+            ((Node,), f"{entry.type} records (Node)") if entry.type in _spec.TYPEDEFS or entry.type in _spec.ALIASES \
+            else ((int,), f"{entry.type} values (int)")
+        items = items_argument(self.items, "Link: items", (*kind, Missing), f"a tuple of {said} or Missing items")
+        if any(isinstance(i, int) for i in items) and self.stride is None:
+            raise DecodeError("Link: values (ints) need stride, the size of each")
+        object.__setattr__(self, "items", items)
+        if not isinstance(self.note, str):
+            raise bad_argument("Link: note", self.note, "a str")
+
 
 @dataclass(frozen=True, eq=False)
 class Node:
@@ -74,15 +110,32 @@ class Node:
     data: bytes
     links: tuple
 
+    def __post_init__(self):
+        if not isinstance(self.layout, TypeLayout) or self.layout.kind == "enum":
+            raise bad_argument("Node: layout", self.layout, "a structure's TypeLayout (resolve_layout(type, target))")
+        _address_argument(self.address, "Node: address")
+        if not isinstance(self.data, (bytes, bytearray, memoryview)) or len(self.data) != self.layout.size:
+            raise bad_argument("Node: data", self.data, f"the {self.layout.size} bytes of a {self.layout.c_name}")
+        object.__setattr__(self, "data", bytes(self.data))
+        links = items_argument(self.links, "Node: links", Link, "a tuple of Link")
+        paths = {p.path for p in _pointer_members(self.layout)}
+        for link in links:
+            if link.member not in paths:
+                raise DecodeError(f"Node: a link names {link.member!r}, not a pointer member of "
+                                  f"{self.layout.c_name} ({', '.join(sorted(paths)) or 'it has none'})")
+        object.__setattr__(self, "links", links)
+
     @property
     def values(self) -> dict:
         return self.layout.values(self.data)
 
     def link(self, member: str) -> Link:
         for link in self.links:
-            if link.member == member:
+            if isinstance(member, str) and link.member == member:
                 return link
-        raise KeyError(f"{self.layout.c_name} has no pointer member {member!r}")
+        names = ", ".join(link.member for link in self.links) or "none"
+        raise MissingMember(f"{self.layout.c_name} has no pointer member {shown(member, 40)} (its pointer members: "
+                            f"{names})")
 
 
 # ------------------------------------------------------------------ the pointer members of a layout
@@ -98,11 +151,18 @@ class PointerMember:
     prefix: str
 
 
+def pointer_members(layout) -> tuple:
+    """Every pointer or handle leaf of ``layout`` (a TypeLayout, or a type name or class at its default
+    target) with the typedef that declares it (a member of a nested typedef is that typedef's), in leaf
+    order."""
+    return _pointer_members(layout if isinstance(layout, TypeLayout) else resolve_layout(layout))
+
+
 @lru_cache(maxsize=None)
-def pointer_members(layout: TypeLayout) -> tuple:
-    """Every pointer or handle leaf of ``layout`` with the typedef that declares it (a member of a nested
-    typedef is that typedef's), in leaf order."""
+def _pointer_members(layout: TypeLayout) -> tuple:
     out = []
+    if layout.kind == "enum":
+        return ()
 
     def walk(rec, owner, rel, prefix, owner_prefix):
         for m in rec.members:
@@ -161,12 +221,61 @@ def follow(type_, memory, address, *, target=None, counts=None, max_records: int
     address = parse_address(address)
     budget = _Budget(max_records, max_bytes)
     counts = mapping_argument(counts, "counts", "a mapping of 'TYPE.member' to a count, or None")
-    table = _spec.POINTS_TO if table is None else mapping_argument(table, "table", "a mapping like _spec.POINTS_TO")
-    opaque = _spec.OPAQUE if opaque is None else mapping_argument(opaque, "opaque", "a mapping like _spec.OPAQUE")
+    table = _spec.POINTS_TO if table is None else _points_to_table(table)
+    opaque = _spec.OPAQUE if opaque is None else _opaque_table(opaque)
     budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, "record")
     data = memory.read(address, layout.size)
     walker = _Walker(memory, budget, counts, table, opaque)
     return walker.node(layout, address, data, ((layout.c_name, address),), 0)
+
+
+def _key(key, name: str) -> None:
+    if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)):
+        raise InvalidArgument(f"{name}: a key is {shown(key, 40)}, not a (TYPE, member) pair of strs")
+
+
+def _points_to_table(value) -> dict:
+    """A user's POINTS_TO: (TYPE, member) -> a _spec.PointsTo whose parts are of the kinds the table's are."""
+    table = mapping_argument(value, "table", "a mapping like _spec.POINTS_TO: (TYPE, member) -> _spec.PointsTo")
+    for key, entry in table.items():
+        _key(key, "table")
+        where = f"table[{key!r}]"
+        if not isinstance(entry, _spec.PointsTo):
+            raise bad_argument(where, entry, "a _spec.PointsTo")
+        if not isinstance(entry.type, str) or not (entry.type == BYTE or entry.type in _spec.TYPEDEFS
+                                                   or entry.type in _spec.ALIASES or entry.type in SCALARS):
+            raise bad_argument(f"{where}.type", entry.type, "BYTE, a typedef or a scalar C type of the table")
+        if entry.count is not None and not isinstance(entry.count, str):
+            integer_argument(entry.count, f"{where}.count", 0)
+        for part in ("stride", "when", "note"):
+            if getattr(entry, part) is not None and not isinstance(getattr(entry, part), str):
+                raise bad_argument(f"{where}.{part}", getattr(entry, part), "a str or None")
+        items_argument(entry.quotes, f"{where}.quotes", str, "a tuple of strs")
+    return table
+
+
+def _opaque_table(value) -> dict:
+    """A user's OPAQUE: (TYPE, member) -> the reason it is not followed (a str)."""
+    table = mapping_argument(value, "opaque", "a mapping like _spec.OPAQUE: (TYPE, member) -> reason")
+    for key, reason in table.items():
+        _key(key, "opaque")
+        name_argument(reason, f"opaque[{key!r}]", "the reason it is not followed (a str)")
+    return table
+
+
+def _member_value(values: dict, layout: TypeLayout, p, entry, part: str) -> int:
+    """The value of the member a table entry's ``part`` (count, stride, when) names, in the record."""
+    name = getattr(entry, part)
+    value = values.get(p.prefix + name)
+    if value is None:
+        raise DecodeError(f"the entry for {p.owner}.{p.member} says its {part} is {name!r}, which {layout.c_name}"
+                          f"{' (in ' + p.prefix.rstrip('.') + ')' if p.prefix else ''} does not have")
+    return value
+
+
+def _link(member, pointer, c_type, points_to, status, count=None, stride=None, items=(), note="") -> Link:
+    """A Link the follow made from its own values: built unchecked, as Link's constructor checks a user's."""
+    return Link._new(member, pointer, c_type, points_to, status, count, stride, items, note)
 
 
 class _Walker:
@@ -175,8 +284,8 @@ class _Walker:
 
     def node(self, layout: TypeLayout, address: int, data: bytes, above: tuple, depth: int) -> Node:
         values = layout.values(data)
-        links = tuple(self.link(layout, p, values, above, depth) for p in pointer_members(layout))
-        return Node(layout, address, data, links)
+        links = tuple(self.link(layout, p, values, above, depth) for p in _pointer_members(layout))
+        return Node._new(layout, address, data, links)
 
     def link(self, layout, p: PointerMember, values: dict, above: tuple, depth: int) -> Link:
         pointer = values[p.path]
@@ -184,20 +293,20 @@ class _Walker:
         entry = self.table.get(key)
         if entry is None:
             reason = self.opaque.get(key, "no entry in POINTS_TO or OPAQUE says what it points to")
-            return Link(p.path, pointer, p.c_type, None, OPAQUE, note=reason)
-        if entry.when is not None and not values[p.prefix + entry.when]:
-            return Link(p.path, pointer, p.c_type, entry, UNUSED,
+            return _link(p.path, pointer, p.c_type, None, OPAQUE, note=reason)
+        if entry.when is not None and not _member_value(values, layout, p, entry, "when"):
+            return _link(p.path, pointer, p.c_type, entry, UNUSED,
                         note=f"{entry.when} is 0, so the array does not exist" + _quoted(entry, "only if"))
-        count = self._count(entry, p, values)
+        count = self._count(entry, p, values, layout)
         if count is None:
-            return Link(p.path, pointer, p.c_type, entry, UNKNOWN_COUNT,
+            return _link(p.path, pointer, p.c_type, entry, UNKNOWN_COUNT,
                         note=f"{entry.note}; pass counts={{'{p.owner}.{p.member}': N}} to follow it")
         if count == 0:
-            return Link(p.path, pointer, p.c_type, entry, EMPTY, count)
+            return _link(p.path, pointer, p.c_type, entry, EMPTY, count)
         if pointer == 0:
-            return Link(p.path, pointer, p.c_type, entry, NULL, count)
+            return _link(p.path, pointer, p.c_type, entry, NULL, count)
         if depth >= MAX_DEPTH:
-            return Link(p.path, pointer, p.c_type, entry, TOO_DEEP, count,
+            return _link(p.path, pointer, p.c_type, entry, TOO_DEEP, count,
                         note=f"more than {MAX_DEPTH} pointer levels below the first record")
         counted = isinstance(entry.count, str) and f"{p.owner}.{p.member}" not in self.counts
         where = (f"{layout.c_name}.{p.prefix}{entry.count} = {count}, the count of {p.path}" if counted
@@ -208,13 +317,13 @@ class _Walker:
             return self._scalars(where, p, pointer, entry, count, layout.abi)
         return self._records(where, layout, p, pointer, entry, count, values, above, depth)
 
-    def _count(self, entry, p: PointerMember, values: dict):
+    def _count(self, entry, p: PointerMember, values: dict, layout):
         override = self.counts.get(f"{p.owner}.{p.member}")
         if override is not None:
             return integer_argument(override, f"counts['{p.owner}.{p.member}']", 0)
         if isinstance(entry.count, int):
             return entry.count
-        return None if entry.count is None else values[p.prefix + entry.count]
+        return None if entry.count is None else _member_value(values, layout, p, entry, "count")
 
     def _bytes(self, where, p, pointer, entry, count) -> Link:
         _within_64_bits(where, pointer, count, 1, 1)
@@ -222,9 +331,9 @@ class _Walker:
         try:
             raw = self.memory.read(pointer, count)
         except UnreadableMemory as exc:
-            return Link(p.path, pointer, p.c_type, entry, UNREAD, count, note=str(exc),
-                        items=(Missing(pointer, UNREAD, str(exc)),))
-        return Link(p.path, pointer, p.c_type, entry, FOLLOWED, count, items=(raw,))
+            return _link(p.path, pointer, p.c_type, entry, UNREAD, count, note=str(exc),
+                        items=(Missing._new(pointer, UNREAD, str(exc)),))
+        return _link(p.path, pointer, p.c_type, entry, FOLLOWED, count, items=(raw,))
 
     def _scalars(self, where, p, pointer, entry, count, abi) -> Link:
         size = scalar_size(entry.type, abi)
@@ -240,7 +349,7 @@ class _Walker:
             raise DecodeError(f"{where} points to {entry.type}, which {layout.label} does not have: "
                               f"{absent_type(entry.type, layout.abi, layout.version)}")
         element = type_layout(resolve_type_name(entry.type), layout.abi, layout.version)
-        stride = element.size if entry.stride is None else values[p.prefix + entry.stride]
+        stride = element.size if entry.stride is None else _member_value(values, layout, p, entry, "stride")
         if stride < element.size:
             raise DecodeError(f"{where}: {entry.stride} = {stride}, less than the {element.size} bytes of "
                               f"{element.c_name} at {layout.label}: the elements would overlap; decode with the "
@@ -254,7 +363,7 @@ class _Walker:
             if isinstance(block, Missing):
                 items.append(block)
             elif (element.c_name, at) in above:
-                items.append(Missing(at, CYCLE, f"{element.c_name} at {hex_text(at)} is being decoded above: a "
+                items.append(Missing._new(at, CYCLE, f"{element.c_name} at {hex_text(at)} is being decoded above: a "
                                                 f"cycle, not followed again"))
             else:
                 items.append(self.node(element, at, block, above + ((element.c_name, at),), depth + 1))
@@ -265,10 +374,10 @@ class _Walker:
         """The link of an array read element by element: followed, or what kept elements out."""
         missing = [m for m in items if isinstance(m, Missing)]
         if not missing:
-            return Link(p.path, pointer, p.c_type, entry, FOLLOWED, count, stride, items)
+            return _link(p.path, pointer, p.c_type, entry, FOLLOWED, count, stride, items)
         status = CYCLE if all(m.why == CYCLE for m in missing) else UNREAD
         note = f"{len(missing)} of {count} not decoded: {missing[0].message}"
-        return Link(p.path, pointer, p.c_type, entry, status, count, stride, items, note)
+        return _link(p.path, pointer, p.c_type, entry, status, count, stride, items, note)
 
     def _read_elements(self, pointer: int, count: int, stride: int, size: int) -> list:
         """Each element's bytes, or a Missing where memory has none; one read when they are contiguous."""
@@ -279,14 +388,14 @@ class _Walker:
             except MemoryGap:
                 pass  # read them one by one below, to keep the ones that are there
             except UnreadableMemory as exc:
-                return [Missing(pointer + i * stride, UNREAD, str(exc)) for i in range(count)]
+                return [Missing._new(pointer + i * stride, UNREAD, str(exc)) for i in range(count)]
         out = []
         for i in range(count):
             at = pointer + i * stride
             try:
                 out.append(self.memory.read(at, size))
             except UnreadableMemory as exc:
-                out.append(Missing(at, UNREAD, str(exc)))
+                out.append(Missing._new(at, UNREAD, str(exc)))
         return out
 
 
@@ -381,9 +490,9 @@ def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, notes: _Note
     out.append(f"{pad}-> {link.count} {what}{counted}{stride} at {_address(link.pointer, layout)}"
                + (f"; {link.note}" if link.note else ""))
     if entry.type == BYTE:
-        item = link.items[0]
-        if not isinstance(item, Missing):
-            out.extend(_db_lines(item, link.pointer, layout, pad + "   "))
+        for item in link.items[:1]:
+            if isinstance(item, bytes):
+                out.extend(_db_lines(item, link.pointer, layout, pad + "   "))
         return
     for i, item in enumerate(link.items):
         at = link.pointer + i * (link.stride or 0)
@@ -454,10 +563,14 @@ def segments_adapter(node: Node):
     layout = _followed(node, "segments_adapter").layout
     if layout.c_name not in QUERY_TYPES:
         raise DecodeError(f"an adapter comes from a followed {' / '.join(QUERY_TYPES)}, not {layout.c_name}")
-    link = next(link for link in node.links if link.points_to is not None)
+    link = next((link for link in node.links if link.points_to is not None), None)
+    if link is None:
+        raise DecodeError(f"{layout.c_name}: no link to its segment descriptors (was the node made by follow()?)")
     if link.status not in (FOLLOWED, EMPTY):
         raise DecodeError(f"{layout.c_name}.{link.member}: the segment descriptors were not read ({link.status}"
                           f"{': ' + link.note if link.note else ''}), so there is no adapter to check against")
+    if any(not isinstance(item, Node) for item in link.items):
+        raise DecodeError(f"{layout.c_name}.{link.member}: not every segment descriptor was read")
     records = [item.data for item in link.items]
     return Adapter.from_bytes(link.points_to.type, records, target=layout.target)
 

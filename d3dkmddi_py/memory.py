@@ -77,7 +77,10 @@ class MemoryConflict(DecodeError):
 # ------------------------------------------------------------------ addresses
 def db_command(address: int, count: int) -> str:
     """The WinDbg command that dumps ``count`` bytes at ``address``: ``db fffff801`2a3b4058 L0x10``
-    (``L?`` past WinDbg's 256 MB range limit; the count in hex whatever the session's radix)."""
+    (``L?`` past WinDbg's 256 MB range limit; the count in hex whatever the session's radix).  The bytes
+    must lie in the 64-bit address space: 1 to 2**64 - address of them."""
+    address = _address(address, "db_command: address")
+    count = integer_argument(count, "db_command: count", 1, min(_ADDRESS_END - address, _ADDRESS_END - 1))
     return f"db {windbg_address(address)} L{'?' if count > WINDBG_RANGE_LIMIT else ''}0x{count:x}"
 
 
@@ -365,6 +368,56 @@ class ReadObject:
 
 
 # ------------------------------------------------------------------ a raw image file
+_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def regular_file(path, origin: str, what: str = "memory") -> int:
+    """The size of ``path``, checked by ``stat()`` to be a regular file before anything opens it: open()
+    blocks on a FIFO, and a device has no end, where ``what`` is read by address."""
+    path = path_argument(path, "path")
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise _cannot_read(origin, exc) from None
+    except ValueError:  # stat() refuses a NUL in a name
+        raise DecodeError(f"cannot read {origin}: the path contains a NUL character") from None
+    return _regular(info, origin, what)
+
+
+def _cannot_read(origin: str, exc: OSError) -> DecodeError:
+    """The words decoding.open_input has for the same failures (that module is a layer above this one)."""
+    why = "no such file" if isinstance(exc, FileNotFoundError) else \
+        "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+    return DecodeError(f"cannot read {origin}: {why}")
+
+
+def _regular(info, origin: str, what: str) -> int:
+    if stat.S_ISDIR(info.st_mode):
+        raise DecodeError(f"cannot read {origin}: it is a directory")  # as every input of the package says it
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((k for test, k in _FILE_KINDS if test(info.st_mode)), "not a file")
+        raise DecodeError(f"{origin} is {kind}, not a regular file: {what} is read by address, so save it to a "
+                          f"file first")
+    return info.st_size
+
+
+def _open_regular(path, origin: str, what: str):
+    """``path`` opened for reading after ``stat()`` said it is a regular file, without blocking on a FIFO put
+    there since (O_NONBLOCK), and checked again through the descriptor: (file, size)."""
+    regular_file(path, origin, what)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise _cannot_read(origin, exc) from None
+    f = os.fdopen(fd, "rb")
+    try:
+        return f, _regular(os.fstat(fd), origin, what)
+    except BaseException:
+        f.close()
+        raise
+
+
 class ImageFile:
     """A raw memory image: byte 0 of the file is at ``base``.  Each read opens the file and reads only
     the bytes asked for, inside the size the file had when this was made (a file that shrinks is an
@@ -373,20 +426,10 @@ class ImageFile:
     def __init__(self, path, base=0):
         self.path, self.base = path_argument(path, "ImageFile: path"), parse_address(base, "base")
         self.origin = os.fsdecode(path)
-        self.size = self._stat()
+        self.size = regular_file(self.path, self.origin, "a memory image")
         if self.base + self.size > _ADDRESS_END:
             raise DecodeError(f"{self.origin}: {self.size} bytes at base {windbg_address(self.base)} run past the "
                               f"end of the {ADDRESS_BITS}-bit address space")
-
-    def _stat(self) -> int:
-        try:
-            info = os.stat(self.path)
-        except OSError as exc:
-            raise DecodeError(f"cannot read {self.origin}: {exc.strerror or exc}") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise DecodeError(f"{self.origin} is not a regular file: a memory image is read by address, so save it "
-                              f"to a file first")
-        return info.st_size
 
     def read(self, address: int, size: int) -> bytes:
         address, size = _check_read(address, size)
@@ -397,8 +440,9 @@ class ImageFile:
                        if s < e]
             held = f"{windbg_address(start)}..{windbg_address(end - 1)}" if self.size else "nothing (it is empty)"
             raise gap_error(self.origin, address, size, missing, f"the image holds {held}")
+        f, _size = _open_regular(self.path, self.origin, "a memory image")
         try:
-            with open(self.path, "rb") as f:
+            with f:
                 f.seek(address - start)
                 data = f.read(size)
         except OSError as exc:
@@ -417,7 +461,8 @@ class ImageFile:
 # The dump file's header as kdmp-parser 0.7.4 reads it (src/lib/kdmp-parser-structs.h: HEADER64, PHYSMEM_DESC,
 # BMP_HEADER64, RDMP_HEADER64, KERNEL_/FULL_RDMP_HEADER64; src/lib/kdmp-parser.h: how each kind's pages are
 # found).  It is checked here against the file's size before kdmp-parser maps it: kdmp-parser trusts the run
-# and bitmap counts of full and bitmap dumps, so a damaged file would make it read past the mapping.
+# and bitmap counts of full and bitmap dumps, so a damaged file would make it read past the mapping.  A 32-bit
+# dump's header (PAGEDUMP) is volatility's _DMP_HEADER: MachineImageType at 0x20, PaeEnabled at 0x5c.
 PAGE = 0x1000
 _HEADER_SIZE = 0x2000  # u3 (the BMP/RDMP header, or a full dump's first page) starts here
 _SIGNATURE, _VALID_DUMP = 0x45474150, 0x34365544  # 'PAGE', 'DU64'
@@ -427,7 +472,12 @@ _BMP_SIGNATURES, _DUMP = (0x504D4453, 0x504D4446), 0x504D5544  # 'SDMP' / 'FDMP'
 _RDMP_MARKER, _RDMP_SIGNATURE = 0x40, 0x504D4452  # 'RDMP'
 DUMP_TYPES = {1: "FullDump", 5: "BMPDump", 6: "LiveKernelBitmapDump", 8: "KernelMemoryDump",
               9: "KernelAndUserMemoryDump", 10: "CompleteMemoryDump"}  # what kdmp-parser 0.7.4 reads
-_PFN_MASK = (1 << 36) - 1  # MMPTE_HARDWARE.PageFrameNumber: bits 12-47
+X64 = 0x8664  # IMAGE_FILE_MACHINE_AMD64: the one machine whose page tables are walked here
+MACHINES = {X64: "x64", 0xAA64: "ARM64", 0x14C: "i386", 0x1C4: "ARM", 0x200: "IA-64"}  # IMAGE_FILE_MACHINE_*
+_PHYSICAL_BITS = 52  # an x64 physical address has at most 52 bits (MAXPHYADDR)
+_FRAME = ((1 << _PHYSICAL_BITS) - 1) & ~(PAGE - 1)  # bits 12-51 of a page-table entry or CR3: the frame
+_CHUNK = 1 << 20  # bytes of a header's bitmap or range list read at a time
+_ones = getattr(int, "bit_count", lambda n: bin(n).count("1"))  # int.bit_count: Python 3.10
 
 
 def _u32(buf, at):
@@ -438,18 +488,54 @@ def _u64(buf, at):
     return int.from_bytes(buf[at:at + 8], "little")
 
 
+def _machine(code: int) -> str:
+    name = MACHINES.get(code)
+    return f"an {name} machine" if name else "a machine of a type not known here"  # every name starts with a vowel
+
+
+_ELSEWHERE = ("dump the records in WinDbg (dq, db) and read its log with --windbg (WinDbgLog), which any machine's "
+              "debugger writes")
+
+
+def _check_machine(head: bytes, name: str) -> None:
+    """Refuse a dump whose page tables are not x64's: they would be walked as x64's and read other bytes."""
+    if head[:8] == b"PAGEDUMP" and len(head) >= 0x60:  # a 32-bit dump: 2 or 3 levels (PAE), 32-bit entries
+        code, pae = _u32(head, 0x20), head[0x5C]
+        raise DecodeError(f"{name} is a 32-bit kernel dump (PAGEDUMP) of {_machine(code)} (MachineImageType "
+                          f"{code:#x}, PaeEnabled {pae}: {'3-level PAE' if pae else '2-level'} page tables): only "
+                          f"x64 dumps (PAGEDU64, MachineImageType {X64:#x}) are translated here; {_ELSEWHERE}")
+    code = _u32(head, 0x30)
+    if head[:8] == b"PAGEDU64" and len(head) >= 0x34 and code != X64:
+        raise DecodeError(f"{name} is a kernel dump of {_machine(code)} (MachineImageType {code:#x}): only x64 "
+                          f"dumps (MachineImageType {X64:#x}) are translated here, and another machine's page "
+                          f"tables walked as x64's give other bytes; {_ELSEWHERE}")
+
+
+def _table_base(value: int, what: str) -> int:
+    """The physical address of the top page table a CR3 value names (its PCID, bits 0-11, dropped), or a
+    DecodeError when bits past an x64 physical address are set."""
+    if value >> _PHYSICAL_BITS:
+        raise DecodeError(f"{what} is {value:#x}: bits {_PHYSICAL_BITS}-63 are set, and an x64 CR3 holds a "
+                          f"physical address of at most {_PHYSICAL_BITS} bits there (is it another machine's "
+                          f"value, or damaged?)")
+    return value & _FRAME
+
+
 def check_dump_file(path) -> tuple:
-    """(dump type name, pages the file holds) of a kernel dump whose header kdmp-parser accepts and whose
-    pages all lie inside the file; else a DecodeError naming the field, its value and the file's size."""
-    name = os.fsdecode(path)
+    """(dump type name, pages the file holds) of an x64 kernel dump whose header kdmp-parser accepts and whose
+    pages all lie inside the file; else a DecodeError naming the field, its value and the file's size.  Every
+    count is checked against the file's size before it is used, and what the header lists is read a chunk at a
+    time, so a damaged or sparse file costs no more memory than a chunk."""
+    name = os.fsdecode(path_argument(path, "check_dump_file: path"))
 
     def bad(what):
         return DecodeError(f"{name} is not a kernel dump kdmp-parser can read: {what}")
 
+    f, size = _open_regular(path, name, "a crash dump")
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
+        with f:
             head = f.read(_HEADER_SIZE + 0x38)
+            _check_machine(head, name)
             if len(head) < _HEADER_SIZE + 0x38:
                 raise bad(f"it has {size} bytes, fewer than the {_HEADER_SIZE + 0x38} of the dump headers")
             if (_u32(head, 0), _u32(head, 4)) != (_SIGNATURE, _VALID_DUMP):
@@ -459,27 +545,53 @@ def check_dump_file(path) -> tuple:
                 raise bad(f"DumpType {kind} is not one of {', '.join(f'{k} ({v})' for k, v in DUMP_TYPES.items())}")
             if _u32(head, 0x348 + 0x34) != _u32(head, 0x348 + 0x118):
                 raise bad("its CONTEXT record's MxCsr and MxCsr2 differ")
+            _table_base(_u64(head, 0x10), f"{name}: its DirectoryTableBase")
             pages, first = _dump_pages(f, head, kind, size, bad)
     except OSError as exc:
         raise DecodeError(f"cannot read {name}: {exc.strerror or exc}") from None
     if first + pages * PAGE > size:
-        raise DecodeError(f"{name} is cut short: its {DUMP_TYPES[kind]} header lists {pages} pages from byte "
+        least = "at least " if kind not in (1,) else ""  # a bitmap or range list is counted only this far
+        raise DecodeError(f"{name} is cut short: its {DUMP_TYPES[kind]} header lists {least}{pages} pages from byte "
                           f"{first:#x}, {first + pages * PAGE} bytes, but the file has {size}")
     return DUMP_TYPES[kind], pages
 
 
+def _chunks(f, at: int, length: int):
+    """``length`` bytes of ``f`` from ``at``, a chunk at a time (the caller checked they are in the file)."""
+    f.seek(at)
+    while length > 0:
+        data = f.read(min(length, _CHUNK))
+        if not data:
+            return
+        length -= len(data)
+        yield data
+
+
 def _dump_pages(f, head, kind, size, bad) -> tuple:
-    """(pages, file offset of the first) the header of a dump of ``kind`` declares."""
+    """(pages, file offset of the first) the header of a dump of ``kind`` declares; a count is given up on as
+    soon as it passes what the file can hold (the caller then says it is cut short)."""
+    header_at = {0x2000: "a BMP_HEADER64 (a bitmap dump's)", 0x40: "an RDMP_HEADER64 (a kernel dump's)"}
     if kind == 1:  # runs of physical pages, one after another from 0x2000
+        marker = _u32(head, 0x2000)
+        if (marker in _BMP_SIGNATURES and _u32(head, 0x2004) == _DUMP) or \
+                (marker == _RDMP_MARKER and _u32(head, 0x2004) == _RDMP_SIGNATURE):
+            held = header_at[0x40 if marker == _RDMP_MARKER else 0x2000]
+            raise bad(f"DumpType is 1 (FullDump), whose pages start at byte 0x2000, but byte 0x2000 holds {held}: "
+                      f"the header disagrees with itself")
         runs, listed = _u32(head, 0x88), _u64(head, 0x90)
         if runs == _PAGE_PATTERN or listed == 0x4547415045474150 or runs > _MAX_RUNS:
             raise bad(f"PhysicalMemoryBlock.NumberOfRuns is {runs:#x} (valid 0..{_MAX_RUNS})")
-        pages = 0
-        for i in range(runs):
-            base, count = _u64(head, 0x98 + 16 * i), _u64(head, 0xA0 + 16 * i)
+        listed = [(_u64(head, 0x98 + 16 * i), _u64(head, 0xA0 + 16 * i)) for i in range(runs)]
+        for i, (base, count) in enumerate(listed):
             if (base + count) * PAGE > _ADDRESS_END:
                 raise bad(f"run {i} (BasePage {base:#x}, PageCount {count:#x}) runs past 64-bit physical memory")
-            pages += count
+        pages = sum(count for _base, count in listed)
+        if _HEADER_SIZE + pages * PAGE <= size:  # else the caller says the file is cut short
+            for i, (base, count) in enumerate(listed):
+                for j, (b, c) in enumerate(listed[:i]):
+                    if count and c and base < b + c and b < base + count:
+                        raise bad(f"run {i} (BasePage {base:#x}, PageCount {count:#x}) overlaps run {j} (BasePage "
+                                  f"{b:#x}, PageCount {c:#x}): a page would have two copies")
         return pages, _HEADER_SIZE
     if kind in (5, 6):  # a bitmap of physical pages; the present ones follow FirstPage in order
         sig, valid, first, bits = _u32(head, 0x2000), _u32(head, 0x2004), _u64(head, 0x2020), _u64(head, 0x2030)
@@ -487,9 +599,13 @@ def _dump_pages(f, head, kind, size, bad) -> tuple:
             raise bad("its BMP_HEADER64 signature is not SDMP/FDMP + DUMP")
         if _HEADER_SIZE + 0x38 + bits // 8 > size:
             raise bad(f"BMP_HEADER64.Pages is {bits:#x}, a bitmap of {bits // 8} bytes, past the file's {size}")
-        f.seek(_HEADER_SIZE + 0x38)
-        bitmap = f.read(bits // 8)
-        return bin(int.from_bytes(bitmap, "little")).count("1"), first
+        room = max(0, size - first) // PAGE + 1  # one page more than the file holds from FirstPage: cut short
+        pages = 0
+        for chunk in _chunks(f, _HEADER_SIZE + 0x38, bits // 8):
+            pages += _ones(int.from_bytes(chunk, "little"))
+            if pages >= room:
+                break
+        return pages, first
     sig = (_u32(head, 0x2000), _u32(head, 0x2004), _u32(head, 0x2008))
     meta, first = _u64(head, 0x2010), _u64(head, 0x2018)
     if sig != (_RDMP_MARKER, _RDMP_SIGNATURE, _DUMP) or (meta - 0x20) % _ADDRESS_END != (first - 0x2040) % _ADDRESS_END:
@@ -497,29 +613,36 @@ def _dump_pages(f, head, kind, size, bad) -> tuple:
     if meta % 16 or _HEADER_SIZE + 0x30 + meta > size:
         raise bad(f"RDMP_HEADER64.MetadataSize is {meta:#x}: not whole (PFN, count) pairs inside the file's "
                   f"{size} bytes")
-    f.seek(_HEADER_SIZE + 0x30)
-    ranges = f.read(meta)
     total = _u64(head, 0x2028) if kind == 10 else None  # a complete dump stops at TotalNumberOfPages
-    pages = 0
-    for pfn, count in struct.iter_unpack("<QQ", ranges):
-        if total is not None and pages >= total:
-            break
-        if pfn == 0:
-            break
-        if (pfn + count) * PAGE > _ADDRESS_END:
-            raise bad(f"the range at PFN {pfn:#x} of {count:#x} pages runs past 64-bit physical memory")
-        pages += count
+    room = max(0, size - first) // PAGE + 1
+    pages, end = 0, 0
+    for chunk in _chunks(f, _HEADER_SIZE + 0x30, meta):
+        for pfn, count in struct.iter_unpack("<QQ", chunk):
+            if (total is not None and pages >= total) or pfn == 0:
+                return pages, first
+            if (pfn + count) * PAGE > _ADDRESS_END:
+                raise bad(f"the range at PFN {pfn:#x} of {count:#x} pages runs past 64-bit physical memory")
+            if count and pfn < end:
+                raise bad(f"the range at PFN {pfn:#x} of {count:#x} pages starts before the end of the one before "
+                          f"it (PFN {end:#x}): the ranges must rise, or a page would have two copies")
+            pages += count
+            end = max(end, pfn + count)
+            if pages >= room:
+                return pages, first
     return pages, first
 
 
 class KernelDump:
-    """A Windows kernel crash dump (full, kernel or bitmap; x64), read by virtual address.
+    """A Windows kernel crash dump of an x64 machine (full, kernel or bitmap), read by virtual address.
 
     kdmp-parser (the ``dump`` extra) finds the dump's physical pages; virtual addresses are translated
-    here through the dump's 4-level page tables, as kdmp-parser's ``VirtTranslate`` does (large and huge
-    pages included), because kdmp-parser 0.7.4 prints "... address translation failed!" on standard
-    output for every unmapped address, which would mix into the command's output.  ``directory_table_base``
-    defaults to the header's (the kernel's); give a process's to read its user space.
+    here through the dump's 4-level page tables (large and huge pages included), because kdmp-parser 0.7.4
+    prints "... address translation failed!" on standard output for every unmapped address, which would mix
+    into the command's output.  The walk is the processor's: an address that is not canonical is mapped by
+    nothing, an entry's frame is bits 12-51 (a large page's from bit 21 or 30: its bit 12 is PAT), and an
+    entry that sets reserved bits maps nothing.  A dump of another machine (ARM64, i386) is refused.
+    ``directory_table_base`` defaults to the header's (the kernel's); give a process's to read its user space.
+    A read stops at the first page it cannot read, and never returns more bytes than the dump holds.
     """
 
     def __init__(self, path, directory_table_base=None):
@@ -534,11 +657,17 @@ class KernelDump:
             self._parser = kdmp_parser.KernelDumpParser(os.fsdecode(path))
         except (RuntimeError, ValueError, TypeError) as exc:
             raise DecodeError(f"kdmp-parser cannot read {self.origin}: {exc}") from None
-        dtb = self._parser.directory_table_base if directory_table_base is None else \
-            parse_address(directory_table_base, "directory_table_base")
-        self.directory_table_base = dtb & ~(PAGE - 1)
+        if directory_table_base is None:
+            value, what = self._parser.directory_table_base, f"{self.origin}: its DirectoryTableBase"
+        else:
+            value, what = parse_address(directory_table_base, "directory_table_base"), "directory_table_base"
+        self.directory_table_base = _table_base(value, what)
         self._tables: dict = {}  # physical page -> bytes, for page-table pages
         self._mapped: dict = {}  # virtual page -> (physical page or None, why not)
+        if self._parser.read_physical_page(self.directory_table_base) is None:
+            raise DecodeError(f"{what} is {value:#x}, the page-map table at physical {self.directory_table_base:#x}, "
+                              f"a page {self.origin} does not hold: no address can be translated (is it another "
+                              f"dump's table base?)")
 
     def _entry(self, table: int, index: int):
         page = self._tables.get(table)
@@ -554,20 +683,24 @@ class KernelDump:
         return self._translate(_address(address, "KernelDump.translate: address"))
 
     def _translate(self, va: int) -> tuple:
-        table = ((self.directory_table_base >> 12) & _PFN_MASK) * PAGE
-        for level, shift, large_mask in (("PML4E", 39, None), ("PDPTE", 30, 0x3FFFFFFF), ("PDE", 21, 0x1FFFFF),
-                                         ("PTE", 12, None)):
+        if (va >> 47) not in (0, 0x1FFFF):
+            return None, "it is not a canonical x64 address (bits 48-63 must all equal bit 47), so nothing maps it"
+        table = self.directory_table_base
+        for level, shift, large in (("PML4E", 39, 0), ("PDPTE", 30, 1 << 30), ("PDE", 21, 1 << 21), ("PTE", 12, 0)):
             entry = self._entry(table, (va >> shift) & 0x1FF)
             if entry is None:
                 return None, f"its {level} lies in physical page {table:#x}, which the dump does not hold"
             if not entry & 1:
                 return None, f"it is not mapped (its {level} is not present)"
-            base = ((entry >> 12) & _PFN_MASK) * PAGE
             if level == "PTE":
-                return base + (va & 0xFFF), ""
-            if large_mask is not None and entry >> 7 & 1:
-                return base + (va & large_mask), ""
-            table = base
+                return (entry & _FRAME) + (va & 0xFFF), ""
+            if entry >> 7 & 1:  # PS: a large page; reserved in a PML4E
+                reserved = (large - 1) & ~0x1FFF if large else 1 << 7
+                if entry & reserved:
+                    return None, (f"its {level} {entry:#x} sets reserved bits ({entry & reserved:#x}), so the "
+                                  f"processor maps nothing there")
+                return (entry & _FRAME & ~(large - 1)) + (va & (large - 1)), ""
+            table = entry & _FRAME
         raise AssertionError("unreachable")
 
     def _page(self, page: int):
@@ -584,26 +717,23 @@ class KernelDump:
 
     def read(self, address: int, size: int) -> bytes:
         address, size = _check_read(address, size)
-        out, missing, reasons = bytearray(), [], []
-        at, end = address, address + size
+        out = bytearray()
+        at, end, held = address, address + size, self.pages * PAGE
         while at < end:
             page = at & ~(PAGE - 1)
             stop = min(end, page + PAGE)
             physical, why = self._page(page)
             if physical is None:
-                if missing and missing[-1][1] == at:
-                    missing[-1] = (missing[-1][0], stop)
-                else:
-                    missing.append((at, stop))
-                    reasons.append(why)
-            elif not missing:
-                raw = self._parser.read_physical_page(physical)
-                out += raw[at - page:stop - page]
+                raise gap_error(self.origin, address, size, [(at, stop)],
+                                f"{why} (page tables at DirectoryTableBase {self.directory_table_base:#x}); the read "
+                                f"stopped at this first missing page")
+            if len(out) + stop - at > held:
+                raise MemoryReadError(f"read: {size} bytes at {windbg_address(address)} are more than the {held} bytes "
+                                      f"{self.origin} holds: its pages would repeat; the size is wrong",
+                                      address=address, size=size)
+            raw = self._parser.read_physical_page(physical)
+            out += raw[at - page:stop - page]
             at = stop
-        if missing:
-            raise gap_error(self.origin, address, size, missing,
-                            f"{reasons[0]} (page tables at DirectoryTableBase "
-                            f"{self.directory_table_base:#x})")
         return bytes(out)
 
     def __repr__(self) -> str:

@@ -24,11 +24,11 @@
 
 typedef D3DDDI_SEGMENTPREFERENCE DXGK_SEGMENTPREFERENCE;
 
-typedef struct _DXGK_SEGMENTBANKPREFERENCE
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTBANKPREFERENCE
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     Bank0 : 7;
             UINT     Direction0 : 1;
@@ -44,11 +44,11 @@ typedef struct _DXGK_SEGMENTBANKPREFERENCE
 } DXGK_SEGMENTBANKPREFERENCE;
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTBANKPREFERENCE, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_SEGMENTFLAGS
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTFLAGS
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     Aperture : 1;
             UINT     Agp : 1;
@@ -91,11 +91,11 @@ typedef struct _DXGK_SEGMENTFLAGS
 } DXGK_SEGMENTFLAGS;
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTFLAGS, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_ALLOCATIONINFOFLAGS
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONINFOFLAGS
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     CpuVisible : 1;
             UINT     PermanentSysMem : 1;
@@ -139,11 +139,11 @@ typedef struct _DXGK_ALLOCATIONINFOFLAGS
 } DXGK_ALLOCATIONINFOFLAGS;
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFOFLAGS, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_ALLOCATIONINFOFLAGS_WDDM2_0
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONINFOFLAGS_WDDM2_0
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     CpuVisible : 1;
             UINT     PermanentSysMem : 1;
@@ -192,11 +192,11 @@ typedef struct _DXGK_ALLOCATIONINFOFLAGS_WDDM2_0
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0, 4, 4, "x86, x64 and arm64");
 
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM3_0)
-typedef struct _DXGK_ALLOCATIONINFOFLAGS2
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONINFOFLAGS2
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     ShareBackingStoreWithKmd : 1;
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM3_2)
@@ -217,11 +217,11 @@ D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFOFLAGS2, 4, 4, "x86, x64 and arm64");
 
 #endif /* (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM3_0) */
 
-typedef struct _DXGK_ALLOCATIONUSAGEINFO1
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONUSAGEINFO1
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     PrivateFormat : 1;
             UINT     Swizzled : 1;
@@ -234,7 +234,7 @@ typedef struct _DXGK_ALLOCATIONUSAGEINFO1
         };
         UINT     Value;
     } Flags;
-    union
+    union D3DKMDDI_PY_LE
     {
         D3DDDIFORMAT Format;
         UINT     PrivateFormat;
@@ -249,21 +249,21 @@ typedef struct _DXGK_ALLOCATIONUSAGEINFO1
 } DXGK_ALLOCATIONUSAGEINFO1;
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONUSAGEINFO1, 36, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_ALLOCATIONUSAGEHINT
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONUSAGEHINT
 {
     UINT     Version;
     DXGK_ALLOCATIONUSAGEINFO1 v1;
 } DXGK_ALLOCATIONUSAGEHINT;
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONUSAGEHINT, 40, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_ALLOCATIONINFO
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONINFO
 {
     VOID*    pPrivateDriverData;
     UINT     PrivateDriverDataSize;
-    union
+    union D3DKMDDI_PY_LE
     {
         UINT     Alignment;
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT16   MinimumPageSize;
             UINT16   RecommendedPageSize;
@@ -273,20 +273,20 @@ typedef struct _DXGK_ALLOCATIONINFO
     SIZE_T   PitchAlignedSize;
     DXGK_SEGMENTBANKPREFERENCE HintedBank;
     DXGK_SEGMENTPREFERENCE PreferredSegment;
-    union
+    union D3DKMDDI_PY_LE
     {
         UINT     SupportedReadSegmentSet;
         UINT     MmuSet;
     };
     UINT     SupportedWriteSegmentSet;
     UINT     EvictionSegmentSet;
-    union
+    union D3DKMDDI_PY_LE
     {
         UINT     MaximumRenamingListLength;
         UINT     PhysicalAdapterIndex;
     };
     HANDLE   hAllocation;
-    union
+    union D3DKMDDI_PY_LE
     {
         DXGK_ALLOCATIONINFOFLAGS Flags;
         DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 FlagsWddm2;
@@ -305,11 +305,11 @@ D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFO, 60, 4, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONINFO, 88, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_CREATEALLOCATIONFLAGS
+typedef struct D3DKMDDI_PY_LE _DXGK_CREATEALLOCATIONFLAGS
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     Resource : 1;
             UINT     Reserved : 31;
@@ -319,7 +319,7 @@ typedef struct _DXGK_CREATEALLOCATIONFLAGS
 } DXGK_CREATEALLOCATIONFLAGS;
 D3DKMDDI_PY_LAYOUT(DXGK_CREATEALLOCATIONFLAGS, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGKARG_CREATEALLOCATION
+typedef struct D3DKMDDI_PY_LE _DXGKARG_CREATEALLOCATION
 {
     VOID*    pPrivateDriverData;
     UINT     PrivateDriverDataSize;
@@ -334,17 +334,17 @@ D3DKMDDI_PY_LAYOUT(DXGKARG_CREATEALLOCATION, 24, 4, "x86");
 D3DKMDDI_PY_LAYOUT(DXGKARG_CREATEALLOCATION, 40, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_ALLOCATIONLIST
+typedef struct D3DKMDDI_PY_LE _DXGK_ALLOCATIONLIST
 {
     HANDLE   hDeviceSpecificAllocation;
-    struct
+    struct D3DKMDDI_PY_LE
     {
         UINT     WriteOperation : 1;
         UINT     SegmentId : 5;
         UINT     Reserved : 26;
     };
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM2_0)
-    union
+    union D3DKMDDI_PY_LE
     {
         PHYSICAL_ADDRESS PhysicalAddress;
         D3DGPU_VIRTUAL_ADDRESS VirtualAddress;
@@ -359,7 +359,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONLIST, 16, 8, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_ALLOCATIONLIST, 24, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_SEGMENTDESCRIPTOR
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTDESCRIPTOR
 {
     PHYSICAL_ADDRESS BaseAddress;
     PHYSICAL_ADDRESS CpuTranslatedAddress;
@@ -375,7 +375,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR, 40, 8, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR, 56, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_QUERYSEGMENTIN
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTIN
 {
     PHYSICAL_ADDRESS AgpApertureBase;
     LARGE_INTEGER AgpApertureSize;
@@ -383,7 +383,7 @@ typedef struct _DXGK_QUERYSEGMENTIN
 } DXGK_QUERYSEGMENTIN;
 D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTIN, 24, 8, "x86, x64 and arm64");
 
-typedef struct _DXGK_QUERYSEGMENTOUT
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTOUT
 {
     UINT     NbSegment;
     DXGK_SEGMENTDESCRIPTOR* pSegmentDescriptor;
@@ -398,11 +398,11 @@ D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTOUT, 32, 8, "x64 and arm64");
 #endif
 
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WIN7)
-typedef struct _DXGK_SEGMENTFLAGS2
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTFLAGS2
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     Aperture : 1;
             UINT     PopulatedFromSystemMemory : 1;
@@ -415,7 +415,7 @@ typedef struct _DXGK_SEGMENTFLAGS2
 } DXGK_SEGMENTFLAGS2;
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTFLAGS2, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_SEGMENTDESCRIPTOR2
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTDESCRIPTOR2
 {
     DXGK_SEGMENTFLAGS2 Flags;
     SIZE_T   Size;
@@ -429,7 +429,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR2, 32, 8, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR2, 40, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_QUERYSEGMENTOUT2
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTOUT2
 {
     UINT     SegmentCount;
     DXGK_SEGMENTDESCRIPTOR2* pSegmentDescriptor;
@@ -449,7 +449,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTOUT2, 16, 8, "x64 and arm64");
 #endif /* (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WIN7) */
 
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WIN8)
-typedef struct _DXGK_SEGMENTDESCRIPTOR3
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTDESCRIPTOR3
 {
     DXGK_SEGMENTFLAGS Flags;
     PHYSICAL_ADDRESS BaseAddress;
@@ -467,7 +467,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR3, 48, 8, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR3, 72, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_QUERYSEGMENTOUT3
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTOUT3
 {
     UINT     NbSegment;
     DXGK_SEGMENTDESCRIPTOR3* pSegmentDescriptor;
@@ -484,7 +484,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTOUT3, 32, 8, "x64 and arm64");
 #endif /* (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WIN8) */
 
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM2_0)
-typedef struct _DXGK_CPUHOSTAPERTURE
+typedef struct D3DKMDDI_PY_LE _DXGK_CPUHOSTAPERTURE
 {
     UINT64   PhysicalAddress;
     UINT32   SizeInPages;
@@ -495,14 +495,14 @@ D3DKMDDI_PY_LAYOUT(DXGK_CPUHOSTAPERTURE, 16, 8, "x86, x64 and arm64");
 
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WIN8)
 #if (DXGKDDI_INTERFACE_VERSION >= DXGKDDI_INTERFACE_VERSION_WDDM2_0)
-typedef struct _DXGK_SEGMENTDESCRIPTOR4
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTDESCRIPTOR4
 {
     DXGK_SEGMENTFLAGS Flags;
     PHYSICAL_ADDRESS BaseAddress;
     SIZE_T   Size;
     SIZE_T   CommitLimit;
     SIZE_T   SystemMemoryEndAddress;
-    union
+    union D3DKMDDI_PY_LE
     {
         PHYSICAL_ADDRESS CpuTranslatedAddress;
         DXGK_CPUHOSTAPERTURE CpuHostAperture;
@@ -527,13 +527,13 @@ D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR4, 72, 8, "x86 before WDDM2_2");
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR4, 96, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_QUERYSEGMENTIN4
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTIN4
 {
     UINT     PhysicalAdapterIndex;
 } DXGK_QUERYSEGMENTIN4;
 D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTIN4, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_QUERYSEGMENTOUT4
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTOUT4
 {
     UINT     NbSegment;
     BYTE*    pSegmentDescriptor;
@@ -581,14 +581,14 @@ typedef enum D3DKMDDI_PY_INT_ENUM _DXGK_PAGESIZE
 } DXGK_PAGESIZE;
 D3DKMDDI_PY_LAYOUT(DXGK_PAGESIZE, 4, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_SEGMENTDESCRIPTOR5
+typedef struct D3DKMDDI_PY_LE _DXGK_SEGMENTDESCRIPTOR5
 {
     DXGK_SEGMENTTYPE SegmentType;
     DXGK_SEGMENTFLAGS Flags;
     PHYSICAL_ADDRESS BaseAddress;
     UINT64   Size;
     SIZE_T   SystemMemoryEndAddress;
-    union
+    union D3DKMDDI_PY_LE
     {
         PHYSICAL_ADDRESS CpuTranslatedAddress;
         DXGK_CPUHOSTAPERTURE CpuHostAperture;
@@ -608,7 +608,7 @@ D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR5, 80, 8, "x86");
 D3DKMDDI_PY_LAYOUT(DXGK_SEGMENTDESCRIPTOR5, 88, 8, "x64 and arm64");
 #endif
 
-typedef struct _DXGK_QUERYSEGMENTCOUNTIN
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTCOUNTIN
 {
     UINT16   PhysicalAdapterIndex;
     UINT16   Padding;
@@ -616,7 +616,7 @@ typedef struct _DXGK_QUERYSEGMENTCOUNTIN
 } DXGK_QUERYSEGMENTCOUNTIN;
 D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTCOUNTIN, 8, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_QUERYSEGMENTCOUNTOUT
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTCOUNTOUT
 {
     UINT16   SegmentCount;
     UINT16   Padding;
@@ -624,7 +624,7 @@ typedef struct _DXGK_QUERYSEGMENTCOUNTOUT
 } DXGK_QUERYSEGMENTCOUNTOUT;
 D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTCOUNTOUT, 8, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_QUERYSEGMENTIN5
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTIN5
 {
     UINT16   PhysicalAdapterIndex;
     UINT16   Padding;
@@ -632,7 +632,7 @@ typedef struct _DXGK_QUERYSEGMENTIN5
 } DXGK_QUERYSEGMENTIN5;
 D3DKMDDI_PY_LAYOUT(DXGK_QUERYSEGMENTIN5, 8, 4, "x86, x64 and arm64");
 
-typedef struct _DXGK_QUERYSEGMENTOUT5
+typedef struct D3DKMDDI_PY_LE _DXGK_QUERYSEGMENTOUT5
 {
     DXGK_SEGMENTDESCRIPTOR5* SegmentDescriptors;
     UINT32   Reserved[4];

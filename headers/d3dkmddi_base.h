@@ -36,7 +36,7 @@
 #  error "d3dkmddi_py headers: _X86_ needs a 32-bit compiler (this one has 64-bit pointers): compile with -m32, or define _AMD64_ or _ARM64_ for a 64-bit target"
 #endif
 #if defined(D3DKMDDI_PY_POINTER_BYTES) && (defined(_AMD64_) || defined(_ARM64_)) && D3DKMDDI_PY_POINTER_BYTES != 8
-#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32, or define _X86_ for a 32-bit target"
+#  error "d3dkmddi_py headers: _AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32 or -mx32, or define _X86_ for a 32-bit target"
 #endif
 
 /*
@@ -48,6 +48,23 @@
 #  define D3DKMDDI_PY_ALIGN8 __attribute__((aligned(8)))
 #else
 #  define D3DKMDDI_PY_ALIGN8
+#endif
+
+/*
+ * Windows' structures are little-endian: a big-endian target (gcc -mbig-endian, aarch64_be, s390x)
+ * would store every scalar the other way round, so it stops here. gcc's -fsso-struct=big-endian and
+ * #pragma scalar_storage_order big-endian reverse the scalars and bit-fields of structures on any
+ * target: every structure and union here carries gcc's scalar_storage_order("little-endian"), which
+ * neither overrides (a type attribute binds its own members only, so each nested one has it too).
+ * Only gcc's C has storage orders (g++ ignores the attribute, clang has none).
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#  error "d3dkmddi_py headers: this target stores scalars big-endian (__BYTE_ORDER__), and Windows' structures are little-endian: compile for a little-endian target (drop -mbig-endian)"
+#endif
+#if defined(__GNUC__) && __GNUC__ >= 6 && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__cplusplus)
+#  define D3DKMDDI_PY_LE __attribute__((__scalar_storage_order__("little-endian")))
+#else
+#  define D3DKMDDI_PY_LE
 #endif
 
 /*
@@ -123,14 +140,14 @@ typedef enum _D3DDDIFORMAT
     D3DDDIFMT_FORCE_UINT = 0x7fffffff
 } D3DDDIFORMAT;
 
-typedef union _LARGE_INTEGER
+typedef union D3DKMDDI_PY_LE _LARGE_INTEGER
 {
-    struct
+    struct D3DKMDDI_PY_LE
     {
         DWORD    LowPart;
         LONG     HighPart;
     };
-    struct
+    struct D3DKMDDI_PY_LE
     {
         DWORD    LowPart;
         LONG     HighPart;

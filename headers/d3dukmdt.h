@@ -82,11 +82,11 @@
 
 #define D3DDDI_ALLOCATIONPRIORITY_MAXIMUM 0xC8000000
 
-typedef struct _D3DDDI_SEGMENTPREFERENCE
+typedef struct D3DKMDDI_PY_LE _D3DDDI_SEGMENTPREFERENCE
 {
-    union
+    union D3DKMDDI_PY_LE
     {
-        struct
+        struct D3DKMDDI_PY_LE
         {
             UINT     SegmentId0 : 5;
             UINT     Direction0 : 1;

@@ -71,15 +71,27 @@ class Machine:
             pfn = self.map_page(va + i)
             self.pages[pfn][(va + i) & 0xFFF] = data[i]
 
-    def map_large(self, va: int, physical: int, size: str) -> None:
+    def map_large(self, va: int, physical: int, size: str, flags: int = LARGE | PRESENT_RW) -> None:
         """A 2 MB (PDE) or 1 GB (PDPTE) page at ``va`` onto ``physical``; no page of it is in the dump
-        until ``write_physical`` puts one there."""
+        until ``write_physical`` puts one there.  ``flags``: the entry's other bits (PAT is bit 12 here, a
+        reserved bit 13 up; another machine's descriptor bits)."""
         pdpt = self._table(self.pml4, va >> 39 & 0x1FF)
         if size == "1GB":
-            self._set(pdpt, va >> 30 & 0x1FF, physical | LARGE | PRESENT_RW)
+            self._set(pdpt, va >> 30 & 0x1FF, physical | flags)
             return
         pd = self._table(pdpt, va >> 30 & 0x1FF)
-        self._set(pd, va >> 21 & 0x1FF, physical | LARGE | PRESENT_RW)
+        self._set(pd, va >> 21 & 0x1FF, physical | flags)
+
+    def map_physical(self, va: int, physical: int) -> None:
+        """The 4 KB page at ``va`` onto the page at ``physical`` (any of the 52 bits an x64 entry holds)."""
+        self.map_page(va)
+        pdpt = self._table(self.pml4, va >> 39 & 0x1FF)
+        pt = self._table(self._table(pdpt, va >> 30 & 0x1FF), va >> 21 & 0x1FF)
+        self._set(pt, va >> 12 & 0x1FF, physical | PRESENT_RW)
+
+    def set_top(self, index: int, value: int) -> None:
+        """The raw PML4 entry ``index`` (a self-reference, reserved bits)."""
+        self._set(self.pml4, index, value)
 
     def write_physical(self, pa: int, data: bytes) -> None:
         for i in range(len(data)):
@@ -110,15 +122,16 @@ def _runs(pfns: list) -> list:
     return runs
 
 
-def dump_bytes(machine: Machine, kind: str) -> bytes:
-    """The file of a dump of ``kind`` ("full", "bitmap", "kernel" or "complete") holding every page."""
+def dump_bytes(machine: Machine, kind: str, machine_type: int = 0x8664) -> bytes:
+    """The file of a dump of ``kind`` ("full", "bitmap", "kernel" or "complete") holding every page, its
+    header's MachineImageType ``machine_type`` (IMAGE_FILE_MACHINE_AMD64 unless a test says otherwise)."""
     pfns = sorted(machine.pages)
     data = b"".join(bytes(machine.pages[p]) for p in pfns)
     head = bytearray(0x2000)
     struct.pack_into("<II", head, 0, 0x45474150, 0x34365544)  # 'PAGE', 'DU64'
     struct.pack_into("<II", head, 8, 15, 19041)  # MajorVersion, MinorVersion (not read)
     struct.pack_into("<Q", head, 0x10, machine.directory_table_base)
-    struct.pack_into("<I", head, 0x30, 0x8664)  # MachineImageType: IMAGE_FILE_MACHINE_AMD64
+    struct.pack_into("<I", head, 0x30, machine_type)  # MachineImageType
     struct.pack_into("<I", head, 0xF98, KINDS[kind])
     runs = _runs(pfns)
     if kind == "full":
@@ -146,6 +159,17 @@ def dump_bytes(machine: Machine, kind: str) -> bytes:
     return body + bytes(first_page - len(body)) + data
 
 
-def write_dump(path: Path, machine: Machine, kind: str) -> Path:
-    path.write_bytes(dump_bytes(machine, kind))
+def write_dump(path: Path, machine: Machine, kind: str, machine_type: int = 0x8664) -> Path:
+    path.write_bytes(dump_bytes(machine, kind, machine_type))
     return path
+
+
+def dump32_bytes(machine_type: int, pae: int) -> bytes:
+    """The 4 KB header of a 32-bit dump (PAGEDUMP): volatility's _DMP_HEADER, MachineImageType at 0x20,
+    PaeEnabled at 0x5c, DumpType at 0xf88 (1, full)."""
+    head = bytearray(0x1000)
+    head[0:8] = b"PAGEDUMP"
+    struct.pack_into("<I", head, 0x20, machine_type)
+    head[0x5C] = pae
+    struct.pack_into("<I", head, 0xF88, 1)
+    return bytes(head)

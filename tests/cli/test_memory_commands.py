@@ -180,7 +180,8 @@ def test_a_raw_image_decodes_at_base_plus_offset_and_at_an_address(memories):
 
 def test_dev_zero_as_file_with_base_is_refused_in_one_line():
     assert bad("decode", "DXGK_SEGMENTFLAGS", "--file", "/dev/zero", "--base", "fffff801`2a3b0000") == \
-        "d3dkmddi: error: /dev/zero is not a regular file: a memory image is read by address, so save it to a file first\n"
+        "d3dkmddi: error: /dev/zero is a character device, not a regular file: a memory image is read by address, so save it " \
+        "to a file first\n"
     assert "standard input is not a memory image" in bad("decode", "DXGK_SEGMENTFLAGS", "--file", "-", "--base", "0")
 
 

@@ -71,3 +71,57 @@ def clang_diagnostics(ci, text: str, args: list) -> list:
     args = [f"-I{kmd.get_include()}", "-nostdinc", "-ffreestanding", *args]
     tu = ci.Index.create().parse("probe.c", args=args, unsaved_files=[("probe.c", text)])
     return [str(d) for d in tu.diagnostics]
+
+
+def leaf_images(abi: str, version, before: str = "") -> tuple:
+    """(C text, [(symbol, what, expected bytes)]): for every leaf of every typedef ``target(abi, version)``
+    has, a global of that type initialised with that one leaf set (a bit-field to all ones, a scalar to the
+    bytes 01 02 03 ..., so its position and its byte order both show), and the bytes MSVC's layout gives
+    it.  ``before`` goes ahead of the ``#include`` (a pragma a user put there)."""
+    ns = kmd.target(abi, version)
+    lines = [before, f"#define DXGKDDI_INTERFACE_VERSION 0x{int(version):X}", '#include "d3dkmddi.h"']
+    expected = []
+    for name in TYPEDEFS:
+        cls = ns.types.get(name)
+        if cls is None:
+            continue
+        for j, leaf in enumerate(kmd.leaves(cls)):
+            image = bytearray(ctypes.sizeof(cls))
+            if leaf.is_bitfield:
+                value = (1 << leaf.bit_width) - 1
+                word = int.from_bytes(image[leaf.offset:leaf.offset + leaf.size], "little") | value << leaf.bit_offset
+                image[leaf.offset:leaf.offset + leaf.size] = word.to_bytes(leaf.size, "little")
+                c_value = f"{value:#x}u"
+            else:
+                pattern = bytes(range(1, leaf.size + 1))
+                image[leaf.offset:leaf.offset + leaf.size] = pattern
+                number = int.from_bytes(pattern, "little")
+                pointer = leaf.c_type.endswith("*") or leaf.c_type in ("HANDLE", "PMDL")
+                c_value = f"(void *)(ULONG_PTR){number:#x}ull" if pointer else f"{number:#x}ull"
+            symbol = f"probe_{name}_{j}"
+            lines.append(f"{name} {symbol} = {{ .{leaf.path} = {c_value} }};")
+            expected.append((symbol, f"{name}.{leaf.path}", bytes(image)))
+    return "\n".join(lines) + "\n", expected
+
+
+def object_images(tmp_path, text: str, flags: list) -> tuple:
+    """(the compiler's result, {symbol: bytes}) of ``text`` compiled to an object file (``gcc -c``), each
+    global's bytes read from the object's .data section (binutils' nm and objcopy)."""
+    for tool in ("nm", "objcopy"):
+        require(shutil.which(tool) is not None, f"{tool} (binutils) is not on PATH")
+    result = compile_c(tmp_path, text, ["-c", "-o", str(tmp_path / "probe.o"), *flags], action="-std=c11")
+    if result.returncode != 0:
+        return result, {}
+    data = tmp_path / "data.bin"
+    subprocess.run(["objcopy", "-O", "binary", "--only-section=.data", str(tmp_path / "probe.o"), str(data)],
+                   check=True, timeout=60)
+    raw = data.read_bytes() if data.exists() else b""
+    symbols = subprocess.run(["nm", "-S", "--defined-only", str(tmp_path / "probe.o")], capture_output=True,
+                             text=True, check=True, timeout=60).stdout
+    images = {}
+    for line in symbols.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "dD":
+            at, size = int(parts[0], 16), int(parts[1], 16)
+            images[parts[3]] = raw[at:at + size]
+    return result, images

@@ -4,9 +4,12 @@ at the headers' own check, whose message names the flag to drop.  The layouts ar
 distinct layout of the target (probes.layout_versions), in C11, C++ and older C."""
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
-from tests.compiler.probes import clang_diagnostics, compile_c, layout_asserts, layout_versions
+from tests.compiler.probes import (clang_diagnostics, compile_c, layout_asserts, layout_versions, leaf_images,
+                                   object_images)
 from tests.conftest import count
 
 GCC_ABI = {"x64": ["-m64"], "x86": ["-m32"]}
@@ -123,3 +126,71 @@ def test_clang_pack_struct_and_msvc_zp_are_an_error_naming_the_flag(cindex, trip
     """clang-cl's /Zp1 and /Zp2 are -fpack-struct=1 and 2."""
     said = clang_diagnostics(cindex, '#include "d3dkmddi.h"\n', ["-target", triple, "-std=c11", "-ferror-limit=0", zp])
     assert said and all(TAIL in d for d in said), said[:3]
+
+
+# ---- issue 30 case 4: a scalar's byte order and a bit-field's position, under every flag that could move them
+SSO = {"-fsso-struct=big-endian": (["-fsso-struct=big-endian"], ""),
+       "#pragma scalar_storage_order big-endian": ([], "#pragma scalar_storage_order big-endian")}
+# each flag gcc has that could change where a bit or a byte of a structure goes (the -m32 ABI is x86's cases)
+BIT_FLAGS = {"-mms-bitfields": ["-mms-bitfields"], "-mno-ms-bitfields": ["-mno-ms-bitfields"],
+             "-fsigned-bitfields": ["-fsigned-bitfields"], "-funsigned-bitfields": ["-funsigned-bitfields"],
+             "-fshort-enums": ["-fshort-enums"], "-malign-double": ["-malign-double"],
+             "-D_MSC_VER=1930": ["-D_MSC_VER=1930"], "none": []}
+
+
+def _every_leaf_in_place(tmp_path, abi, version, flags, before="", label=""):
+    """Each leaf set alone in a static object (a bit-field to ones, a scalar to 01 02 03 ...), compiled to an
+    object file: its bytes are the ones MSVC's layout gives, so every bit position and byte order holds."""
+    text, expected = leaf_images(abi, version, before)
+    result, images = object_images(tmp_path, text, [*GCC_ABI[abi], *C11, *flags])
+    assert result.returncode == 0, result.stderr[-3000:]
+    wrong = [(what, images.get(symbol, b"").hex(), image.hex()) for symbol, what, image in expected
+             if images.get(symbol) != image]
+    assert wrong == [], wrong[:5]
+    count(f"gcc {label or ' '.join(flags)} (bytes of each leaf)", abi, version, len(expected))
+
+
+@pytest.mark.parametrize("how", list(SSO))
+@pytest.mark.parametrize("abi,version", _cases(GCC_ABI))
+def test_big_endian_storage_order_is_reset_inside_the_headers(tmp_path, how, abi, version):
+    """gcc -fsso-struct=big-endian, or the pragma before the #include, compiled the headers silently and
+    stored every scalar and bit-field of the structures reversed: 85 04 00 00 read as 0x85040000."""
+    flags, before = SSO[how]
+    _every_leaf_in_place(tmp_path, abi, version, flags, before, how)
+
+
+@pytest.mark.parametrize("how", list(SSO))
+def test_big_endian_storage_order_reads_85_04_00_00_as_0x485(tmp_path, how):
+    flags, before = SSO[how]
+    text = before + '''
+#include <stdio.h>
+#include <string.h>
+#include "d3dkmddi.h"
+int main(void) {
+    static const unsigned char raw[4] = {0x85, 0x04, 0x00, 0x00};
+    DXGK_SEGMENTFLAGS f;
+    memcpy(&f, raw, sizeof f);
+    printf("%#x %u %u %u\\n", f.Value, f.Aperture, f.CpuVisible, f.DirectFlip);
+    return 0;
+}
+'''
+    result = compile_c(tmp_path, text, [*C11, *flags, "-o", str(tmp_path / "probe")], action="-O0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, timeout=60).stdout == "0x485 1 1 1\n"
+
+
+@pytest.mark.parametrize("flag", list(BIT_FLAGS))
+@pytest.mark.parametrize("abi,version", _cases(GCC_ABI))
+def test_every_leaf_keeps_msvcs_bit_position_and_byte_order_under_each_layout_flag(tmp_path, flag, abi, version):
+    """The siblings: gcc's bit-field rules (-mms-bitfields is MSVC's, -mno- the System V one), the sign of plain
+    bit-fields, short enums, double alignment and a false _MSC_VER.  Every bit-field of the kit is a UINT, so
+    none of them moves a bit; this holds it when the table changes."""
+    _every_leaf_in_place(tmp_path, abi, version, BIT_FLAGS[flag], label=flag)
+
+
+@pytest.mark.parametrize("triple", ["aarch64_be-linux-gnu", "powerpc64-linux-gnu", "s390x-linux-gnu"])
+def test_a_big_endian_target_stops_naming_the_byte_order(cindex, triple):
+    """No flag of the headers can turn a big-endian target's scalars: it stops at an #error saying so."""
+    said = clang_diagnostics(cindex, '#include "d3dkmddi.h"\n', ["-target", triple, "-std=c11", "-D_AMD64_"])
+    assert len(said) == 1 and "this target stores scalars big-endian (__BYTE_ORDER__), and Windows' structures are " \
+                              "little-endian: compile for a little-endian target" in said[0], said[:3]

@@ -33,7 +33,9 @@ def _gcc(tmp_path, flags, abi) -> subprocess.CompletedProcess:
     (["-m32", "-D_AMD64_"], "_AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32"),
     (["-m32", "-D_ARM64_"], "_AMD64_ and _ARM64_ need a 64-bit compiler"),
     (["-m64", "-D_X86_", "-D_AMD64_"], "define one of _X86_, _AMD64_ and _ARM64_, not several"),
-], ids=["x86-macro-on-64-bit-gcc", "amd64-macro-on-32-bit-gcc", "arm64-macro-on-32-bit-gcc", "two-macros"])
+    (["-mx32"], "_AMD64_ and _ARM64_ need a 64-bit compiler (this one has 32-bit pointers): drop -m32 or -mx32"),
+], ids=["x86-macro-on-64-bit-gcc", "amd64-macro-on-32-bit-gcc", "arm64-macro-on-32-bit-gcc", "two-macros",
+        "x32-abi-x86_64-with-32-bit-pointers"])
 def test_a_target_macro_that_disagrees_with_the_compiler_is_an_error(tmp_path, flags, says):
     p = _gcc(tmp_path, flags, "x64")
     assert p.returncode != 0 and "#error" in p.stderr and says in p.stderr, p.stderr[-2000:]

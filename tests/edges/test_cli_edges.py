@@ -512,3 +512,42 @@ def test_every_output_folder_is_checked_before_any_folder_is_made(tmp_path, case
     err = one_line(cli("etw", "sample", "--format", "jsonl", "-o", folder))
     assert message in err
     assert sorted(p.name for p in tmp_path.rglob("*")) == before and not (SAMPLES / "new").exists()
+
+
+# ------------------------------------------------------------------ issue 30: memory inputs bounded by the input
+def _small_dump(tmp_path) -> Path:
+    from tests.kdump import Machine, write_dump
+
+    return write_dump(tmp_path / "small.dmp", Machine.holding({0xFFFFF8012A3B4000: b"\x85\x04\0\0"}), "kernel")
+
+
+@pytest.mark.parametrize("flag", [["--dump"], ["--file", "--base", "0"]], ids=["dump", "file-base"])
+def test_a_fifo_given_to_dump_or_file_with_base_is_refused_after_stat_without_blocking(tmp_path, flag):
+    os.mkfifo(tmp_path / "fifo")
+    argv = [flag[0], "fifo", *flag[1:]]
+    what = "a crash dump" if flag == ["--dump"] else "a memory image"
+    err = one_line(cli("decode", "DXGK_SEGMENTFLAGS", *argv, "--address", "0", cwd=tmp_path, timeout=30))
+    assert err == f"d3dkmddi: error: fifo is a FIFO (a named pipe), not a regular file: {what} is read by address, " \
+                  f"so save it to a file first\n"
+
+
+def test_the_hint_for_dump_dev_zero_names_no_command_that_is_refused_too():
+    """It said "for a raw memory image pass --file /dev/zero --base ADDRESS", which is refused in turn."""
+    err = one_line(cli("decode", "DXGK_SEGMENTFLAGS", "--dump", "/dev/zero", "--address", "0", timeout=30))
+    assert err == ("d3dkmddi: error: /dev/zero is a character device, not a regular file: a crash dump is read by "
+                   "address, so save it to a file first\n")
+    assert "--file /dev/zero" not in err
+    again = one_line(cli("decode", "DXGK_SEGMENTFLAGS", "--file", "/dev/zero", "--base", "0", timeout=30))
+    assert "/dev/zero is a character device, not a regular file: a memory image is read by address" in again
+
+
+def test_a_count_of_10_12_from_a_small_dump_stops_at_the_first_gap(tmp_path):
+    """It listed every missing 4 KB page of the 10**12 records before raising; 60 CPU seconds bound the child."""
+    require(importlib.util.find_spec("kdmp_parser") is not None, "kdmp-parser (the test extra)")
+    dump = _small_dump(tmp_path)
+    err = one_line(cli("decode", "DXGK_SEGMENTFLAGS", "--dump", dump, "--address", "0", "--count", "1000000000000",
+                       cwd=tmp_path, timeout=120, cpu_seconds=60, address_space=2 * GB))
+    assert "small.dmp has no bytes at 00000000..00000fff (4096 bytes) of the 4000000000000 read at 00000000: it is " \
+           "not mapped" in err and "the read stopped at this first missing page" in err
+    out = good(cli("decode", "DXGK_SEGMENTFLAGS", "--dump", dump, "--address", "fffff801`2a3b4000", cwd=tmp_path))
+    assert "+0x000 Value                             : UINT             0x485 (1157)" in out

@@ -23,6 +23,7 @@ import pytest
 
 import d3dkmddi_py as kmd
 from d3dkmddi_py import bulk, etw
+from d3dkmddi_py._records import replace
 from d3dkmddi_py.errors import D3dkmddiError
 from d3dkmddi_py.resolve import resolve_layout
 from d3dkmddi_py.samples import ALLOCATIONS_PATH, DIRECTORY, sample_adapter, sample_target
@@ -31,7 +32,7 @@ from d3dkmddi_py.semantics import Adapter, ValidationError
 from ..conftest import require
 from .public import MODULES, public_callables, public_classes, public_methods
 
-ARGUMENT_MODULES = MODULES
+ARGUMENT_MODULES = (*MODULES, "d3dkmddi_py.memory", "d3dkmddi_py.follow")  # every public function of the two, their own names
 
 
 class NotBuilt(NamedTuple):
@@ -362,7 +363,23 @@ VALID = {
     "KernelDump()": lambda: ((_dump(),), {"directory_table_base": None}),
     "KernelDump.translate": lambda: ((kmd.KernelDump(_dump()), DUMP_VA), {}),
     "KernelDump.read": lambda: ((kmd.KernelDump(_dump()), DUMP_VA, 8), {}),
+    "db_command": lambda: ((0xFFFFF8012A3B4058, 16), {}),
+    "pointer_members": lambda: ((resolve_layout("DXGK_QUERYSEGMENTOUT3", SAMPLE),), {}),
+    "Node()": lambda: _fields(_followed()),
+    "Node.link": lambda: ((_followed(), "pSegmentDescriptor"), {}),
+    "Link()": lambda: _fields(_followed().link("pSegmentDescriptor")),
+    "Missing()": lambda: ((0x2000, "unread", "no bytes at 00002000"), {}),
 }
+
+
+def _node_use(node, **changes):
+    """What the package does with a followed record: print it as text and JSON, and make an adapter of it."""
+    made = replace(node, **changes)
+    try:
+        kmd.segments_adapter(made)
+    except D3dkmddiError:
+        pass  # an adapter needs every descriptor read: a refusal is the package's
+    return kmd.render_follow(made), kmd.follow_json(made)
 
 
 def _memory_use(address: int):
@@ -396,6 +413,10 @@ TAKEN_BACK = {
     "Progress()": lambda bar: bulk.write_columns([_columns()], "out.csv", fmt="csv", progress=bar),
     "Ranges()": _ranges_use, "WinDbgLog()": _memory_use(0xFFFFF8012A3B4000), "ReadObject()": _memory_use(0x1000),
     "ImageFile()": _memory_use(0x10000), "KernelDump()": _memory_use(DUMP_VA),
+    "Node()": lambda node: (kmd.render_follow(node), kmd.follow_json(node), kmd.segments_adapter(node)),
+    "Link()": lambda link: _node_use(_followed(), links=(link,)),
+    "Missing()": lambda missing: _node_use(_followed(), links=(replace(_followed().link("pSegmentDescriptor"),
+                                                                       items=(missing,)),)),
 }
 
 
@@ -527,6 +548,46 @@ def test_a_word_argument_of_the_wrong_kind_or_out_of_its_width_names_the_range(v
 
     with pytest.raises(D3dkmddiError, match=r"^priority must be an integer 0\.\.0xffffffff, not "):
         check_priority(value)
+
+
+# ------------------------------------------------------------------ the cases issue 30 names (memory and follow)
+@pytest.mark.parametrize("address, count, said", [
+    (None, 16, r"^db_command: address must be an integer 0\.\.0xffffffffffffffff, not None$"),
+    (0x1000, -5, r"^db_command: count must be an integer 1\.\.0xfffffffffffff000, not -5$"),  # it printed L0x-5
+    (1 << 70, 16, r"^db_command: address must be an integer 0\.\.0xffffffffffffffff, not 1180591620717411303424$"),
+    (0xFFFFFFFFFFFFFFF0, 32, r"^db_command: count must be an integer 1\.\.0x10, not 32$"),
+])
+def test_db_command_of_none_a_negative_count_or_a_71_bit_address_is_the_packages_error(address, count, said):
+    from d3dkmddi_py.memory import db_command
+
+    with pytest.raises(D3dkmddiError, match=said):
+        db_command(address, count)
+    assert db_command(0xFFFFF8012A3B4058, 0x1C) == "db fffff801`2a3b4058 L0x1c"
+
+
+def test_pointer_members_of_a_str_and_a_table_entry_of_another_kind_are_the_packages_error():
+    from d3dkmddi_py import _spec
+    from d3dkmddi_py.follow import pointer_members
+
+    with pytest.raises(D3dkmddiError, match=r"^unknown type 'x' at x64 "):
+        pointer_members("x")
+    assert pointer_members("DXGK_QUERYSEGMENTOUT3") == pointer_members(resolve_layout("DXGK_QUERYSEGMENTOUT3"))
+    memory, address = _query()
+    key = ("DXGK_QUERYSEGMENTOUT3", "pSegmentDescriptor")
+    with pytest.raises(D3dkmddiError, match=r"^table\[\('DXGK_QUERYSEGMENTOUT3', 'pSegmentDescriptor'\)\] must be a "
+                                            r"_spec\.PointsTo, not 3$"):
+        kmd.follow("DXGK_QUERYSEGMENTOUT3", memory, address, target=SAMPLE, table={key: 3})
+    with pytest.raises(D3dkmddiError, match=r"^opaque: a key is 'hAllocation', not a \(TYPE, member\) pair of strs$"):
+        kmd.follow("DXGK_QUERYSEGMENTOUT3", memory, address, target=SAMPLE, opaque={"hAllocation": "a handle"})
+    # an entry of the right kinds naming a member the record lacks: named when it is used
+    entry = _spec.POINTS_TO[key]
+    wrong = _spec.PointsTo(entry.type, "NbSegments", entry.quotes, entry.page, entry.stride, entry.when, entry.note)
+    with pytest.raises(D3dkmddiError, match=r"^the entry for DXGK_QUERYSEGMENTOUT3\.pSegmentDescriptor says its count "
+                                            r"is 'NbSegments', which DXGK_QUERYSEGMENTOUT3 does not have$"):
+        kmd.follow("DXGK_QUERYSEGMENTOUT3", memory, address, target=SAMPLE, table={key: wrong})
+    with pytest.raises(D3dkmddiError, match=r"^DXGK_QUERYSEGMENTOUT3 has no pointer member 'pSegment' \(its pointer "
+                                            r"members: pSegmentDescriptor\)$"):
+        _followed().link("pSegment")
 
 
 # ------------------------------------------------------------------ an entry, field by field, at registration
