@@ -18,7 +18,7 @@ from d3dkmddi_py import etw
 from tests.conftest import require
 from tests.etw import etl_files
 from tests.etw.etl_readings import tables
-from tests.etw.test_manifest import MANIFEST
+from tests.etw.manifest_xml import MANIFEST
 
 DXGKRNL = uuid.UUID("802ec45a-1e99-4b83-9920-87c98277ba9d")
 WIDTHS = {"UInt8": ("B", 1), "Int8": ("b", 1), "UInt16": ("H", 2), "Int16": ("h", 2), "UInt32": ("I", 4),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +16,7 @@ from d3dkmddi_py.etw.model.templates import manifest_event
 from tests.conftest import require
 from tests.golden.sources import normalise
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
-MANIFEST = SHARED / "etw" / "Microsoft-Windows-DxgKrnl.manifest.xml"
+from tests.etw.manifest_xml import MANIFEST, ROOT
 
 
 @pytest.fixture(autouse=True)

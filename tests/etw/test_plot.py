@@ -136,7 +136,7 @@ def test_the_keywords_to_record_are_the_manifests():
     import xml.etree.ElementTree as ET
 
     from tests.conftest import require
-    from tests.etw.test_manifest import MANIFEST
+    from tests.etw.manifest_xml import MANIFEST
 
     require(MANIFEST.is_file(), f"the DxgKrnl manifest is not at {MANIFEST}")
     root = ET.parse(MANIFEST).getroot()

@@ -263,8 +263,11 @@ def test_rule(rule_id, outcome, make):
 
 
 def test_every_rule_has_a_breaking_and_a_keeping_case():
+    """A trace's own rules (ETW.*: an event not as its template says) are the readers', not a record's: their
+    cases are traces, in tests/etw/test_odd_rules.py, which holds every one of them to both."""
     covered = {(r, o) for r, o, _ in CASES}
-    missing = [f"{r}-{o}" for r in sem.RULES for o in ("breaks", "keeps") if (r, o) not in covered]
+    missing = [f"{r}-{o}" for r in sem.RULES for o in ("breaks", "keeps") if (r, o) not in covered
+               and not r.startswith("ETW.")]
     assert not missing, missing
     assert {r for r, _, _ in CASES} <= set(sem.RULES)
 

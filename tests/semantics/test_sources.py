@@ -31,6 +31,9 @@ def test_every_rule_names_its_source():
         assert (kind is SourceKind.PAGE) == (rule.source.note == "")
         if kind is SourceKind.KIT:
             assert rule.source.where.startswith("d3dkmddi.h (WDK 10.0.26100), ")
+        elif kind is SourceKind.TRACE_NOTES:  # a trace's rules (ETW.*): the notes beside the provider's manifest
+            assert rule.rule_id.startswith("ETW.") and rule.source.copy.startswith("etw/")
+            assert rule.page == f"shared/{rule.source.copy}"
         else:
             assert rule.page.startswith("https://learn.microsoft.com/windows-hardware/drivers/ddi/")
             assert rule.source.copy.startswith("docs/" if kind is SourceKind.PAGE else "seeds/")
@@ -40,7 +43,9 @@ def test_the_rules_that_rest_on_an_earlier_page_or_a_kit_comment():
     assert {r: sem.RULES[r].source.kind.value for r in NOTED} == {
         "SEGFLAGS.APPLICATIONTARGET_DEPRECATED": "kit header comment",
         "SEGFLAGS.HIBERNATE_ON_APERTURE": "earlier version of the page",
-        "SEGFLAGS.PARTIAL_ON_APERTURE": "earlier version of the page"}
+        "SEGFLAGS.PARTIAL_ON_APERTURE": "earlier version of the page",
+        **dict.fromkeys(("ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE", "ETW.BOOLEAN_NOT_0_OR_1",
+                         "ETW.UNDECODED"), "notes on the DxgKrnl manifest and its traces")}
 
 
 def _every_check():
@@ -64,7 +69,7 @@ def test_every_check_of_a_noted_rule_ends_its_message_with_the_note():
             assert check.message.endswith(f" ({note})"), (check.rule_id, check.message)
         else:
             assert not check.message.endswith(("(earlier version of the page)", "(kit header comment)"))
-    assert seen == set(NOTED)
+    assert seen == {r for r in NOTED if not r.startswith("ETW.")}  # a trace's rules are the readers', no check's
 
 
 def test_a_note_is_added_once_when_a_check_is_placed_inside_a_record():

@@ -44,7 +44,7 @@ class Odd:
     @property
     def whole(self) -> bool:
         """Whether every field of the template is there (its entry can apply it)."""
-        return not self.missing and self.payload is None
+        return not self.missing and not self.why
 
     def __eq__(self, other):
         return isinstance(other, Odd) and all(getattr(self, n) == getattr(other, n) for n in Odd.__slots__)
