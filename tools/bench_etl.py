@@ -39,7 +39,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from d3dkmddi_py import cli, etw  # noqa: E402
-from d3dkmddi_py.etw import etlreader  # noqa: E402
+from d3dkmddi_py.etw.readers import etlreader  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import _WRAPPER  # noqa: E402  (how the command-line benchmarks measure a command's own peak)
@@ -88,15 +88,19 @@ def allocation_trace(path: str, n: int) -> None:
         f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
 
 
-def memory_trace(path: str, n: int) -> None:
-    """``allocation_trace`` with one event in four one of the sample's memory events (repeated)."""
+def memory_trace(path: str, n: int, skip=()) -> None:
+    """``allocation_trace`` with one event in four one of the sample's memory events (repeated; but the ids in
+    ``skip``)."""
     from d3dkmddi_py.etw.catalog import KIND_BY_NAME
     from d3dkmddi_py.samples import etl_build, etw_build
 
     segments = [etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], f, ticks=i)
                 for i, f in enumerate(etw_build.segment_events())]
     made = [etl_build.dxgkrnl_event(KIND_BY_NAME[("AdapterAllocation", o)], f) for o, f in _clean_allocations()]
-    memory = [etl_build.dxgkrnl_event(kind, f) for kind, f in etw_build.memory_events(etw_build.allocation_events())]
+    from d3dkmddi_py.etw.catalog import ENTRY_OF
+
+    memory = [etl_build.dxgkrnl_event(kind, f) for kind, f in etw_build.memory_events(etw_build.allocation_events())
+              if kind.event_id in ENTRY_OF and kind.event_id not in skip]  # the catalog's (the goals' trace)
     events = list(segments)
     for i in range(n):
         e = memory[(i // 4) % len(memory)] if i % 4 == 3 else made[i % len(made)]

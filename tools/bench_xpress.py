@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_etl import best_of, to_columns  # noqa: E402
 from d3dkmddi_py.etw.readers import etlfile, etlreader
-from d3dkmddi_py.etw import xpress  # noqa: E402
+from d3dkmddi_py.etw.readers import xpress  # noqa: E402
 from tests.etw import etl_files  # noqa: E402
 
 BEFORE = "fe29b7d1d74e631bd188da8cd64552fcc8cd01f5"  # the commit before the fast path

@@ -128,8 +128,9 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
     w(f"\n{count} provider{'s' if count != 1 else ''}{', most events first' if count > 1 else ''}:\n")
     for p in facts["providers"]:
         names = p["id_names"]
-        ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}" for k, n in list(p["ids"].items())[:8])
-        more = f", ... ({len(p['ids'])} ids)" if len(p["ids"]) > 8 else ""
+        shown = len(p["ids"]) if "symbols" in p else 8  # DxgKrnl's every kind, by its symbol; others' first 8 ids
+        ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}" for k, n in list(p["ids"].items())[:shown])
+        more = f", ... ({len(p['ids'])} ids)" if len(p["ids"]) > shown else ""
         w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
         w(f"             ids {ids}{more}\n")
     return 0

@@ -135,8 +135,13 @@ def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first
     ordered = sorted(providers.values(), key=lambda e: (-e["events"], e["guid"] or ""))
     for entry in ordered:
         entry["ids"] = {str(k): v for k, v in sorted(entry["ids"].items())}
-        if entry["guid"] == DXGKRNL:
+        if entry["guid"] == DXGKRNL:  # its events by the manifest's symbols (an id it lacks: under its number)
             entry["id_names"] = {k: name for k in entry["ids"] if (name := dxgkrnl_event_name(int(k))) is not None}
+            symbols: dict = {}
+            for k, n in entry["ids"].items():
+                name = entry["id_names"].get(k, f"EventID {k}")
+                symbols[name] = symbols.get(name, 0) + n
+            entry["symbols"] = symbols
     header = etl.header
     facts = {k: v for k, v in header.as_dict().items() if k not in ("start_filetime", "header_time")}
     return {

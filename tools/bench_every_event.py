@@ -1,0 +1,138 @@
+"""Benchmark of reading every DxgKrnl event (issue 29), in one run:
+
+    python tools/bench_every_event.py [--events N] [--runs R] [--before COMMIT] [--kinds K]
+
+- The tables of the N-event mixed trace (``bench_etl.memory_trace``: AdapterAllocation events, one in four an
+  event the catalog read before but ReportCommittedAllocation, whose manifest payload the package before refused,
+  on 4 processors), ``etw --format parquet -o DIR`` end to end, by this tree and
+  by the package at ``--before`` (a temporary git worktree of that commit), the two alternated, R runs each:
+  medians with their spread, and the ratio.  Goal: within 1.1 x the time before.
+- An N-event trace of K kinds of event no entry reads (the first K of the manifest whose templates have numbers,
+  pointers, Booleans, GUIDs, strings or counted arrays, their values made from the manifest's templates, in turn),
+  read by ``--summary`` (the header walk), ``--json`` and ``--format csv`` / ``parquet`` (a table per kind):
+  medians and spread, each as a ratio to ``--summary``'s time, and each one's peak RSS.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench import _WRAPPER  # noqa: E402  (a command's own time and peak RSS, in a child of its own)
+from bench_etl import memory_trace  # noqa: E402
+from d3dkmddi_py.etw.catalog import ENTRY_OF, KINDS  # noqa: E402
+from d3dkmddi_py.etw.model.registry import layout_of  # noqa: E402
+from d3dkmddi_py.samples import etl_build, etw_build  # noqa: E402
+
+GOAL_MIXED_RATIO = 1.1
+BEFORE = "7d7fc84"  # main before issue 29: 13 event ids read, the others counted and dropped
+OLD_TEMPLATE = (80,)  # ReportCommittedAllocation: the package before refuses its manifest payload (four fields more)
+
+
+def run(tree: str, args: list) -> tuple:
+    """(seconds, peak RSS in MB) of ``python -m d3dkmddi_py ARGS`` with the package of ``tree``."""
+    env = dict(os.environ, PYTHONPATH=tree)
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "d3dkmddi_py", *args], cwd=tree,
+                         env=env, capture_output=True, text=True, check=True).stdout.split()
+    status = int(out[2])
+    if status not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} with {tree} exited {status}")
+    return float(out[0]), int(out[1]) / 1024
+
+
+def spread(values: list) -> str:
+    return f"{statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f})"
+
+
+def kinds_trace(path: str, n: int, kinds: int, seed: int = 29) -> list:
+    """An N-event trace of ``kinds`` kinds no entry reads, their values the manifest's templates make; the kinds."""
+    rng = random.Random(seed)
+    chosen = [k for i, k in sorted(KINDS.items()) if i not in ENTRY_OF and layout_of(i, k.version)][:kinds]
+    made = []
+    for kind in chosen:
+        given = {}
+        for f in layout_of(kind.event_id, kind.version):
+            if f.in_type in ("UInt32", "UInt64", "Pointer") and f.count is None and f.length is None:
+                given[f.name] = rng.randrange(1 << 31)
+        counts = {c for f in layout_of(kind.event_id, kind.version) for c in (f.count, f.length) if isinstance(c, str)}
+        for name in counts:
+            given[name] = 2
+        made.append(etl_build.dxgkrnl_event(kind, etw_build.manifest_values(kind.event_id, given)))
+    events = []
+    for i in range(n):
+        e = made[i % len(made)]
+        events.append(etl_build.EtlEvent(etl_build.PROVIDER_GUID, e.event_id, e.version, e.payload, opcode=e.opcode,
+                                         task=e.task, keyword=e.keyword, ticks=100 + i, processor=i % 4))
+    with open(path, "wb") as f:
+        f.write(etl_build.etl_bytes(events, processors=4, buffer_size=65536))
+    return chosen
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--before", default=BEFORE, help="the commit the mixed trace's tables are timed against")
+    parser.add_argument("--kinds", type=int, default=50)
+    parser.add_argument("--only", choices=("mixed", "kinds"))
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.only in (None, "mixed"):
+            before = os.path.join(tmp, "before")
+            subprocess.run(["git", "-C", ROOT, "worktree", "add", "-q", "--detach", before, args.before], check=True)
+            try:
+                mixed = os.path.join(tmp, "mixed.etl")
+                memory_trace(mixed, args.events, skip=OLD_TEMPLATE)
+                times = {"before": [], "now": []}
+                peaks = {"before": [], "now": []}
+                for r in range(args.runs):
+                    for label, tree in (("before", before), ("now", ROOT)):
+                        t, peak = run(tree, ["etw", mixed, "--format", "parquet", "-o",
+                                             os.path.join(tmp, f"out-{label}-{r}")])
+                        times[label].append(t)
+                        peaks[label].append(peak)
+                ratio = statistics.median(times["now"]) / statistics.median(times["before"])
+                print(f"the tables of the {args.events:,}-event mixed trace (etw --format parquet -o DIR; without "
+                      f"event {', '.join(map(str, OLD_TEMPLATE))}, which the package before refuses), {args.runs} runs "
+                      f"each, alternated:")
+                for label in ("before", "now"):
+                    print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label])}, "
+                          f"peak RSS {max(peaks[label]):.0f} MB")
+                print(f"  ratio of the medians {ratio:.3f} (goal <= {GOAL_MIXED_RATIO}: "
+                      f"{'met' if ratio <= GOAL_MIXED_RATIO else 'NOT met'})")
+            finally:
+                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", before], check=False)
+        if args.only in (None, "kinds"):
+            path = os.path.join(tmp, "kinds.etl")
+            chosen = kinds_trace(path, args.events, args.kinds)
+            print(f"\na {args.events:,}-event trace of {len(chosen)} kinds no entry reads "
+                  f"({chosen[0].symbol} .. {chosen[-1].symbol}), {os.path.getsize(path) / 1e6:.0f} MB, "
+                  f"{args.runs} runs each:")
+            modes = {"--summary": ["--summary"], "--json": ["--json"],
+                     "--format csv": ["--format", "csv", "-o", os.path.join(tmp, "csv")],
+                     "--format parquet": ["--format", "parquet", "-o", os.path.join(tmp, "parquet")]}
+            results = {}
+            for label, extra in modes.items():
+                got = []
+                for r in range(args.runs):
+                    more = [e + f"-{r}" if e.startswith(tmp) else e for e in extra]
+                    got.append(run(ROOT, ["etw", path, *more]))
+                results[label] = got
+            base = statistics.median(t for t, _p in results["--summary"])
+            for label, got in results.items():
+                times = [t for t, _p in got]
+                print(f"  {label:<17} {spread(times)} = {args.events / statistics.median(times):,.0f} events/s, "
+                      f"{statistics.median(times) / base:.1f} x --summary, peak RSS {max(p for _t, p in got):.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
