@@ -1,13 +1,14 @@
-"""ETW traces of the Microsoft-Windows-DxgKrnl provider: the segments a driver reports (ReportSegment),
-the allocations the kernel creates (AdapterAllocation Start / Stop / DCStart), and the events that say
-where memory is (``etw.catalog`` has every event read, one entry each), decoded into the mirror
-structures and checked against the documented rules that hold for them.
+"""ETW traces of the Microsoft-Windows-DxgKrnl provider: every event of its manifest read from its template, and
+the events the catalog's entries read further (``etw.catalog``, one entry each: the segments a driver reports, the
+allocations the kernel creates, where memory is) decoded into the mirror structures and checked against the
+documented rules that hold for them.  An event that is not what its template says is kept and reported.
 
 ``read(source)`` streams an .etl file or its tracerpt / Event Viewer XML (told apart by content);
 ``summary(source)`` says what any .etl file holds; ``from_records(dicts)`` takes the output of any
 other ETW reader; ``adapters(events, target=...)`` groups them per adapter; ``plot(source, "out.png")`` draws it.
 ``MAPPING`` and ``RULES_APPLY`` are the evidence: which event field fills which mirror member, and
-which rules apply to the kernel's view of these values.
+which rules apply to the kernel's view of these values.  The parts: ``readers`` (XML, .etl, XPRESS), ``model``
+(the manifest, the registry, templates, Events, the Tracker), ``outputs`` (text, tables, picture, command).
 """
 from __future__ import annotations
 

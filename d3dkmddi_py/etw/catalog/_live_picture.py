@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..outputs import panels as draw
 from ..outputs.panels import plain
-from ..outputs.section import plural
+from ..model.section import plural
 
 _KEYS = ("ptr", "kind", "handle", "process", "size")  # a live allocation: adapter, identity's kind and handle, ...
 

@@ -9,7 +9,7 @@ from ... import render
 from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, Newer, StateTable,
                               TableSpec, field_columns, manifest_fields, register)
 from ..model.schema import BOOLEAN, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
-from ..outputs.section import Section, plural
+from ..model.section import Section, plural
 from ._allocations import EVENT, LIVE_ROW, AdapterAllocations, AllocationEntry, Allocations, allocations, track
 from ._live_picture import PANEL
 

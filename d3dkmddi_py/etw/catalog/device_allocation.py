@@ -5,7 +5,7 @@ handle (hAllocationHandle: ReportCommittedAllocation, SetAllocationPriority) are
 from __future__ import annotations
 
 from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, manifest_fields, register
-from ..outputs.section import Section, plural
+from ..model.section import Section, plural
 
 EVENT = "DeviceAllocation"
 FIELDS = manifest_fields(36)

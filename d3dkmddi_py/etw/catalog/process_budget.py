@@ -4,7 +4,7 @@ segment group), beside its usage (VidMmProcessUsageChange)."""
 from __future__ import annotations
 
 from ..model.registry import EventEntry, Mapping, manifest_fields, register
-from ..outputs.section import SeriesSection
+from ..model.section import SeriesSection
 from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, key, key_text, memory
 
 EVENT = "VidMmProcessBudgetChange"

@@ -8,7 +8,7 @@ from operator import itemgetter
 from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.templates import map_names
 from ..outputs import panels as draw
-from ..outputs.section import SeriesSection, bytes_text
+from ..model.section import SeriesSection, bytes_text
 
 EVENT = "VidMmProcessUsageChange"
 FIELDS = manifest_fields(367)  # the manifest's template

@@ -7,7 +7,7 @@ from ...semantics import Adapter, check
 from ..model.mapping import keep
 from ..model.registry import SEGMENT, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..outputs.panels import Panel, plain
-from ..outputs.section import Section, plural
+from ..model.section import Section, plural
 
 _M, S = Mapping, "ReportSegment"
 EVENT = S

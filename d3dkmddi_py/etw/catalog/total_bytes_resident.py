@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, Mapping, TableSpec, field_columns, manifest_fields, register
 from ..outputs import panels as draw
-from ..outputs.section import SeriesSection, bytes_text
+from ..model.section import SeriesSection, bytes_text
 
 EVENT = "TotalBytesResidentInSegment"
 ID = 274

@@ -17,8 +17,7 @@ from ...bulk.table import INT64_MAX
 from ...errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
                       shown, text_argument)
 from ...jsonvalue import wide_text
-from ..catalog import ENTRIES, ENTRY_OF, KIND_BY_NAME, KINDS, SYMBOLS
-from .registry import layout_of, on_change
+from .registry import ENTRIES, ENTRY_OF, KIND_BY_NAME, KINDS, SYMBOLS, layout_of, on_change
 from .schema import BOOLEAN, OPCODES, EventKind, flag_names, in_type_range
 from .dxgkrnl_manifest import PROVIDER
 from .templates import IN_TYPES, map_names

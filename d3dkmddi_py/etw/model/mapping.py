@@ -16,7 +16,7 @@ from ...errors import EtwInputError, bad_argument, choice_argument, integer_argu
 from ...semantics import RULES, flags_member
 from ...span import _short
 from ...target import as_target, target as make_target
-from ..catalog import ENTRIES
+from .registry import ENTRIES
 from .registry import (ALLOCATION_TYPE, FLAG_VIEW, MIRROR_TYPES, PACKED_BY, SEGMENT, USAGE_TYPE, Mapping,  # noqa: F401
                        descriptor_type, on_change)
 from .odd import RULES as ODD_RULES

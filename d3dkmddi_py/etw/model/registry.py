@@ -110,6 +110,20 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """An entry's part of the picture (``etw --plot``).  ``take(collector, np, cells, x, numbers, adapters)``: a
+    chunk of its table's rows (``cells``: column name -> values, of the columns in ``reads`` and the head's) into
+    series; ``draw(np, picture, adapter_picture, ax, columns)``: the panel of one adapter, for the entry that draws
+    ``name`` (None: it only feeds the panel another entry draws), at ``order`` among the panels."""
+
+    name: str
+    reads: tuple
+    take: object
+    draw: object = None
+    order: int = 100
+
+
+@dataclass(frozen=True)
 class StateTable:
     """A table of the trace's state at its end (a row per live allocation, per process), not of its events:
     ``rows(tracker, when)`` gives a tuple per row in ``columns``' order ((name, kind) pairs), ``when(t)``
@@ -160,7 +174,7 @@ class EventEntry:
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
     order: int = 100  # where its table and text come among the others' (the lowest first)
     state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
-    panel: object = None  # its part of the picture (outputs.panels.Panel), or None
+    panel: object = None  # its part of the picture (a Panel), or None
     state: object = None  # state(tracker) -> what it keeps across the trace (Tracker.part(its name))
     finish: object = None  # finish(tracker): at the trace's end, what it kept checked against the final segments
     view: object = None  # view(tracker, adapter_trace) -> (semantics Adapter or None, why): the adapter's segments
@@ -382,15 +396,18 @@ def _kinds(entry) -> None:
                          ("view", "tracker, adapter"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
         _function(getattr(entry, name), f"{at}: {name}", params)
-    from ..outputs.section import Section  # here: the text's module is not needed to read a trace
+    from .section import Section  # here: the text's module is not needed to read a trace
 
     if entry.text is not None and not isinstance(entry.text, Section):
-        raise bad_argument(f"{at}: text", entry.text, "an etw.outputs.section.Section or None")
+        raise bad_argument(f"{at}: text", entry.text, "an etw.model.section.Section or None")
     if entry.panel is not None:
-        from ..outputs.panels import Panel
-
         if not isinstance(entry.panel, Panel):
-            raise bad_argument(f"{at}: panel", entry.panel, "an etw.outputs.panels.Panel or None")
+            raise bad_argument(f"{at}: panel", entry.panel, "an etw Panel (etw.model.registry.Panel) or None")
+        name_argument(entry.panel.name, f"{at}: panel name", "the panel's name (a str)")
+        _rows(entry.panel.reads, f"{at}: panel reads", str, "a tuple of its table's column names")
+        _function(entry.panel.take, f"{at}: panel take", "collector, np, cells, x, numbers, adapters", optional=False)
+        _function(entry.panel.draw, f"{at}: panel draw", "np, picture, adapter, ax, columns")
+        integer_argument(entry.panel.order, f"{at}: panel order")
     _function(entry.adapter_state, f"{at}: adapter_state", "")
     _rows(entry.groups, f"{at}: groups", str, "a tuple of series group names")
     _rows(entry.rules, f"{at}: rules", str, "a tuple of rule ids (semantics.RULES)")

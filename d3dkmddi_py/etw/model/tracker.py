@@ -13,7 +13,7 @@ from ... import bulk
 from ...semantics import check as check_record
 from ...errors import EtwInputError, InvalidArgument, bad_argument, flag_argument, shown
 from ...target import as_target
-from ..catalog import ENTRIES, ENTRY_OF
+from .registry import ENTRIES, ENTRY_OF
 from .mapping import applies, keep, packer
 from .events import Event, registered_kind
 from .odd import OddReports

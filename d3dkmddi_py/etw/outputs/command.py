@@ -21,7 +21,7 @@ from ...names import ABIS, NEWEST, parse_abi, parse_version
 from ...target import target as make_target
 from ...bulk.table import FORMATS
 from ...bulk.write import Progress
-from ..catalog import ENTRY_OF
+from ..model.registry import ENTRY_OF
 from ..readers.etlfile import WIDE_FACTS
 from ..model.events import json_value
 from ..model.registry import layout_of

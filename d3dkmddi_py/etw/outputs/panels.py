@@ -15,25 +15,12 @@ from ..._numpy import numpy_module
 from ..._records import dataclass, field
 from ...semantics.explain import _size_text as size_text
 from ..model.dxgkrnl_manifest import EVENTS, GUID, KEYWORDS, PROVIDER
-from .section import plural
+from ..model.registry import Panel  # noqa: F401 - what an entry declares, beside what it draws with
+from ..model.section import plural
 
 MAX_SERIES = 256  # series collected per adapter and panel; samples of others are counted
 DRAWN_SERIES = 8  # series drawn per panel, the highest first
 POINTS_PER_COLUMN = 4
-
-
-@dataclass(frozen=True)
-class Panel:
-    """An entry's part of the picture.  ``take(collector, np, cells, x, numbers, adapters)``: a chunk of its table's
-    rows (``cells``: column name -> values, of the columns in ``reads`` and the head's) into series;
-    ``draw(np, picture, adapter_picture, ax, columns)``: the panel of one adapter, for the entry that draws
-    ``name`` (None: it only feeds the panel another entry draws)."""
-
-    name: str
-    reads: tuple
-    take: object
-    draw: object = None
-    order: int = 100
 
 
 class Samples:

@@ -20,12 +20,12 @@ from ..._records import dataclass
 from ...errors import EtwInputError, bad_argument
 from ...outfile import check_output, open_output, safe_name
 from ...render import RULE_KEY
-from ..catalog import ENTRIES
+from ..model.registry import ENTRIES
 from ..model.tracker import Tracker
 from ..model.registry import HEAD
 from ..model.schema import PROVIDER
 from .panels import MAX_SERIES, AdapterPicture, Samples, plain, record_hint
-from .section import plural
+from ..model.section import plural
 from .tables import table_names
 
 EXTRA = "plot"  # pip install 'd3dkmddi_py[plot]'

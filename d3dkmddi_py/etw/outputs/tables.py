@@ -26,7 +26,7 @@ from ...bulk.table import Table, columns_table, writer
 from ...errors import EtwInputError
 from ...outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
 from ..readers import etlcolumns
-from ..catalog import ENTRIES, ENTRY_OF, OPTIONAL, TEMPLATES
+from ..model.registry import ENTRIES, ENTRY_OF, OPTIONAL, TEMPLATES
 from ..model.mapping import ALLOCATION_TYPE, SEGMENT
 from ..model.tracker import Tracker
 from ..model.registry import HEAD, MIRROR_PREFIX, field_kind, layout_of

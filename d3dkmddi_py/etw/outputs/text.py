@@ -12,9 +12,9 @@ from ... import dttext, render
 from ...layout import type_layout
 from ...pipeline.texts import BODY_CACHE
 from ...semantics import field_meanings
-from ..catalog import ENTRIES
+from ..model.registry import ENTRIES
 from ..model.mapping import REASONS, carried
-from .section import Section, plural
+from ..model.section import Section, plural
 
 
 class TextOut:

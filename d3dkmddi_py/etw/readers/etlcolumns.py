@@ -21,7 +21,7 @@ import uuid
 from ..._numpy import numpy_module
 from ...errors import EtwInputError
 from . import etlcount, etlfile, etlreader
-from ..catalog import ENTRY_OF, KINDS, TEMPLATES
+from ..model.registry import ENTRY_OF, KINDS, TEMPLATES
 from .etlreader import DXGKRNL, plan_of, read_payload
 from ..model.events import Event, _flag, new_event
 from ..model.registry import on_change, unknown_kind

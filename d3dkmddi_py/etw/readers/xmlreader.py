@@ -16,7 +16,7 @@ import pyexpat
 from ...errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
 from ...outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
-from ..catalog import ENTRY_OF, KINDS
+from ..model.registry import ENTRY_OF, KINDS
 from ..model.events import Event, Odd, new_event, parse_fields
 from ..model.registry import unknown_kind
 from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
