@@ -15,6 +15,11 @@ LAYERS = (
     ("meanings", ("semantics",)),
     ("records", ("render", "dttext", "jsonformat", "decoding", "follow")),
     ("columns", ("bulk", "pipeline")),
+    # etw's parts, lowest first: what a trace is made of, its readers, what it is written as, the events' entries
+    ("etw model", ("etw.model",)),
+    ("etw readers", ("etw.readers",)),
+    ("etw outputs", ("etw.outputs",)),
+    ("etw catalog", ("etw.catalog",)),
     ("etw", ("etw",)),
     ("samples", ("samples", "recipes")),
     # "" is the package root, which routes every public name; _cgen writes the headers and the root's stub
