@@ -1,6 +1,11 @@
 """What the AdapterAllocation entry keeps (its module's part, not an entry itself: its name starts with _): the live
-allocations by hVidMmGlobalAlloc (what later events name them by), each process's tally, and per adapter the
-allocations kept whole for the text.  The placement and priority entries read the live allocations through it."""
+allocations, each process's tally, and per adapter the allocations kept whole for the text.  The placement and
+priority entries read the live allocations through it.
+
+One rule keys a live allocation everywhere (the tables, the text, the picture): its adapter and its identity,
+hDxgGlobalAlloc, or hVidMmGlobalAlloc where that is 0 (``key``); an allocation with both 0 names nothing and is
+counted, never kept.  A Start or DCStart of a live key replaces it; a Stop removes the key it names.  Later events
+name an allocation by hVidMmGlobalAlloc: the live allocation that last started with it answers."""
 from __future__ import annotations
 
 from itertools import islice
@@ -14,8 +19,20 @@ EVENT = "AdapterAllocation"
 LIVE_ROW = ("stop", "hVidMmGlobalAlloc", "pDxgAdapter", "dwReadSegment", "dwWriteSegment", "hProcessId",
             "hDxgGlobalAlloc", "allocSize", "dwEvictionSegment", "PreferredSegment", "HintedBank", "Priority",
             "number", "time")
-LIVE_PROCESS, LIVE_SIZE, LIVE_NUMBER, LIVE_TIME = (LIVE_ROW.index(n) - 2 for n in ("hProcessId", "allocSize", "number",
-                                                                                   "time"))
+MOST_BYTES = (1 << 64) - 1  # what a byte count of every output holds (a uint64); a sum past it is shown as it, said
+LIVE_ADAPTER, LIVE_DXG, LIVE_PROCESS, LIVE_SIZE, LIVE_NUMBER, LIVE_TIME = (
+    LIVE_ROW.index(n) - 2 for n in ("pDxgAdapter", "hDxgGlobalAlloc", "hProcessId", "allocSize", "number", "time"))
+
+
+def key(adapter: int, dxg: int, vidmm: int):
+    """A live allocation's key: (adapter, True, hDxgGlobalAlloc), or (adapter, False, hVidMmGlobalAlloc) where
+    hDxgGlobalAlloc is 0; None where both are 0 (it names nothing to remove or find)."""
+    return (adapter, True, dxg) if dxg else (adapter, False, vidmm) if vidmm else None
+
+
+def identity_of(dxg: int, vidmm: int) -> tuple:
+    """The handle a live allocation is known by (the text's heading): (its name, its value)."""
+    return ("hDxgGlobalAlloc", dxg) if dxg else ("hVidMmGlobalAlloc", vidmm)
 
 
 @dataclass
@@ -50,6 +67,11 @@ class ProcessTally:
         self.started = self.stopped = self.live = self.live_bytes = self.peak = 0
         self.peak_number = self.peak_time = None
 
+    @property
+    def saturated(self) -> bool:
+        """Whether its live bytes (or their peak) passed MOST_BYTES: every output shows MOST_BYTES and says so."""
+        return self.peak > MOST_BYTES
+
     def add(self, size: int, number: int, time) -> None:
         """One more live allocation of ``size`` bytes, by event ``number`` at ``time``."""
         self.live += 1
@@ -74,55 +96,65 @@ class Allocations:
 
     def __init__(self, tracker):
         self.tracker = tracker
-        self.live: dict = {}  # hVidMmGlobalAlloc -> a live allocation: its row of ``track`` from the adapter on
+        self.live: dict = {}  # key -> a live allocation: (hVidMmGlobalAlloc, its row of ``track`` from the adapter on)
+        self.by_global: dict = {}  # hVidMmGlobalAlloc -> the key of the live allocation that last started with it
         self.processes: dict = {}  # hProcessId -> ProcessTally of its allocations
-        self.entries: dict = {}  # hVidMmGlobalAlloc -> its AllocationEntry (``Tracker(entries=True)`` only)
+        self.entries: dict = {}  # key -> its AllocationEntry (``Tracker(entries=True)`` only)
+        self.unkeyed = 0  # Starts and DCStarts of an allocation whose two handles are 0: counted, not kept
 
     def track(self, rows) -> None:
-        """AdapterAllocation events in order, each a row of ``LIVE_ROW``: the live allocations by hVidMmGlobalAlloc
-        (what later events name them by; 0 names none, so such an allocation is counted, not kept) and each
+        """AdapterAllocation events in order, each a row of ``LIVE_ROW``: the live allocations by ``key`` and each
         hProcessId's tally.  One loop for an Event (``apply``) and for a run of a batch's rows (``track``), so the
         two keep the same state."""
-        live, processes = self.live, self.processes
+        live, processes, by_global = self.live, self.processes, self.by_global
         for row in rows:
-            stop, handle, kept = row[0], row[1], row[2:]
+            stop, vidmm, kept = row[0], row[1], row[2:]
             process = kept[LIVE_PROCESS]
             tally = processes.get(process)
             if tally is None:
                 tally = processes[process] = ProcessTally()
-            old = live.pop(handle, None) if handle else None
+            k = key(kept[LIVE_ADAPTER], kept[LIVE_DXG], vidmm)
+            old = live.pop(k, None) if k is not None else None
             if old is not None:  # stopped, or started again: its bytes leave its owner
-                owner = processes[old[LIVE_PROCESS]]
+                owner = processes[old[1][LIVE_PROCESS]]
                 owner.live -= 1
-                owner.live_bytes -= old[LIVE_SIZE]
+                owner.live_bytes -= old[1][LIVE_SIZE]
+                if old[0] and by_global.get(old[0]) == k:
+                    del by_global[old[0]]
             if stop:
                 tally.stopped += 1
                 continue
             tally.started += 1
-            if handle:
-                live[handle] = kept
-                tally.add(kept[LIVE_SIZE], kept[LIVE_NUMBER], kept[LIVE_TIME])
+            if k is None:
+                self.unkeyed += 1
+                continue
+            live[k] = (vidmm, kept)
+            if vidmm:
+                by_global[vidmm] = k
+            tally.add(kept[LIVE_SIZE], kept[LIVE_NUMBER], kept[LIVE_TIME])
 
     def of(self, global_handle: int):
-        """(adapter pointer, read set, write set, AllocationEntry or None) of a live allocation by its
-        hVidMmGlobalAlloc, or None."""
-        found = self.live.get(global_handle)
-        if found is None:
+        """(adapter pointer, read set, write set, AllocationEntry or None) of the live allocation that last started
+        with this hVidMmGlobalAlloc, or None."""
+        k = self.by_global.get(global_handle)
+        if k is None:
             return None
-        return found[:3] + (self.entries.get(global_handle),)
+        return self.live[k][1][:3] + (self.entries.get(k),)
 
     def update(self, global_handle: int, name: str, value) -> None:
         """A live allocation's kept ``name`` (of ``LIVE_ROW``) is now ``value`` (a priority changed)."""
-        kept = self.live.get(global_handle)
-        if kept is not None:
+        k = self.by_global.get(global_handle)
+        if k is not None:
+            vidmm, kept = self.live[k]
             i = LIVE_ROW.index(name) - 2
-            self.live[global_handle] = kept[:i] + (value,) + kept[i + 1:]
+            self.live[k] = (vidmm, kept[:i] + (value,) + kept[i + 1:])
 
     def tell(self, global_handle: int, event, line, findings) -> None:
         """What ``event`` says of a live allocation: the allocation's text shows the last of each kind
         (``line()``, made only for an allocation kept whole, and its findings); the findings of one it replaces,
         or of an allocation not kept whole, go with the findings of events about no live record."""
-        entry = self.entries.get(global_handle)
+        k = self.by_global.get(global_handle)
+        entry = self.entries.get(k) if k is not None else None
         if entry is None:
             self.tracker.keep_loose(event, list(findings))
             return

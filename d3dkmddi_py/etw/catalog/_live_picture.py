@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..outputs import panels as draw
 from ..outputs.panels import plain
+from ._allocations import MOST_BYTES
 from ..model.section import plural
 
 _KEYS = ("ptr", "kind", "handle", "process", "size")  # a live allocation: adapter, identity's kind and handle, ...
@@ -14,8 +15,8 @@ def _empty_live(np) -> dict:
 
 
 def take(collector, np, cells, x, numbers, adapters) -> None:
-    """Live bytes per process after each row: as Tracker.apply keeps live allocations (per adapter, by
-    ``identity``; a Start of a live one replaces it, a Stop removes the one it names), column-wise: a row's
+    """Live bytes per process after each row: as the tables' and the text's live allocations keep them (one key:
+    ``_allocations.key``, per adapter; a Start of a live one replaces it, a Stop removes the one it names), column-wise: a row's
     live allocation of the same key is the last row before it with that key when that row is no Stop
     (every row with the key takes it away, only a Start or DCStart puts it back).  The live allocations are kept
     between chunks as arrays (33 bytes each)."""
@@ -32,6 +33,10 @@ def take(collector, np, cells, x, numbers, adapters) -> None:
     process = np.asarray(cells["hProcessId"], dtype=np.uint64)[ok]
     size = np.asarray(cells["Size"], dtype=np.uint64)[ok]
     x, numbers, ptr = x[ok], numbers[ok], ptr[ok]
+    named = (handle != 0) | stop  # the one rule (_allocations.key): a Start of two 0 handles names nothing to keep
+    if not named.all():
+        stop, kind, handle, process, size, x, numbers, ptr = (v[named] for v in (stop, kind, handle, process, size, x,
+                                                                                numbers, ptr))
     held = collector.state.get("live") or _empty_live(np)  # the live allocations the rows before left
     h = len(held["ptr"])
     a_ptr, a_kind, a_handle = (np.concatenate([held[k], v]) for k, v in
@@ -63,6 +68,8 @@ def take(collector, np, cells, x, numbers, adapters) -> None:
     out = gone & (stop | ~same_process)
     add = ~stop
     rows = np.concatenate([np.flatnonzero(out), np.flatnonzero(add)])
+    if not len(rows):  # a chunk of Stops of allocations not seen starting changes no process's bytes
+        return
     seq = np.argsort(np.concatenate([rows[:out.sum()] * 2, rows[out.sum():] * 2 + 1]), kind="stable")
     rows = rows[seq]
     owner = np.concatenate([gone_process[out], process[add]])[seq]
@@ -92,6 +99,10 @@ def take(collector, np, cells, x, numbers, adapters) -> None:
         start = totals_of.get(key, 0)
         totals = np.cumsum(delta[span], dtype=dtype) + (np.uint64(start) if exact else start)
         totals_of[key] = int(totals[-1])
+        if not exact and (totals > MOST_BYTES).any():  # drawn at what a byte count holds, and said
+            collector.said["live bytes passed 2**64-1 and are drawn at 0xffffffffffffffff"] = \
+                collector.said.get("live bytes passed 2**64-1 and are drawn at 0xffffffffffffffff", 0) + 1
+            totals = np.minimum(totals, MOST_BYTES)
         a.series["live"][key[1]].extend(np, x[rows[span]], numbers[rows[span]], totals)
 
 

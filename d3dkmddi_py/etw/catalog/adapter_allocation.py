@@ -10,7 +10,8 @@ from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, Ev
                               TableSpec, field_columns, manifest_fields, register)
 from ..model.schema import BOOLEAN, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
 from ..model.section import Section, plural
-from ._allocations import EVENT, LIVE_ROW, AdapterAllocations, AllocationEntry, Allocations, allocations, track
+from ._allocations import (EVENT, LIVE_ROW, MOST_BYTES, AdapterAllocations, AllocationEntry, Allocations, allocations,
+                           identity_of, key, track)
 from ._live_picture import PANEL
 
 FIELDS = manifest_fields(33)
@@ -72,13 +73,8 @@ MAPPING = (
 
 
 def identity(event) -> tuple:
-    """The allocation's identity: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
+    """The handle the allocation is known by: hDxgGlobalAlloc, or hVidMmGlobalAlloc when that is 0."""
     return identity_of(event.fields["hDxgGlobalAlloc"], event.fields["hVidMmGlobalAlloc"])
-
-
-def identity_of(dxg: int, vidmm: int) -> tuple:
-    """``identity`` of the two handles (a table row's cells)."""
-    return ("hDxgGlobalAlloc", dxg) if dxg else ("hVidMmGlobalAlloc", vidmm)
 
 
 def apply(tracker, event) -> bytes:
@@ -86,23 +82,22 @@ def apply(tracker, event) -> bytes:
     f = event.fields
     a = tracker.adapter(event.adapter).part(EVENT)
     data = tracker.packer.pack(ALLOCATION_TYPE, event)
-    handle = f["hVidMmGlobalAlloc"]
     live = allocations(tracker)
     live.track(((event.opcode == "Stop", *(f[n] for n in LIVE_ROW[1:-2]), event.number, event.time),))
+    k = key(event.adapter, f["hDxgGlobalAlloc"], f["hVidMmGlobalAlloc"])  # the one rule (``_allocations``)
     if event.opcode == "Stop":
         a.stopped += 1
-        live.entries.pop(handle, None)
-        gone = a.allocations.pop(identity(event), None) if tracker.entries else None
+        live.entries.pop(k, None)
+        gone = a.allocations.pop(identity(event), None) if tracker.entries and k is not None else None
         if tracker.entries and gone is None:
             a.stops_unmatched += 1
         for later in (gone.later.values() if gone is not None else ()):  # its text goes: keep its findings
             tracker.keep_loose(later.event, later.findings)
         return data
     a.started += 1
-    if tracker.entries:
+    if tracker.entries and k is not None:
         entry = a.allocations[identity(event)] = AllocationEntry(event, data, tracker.packer.pack(USAGE_TYPE, event))
-        if handle:
-            live.entries[handle] = entry
+        live.entries[k] = entry
     return data
 
 
@@ -171,6 +166,14 @@ class _Text(Section):
         out.line(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
                  f"starting), {len(live)} live: {clean} without findings, {len(live) - clean} with "
                  f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from {len(out.rules)} distinct rules")
+        saturated = sum(t.saturated for t in allocations(tracker).processes.values())
+        if saturated:
+            out.line(f"   {plural(saturated, 'process')}' live bytes passed 2**64-1 (0xffffffffffffffff): the tables "
+                     f"and the picture show that value")
+        unkeyed = allocations(tracker).unkeyed
+        if unkeyed:
+            out.line(f"   {plural(unkeyed, 'allocation')} started with hDxgGlobalAlloc and hVidMmGlobalAlloc both 0: "
+                     f"counted, not kept (nothing names it)")
 
 
 # after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit), then the
@@ -181,10 +184,10 @@ COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("Allo
                     optional=("PageTableOrDirectory",))
 
 def live_rows(tracker, when):
-    """A row per allocation live at the trace's end (by hVidMmGlobalAlloc, in the order they started): the event
+    """A row per allocation live at the trace's end (by its key, in the order they started): the event
     that started it, its owner, its adapter and handles, and its size, sets and preferences (the priority its
     last SetAllocationPriority gave, if any), named as the allocations table names the members they fill."""
-    for handle, kept in allocations(tracker).live.items():
+    for handle, kept in allocations(tracker).live.values():
         adapter, read, write, process, dxg, size, eviction, preferred, hinted, priority, number, time = kept
         yield (number, *when(time), process, adapter, handle, dxg, size, read, write, eviction, preferred, hinted,
                priority)
@@ -200,8 +203,9 @@ LIVE = StateTable("live", (
 def process_rows(tracker, when):
     """A row per hProcessId that owned an allocation event: allocations started (Start, DCStart), stopped, live at
     the end and their bytes, and the highest live bytes with the event that reached them."""
-    for process, t in allocations(tracker).processes.items():
-        yield (process, t.started, t.stopped, t.live, t.live_bytes, t.peak, t.peak_number, *when(t.peak_time))
+    for process, t in allocations(tracker).processes.items():  # bytes past a uint64: MOST_BYTES (the text says so)
+        yield (process, t.started, t.stopped, t.live, min(t.live_bytes, MOST_BYTES), min(t.peak, MOST_BYTES),
+               t.peak_number, *when(t.peak_time))
 
 
 PROCESSES = StateTable("processes", (

@@ -128,8 +128,10 @@ def _time_text(v: float, _pos) -> str:
 
 
 def empty(ax, title: str, text: str) -> None:
+    """A panel the trace cannot fill: its title and what to record.  Its x ticks are hidden, not removed: the time
+    axis is shared, and removing them here took them from every panel."""
     ax.set_title(title, fontsize=10, loc="left")
-    ax.set_xticks([])
+    ax.tick_params(axis="x", which="both", bottom=False, labelbottom=False)
     ax.set_yticks([])
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, wrap=True, fontsize=9)
 

@@ -13,6 +13,7 @@ when drawing (Agg and SVG, no pyplot), with a fixed SVG hash salt and no dates i
 from __future__ import annotations
 
 import os
+import threading
 from hashlib import sha256
 
 from ..._numpy import numpy_module, optional_module
@@ -34,6 +35,7 @@ MAX_ADAPTERS = 64  # adapters collected; events of others are counted
 DRAWN_ADAPTERS = 4  # adapters drawn, the most samples first
 WIDTH, PANEL_HEIGHT, NOTES_HEIGHT, DPI = 12.0, 3.0, 0.6, 100  # inches, dots an inch: 1,200 pixel columns
 SALT = "d3dkmddi_py"  # svg.hashsalt: the SVG's ids are the same every run
+_SAVING = threading.Lock()  # matplotlib's rc settings are the process's: one figure is saved at a time
 
 
 def drawn_panels() -> list:
@@ -52,6 +54,7 @@ class Picture:
     events: int
     dropped_events: int  # events of adapters past MAX_ADAPTERS
     loose: Samples  # events with error findings that name no adapter (drawn on every adapter's panels)
+    said: dict  # what the panels say under the figure (a value drawn otherwise than it is) -> how many times
     axis: str = "seconds"  # or "number": some row had no time, so x is the event's number
     origin: float = 0.0  # the seconds of the first point drawn
     end: float = 0.0  # the x of the last point drawn: each value holds until it
@@ -102,6 +105,7 @@ class _Collector:
         self.adapters: dict = {}
         self.rules: dict = {}
         self.state: dict = {}  # what a panel keeps between chunks, by its own key
+        self.said: dict = {}  # what a panel says under the figure -> how many times it happened
         self.dropped_events = 0
         self.loose = Samples()
 
@@ -179,7 +183,8 @@ def series(source, *, target=None, name: str | None = None, reader=None) -> tupl
         tables.read(reader)
         reader.check_found()
     c = collector
-    picture = Picture(reader.name, c.adapters, dict(sorted(c.rules.items())), tables.events, c.dropped_events, c.loose)
+    picture = Picture(reader.name, c.adapters, dict(sorted(c.rules.items())), tables.events, c.dropped_events, c.loose,
+                      dict(c.said))
     _place(picture)
     return picture, tables.errors
 
@@ -252,6 +257,7 @@ def _notes(picture: Picture, hidden: list) -> list:
         notes.append(f"{picture.dropped_events:,} events of adapters past the first {MAX_ADAPTERS} not collected")
     if picture.axis == "number":
         notes.append("x is the event's number: some event has no time the picture can read")
+    notes += [f"{what} ({n:,} time{'s' if n != 1 else ''})" for what, n in picture.said.items()]
     return notes or [" "]
 
 
@@ -289,7 +295,7 @@ def save(fig, out, fmt: str, title: str) -> None:
 
     metadata = {"Title": title, "Description": f"sha256 of what is drawn: {digest(fig)}"}
     metadata.update({"Software": None} if fmt == "png" else {"Date": None, "Creator": None})
-    with matplotlib.rc_context({"svg.hashsalt": SALT, "svg.fonttype": "path"}):
+    with _SAVING, matplotlib.rc_context({"svg.hashsalt": SALT, "svg.fonttype": "path"}):
         fig.savefig(out, format=fmt, metadata=metadata)
 
 
