@@ -82,9 +82,8 @@ class ProcessTally:
 
 class AdapterAllocations:
     """An adapter's allocations: those kept whole for the text by identity (``Tracker(entries=True)``), and how
-    many were started, stopped, and stopped without being seen starting."""
-
-    __slots__ = ("allocations", "started", "stopped", "stops_unmatched")
+    many were started, stopped, and stopped without being seen starting (a plain object: it pickles with the
+    adapter's record, by every protocol)."""
 
     def __init__(self):
         self.allocations: dict = {}

@@ -40,9 +40,8 @@ class SegmentEntry:
 
 class AdapterSegments:
     """An adapter's segments by id (a later report replaces an earlier one), how many reports were replaced, and
-    the findings of the rules about all of them (one AGP segment)."""
-
-    __slots__ = ("segments", "segments_replaced", "adapter_findings")
+    the findings of the rules about all of them (one AGP segment; a plain object: it pickles with the adapter's
+    record, by every protocol)."""
 
     def __init__(self):
         self.segments: dict = {}
