@@ -174,6 +174,19 @@ def test_reduce_keeps_each_pixel_columns_first_lowest_highest_and_last_point():
     assert reduce(np, x[:10], y[:10], columns)[0].tolist() == x[:10].tolist()  # few points: all of them
 
 
+@pytest.mark.parametrize("n", [1000, 100_000], ids=["below the reduction", "above it"])
+def test_a_time_that_goes_back_is_drawn_in_event_order_at_any_count(n):
+    """The picture drew a time that goes back in event order below 4,800 samples and re-sorted by time above, so
+    its last value disagreed with the text's: samples are in event order everywhere."""
+    rng = np.random.default_rng(29)
+    x = np.sort(rng.random(n))
+    x[n // 2:] -= 0.5  # the clock steps back half way
+    y = rng.integers(0, 1 << 40, n).astype(np.float64)
+    rx, ry = reduce(np, x, y, 300)
+    assert ry[-1] == y[-1] and rx[-1] == x[-1] and ry[0] == y[0]  # the text's first and last, drawn last and first
+    assert ry.max() == y.max() and ry.min() == y.min()
+
+
 def test_series_past_the_bound_are_counted_and_said(monkeypatch):
     monkeypatch.setattr(PLOT, "MAX_SERIES", 2)
     items = [Dxg(SEGMENT, seg_fields(i, 0), version=1) for i in (1, 2, 3)]

@@ -137,19 +137,19 @@ def empty(ax, title: str, text: str) -> None:
 
 
 def reduce(np, x, y, columns: int):
-    """(x, y) with at most POINTS_PER_COLUMN points in each of ``columns`` equal columns of x's range: each
-    column's first, lowest, highest and last point, in x order (a line drawn through them covers the same
-    pixels)."""
+    """(x, y) with at most POINTS_PER_COLUMN points for each run of samples in one of ``columns`` equal columns of
+    x's range: each run's first, lowest, highest and last point, in the samples' (the events') order, as the text's
+    series are (a line drawn through them covers the same pixels; a time that goes back is drawn going back, never
+    re-sorted)."""
     if len(x) <= POINTS_PER_COLUMN * columns:
         return x, y
-    order = np.argsort(x, kind="stable")
-    x, y = x[order], y[order]
-    low, high = x[0], x[-1]
+    low, high = x.min(), x.max()
     span = high - low if high > low else 1.0
     bins = np.minimum(((x - low) / span * columns).astype(np.int64), columns - 1)
-    starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+    starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])  # runs of one column, in event order
     ends = np.r_[starts[1:], len(x)] - 1
-    by_value = np.lexsort((y, bins))  # within each column, lowest first
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(x)]))
+    by_value = np.lexsort((y, run))  # within each run (its own positions), lowest first
     keep = np.unique(np.concatenate([starts, ends, by_value[starts], by_value[ends]]))
     return x[keep], y[keep]
 
