@@ -99,6 +99,7 @@ class Allocations:
         self.by_global: dict = {}  # hVidMmGlobalAlloc -> the key of the live allocation that last started with it
         self.processes: dict = {}  # hProcessId -> ProcessTally of its allocations
         self.entries: dict = {}  # key -> its AllocationEntry (``Tracker(entries=True)`` only)
+        self.where: dict = {}  # key -> (segment id, time in ns or None, event number): where an event last put it
         self.unkeyed = 0  # Starts and DCStarts of an allocation whose two handles are 0: counted, not kept
 
     def track(self, rows) -> None:
@@ -114,7 +115,8 @@ class Allocations:
                 tally = processes[process] = ProcessTally()
             k = key(kept[LIVE_ADAPTER], kept[LIVE_DXG], vidmm)
             old = live.pop(k, None) if k is not None else None
-            if old is not None:  # stopped, or started again: its bytes leave its owner
+            if old is not None:  # stopped, or started again: its bytes leave its owner, its place is forgotten
+                self.where.pop(k, None)
                 owner = processes[old[1][LIVE_PROCESS]]
                 owner.live -= 1
                 owner.live_bytes -= old[1][LIVE_SIZE]
@@ -139,6 +141,18 @@ class Allocations:
         if k is None:
             return None
         return self.live[k][1][:3] + (self.entries.get(k),)
+
+    def row(self, global_handle: int):
+        """(key, what ``track`` keeps of it: a ``LIVE_ROW`` tail) of the live allocation that last started with this
+        hVidMmGlobalAlloc, or None."""
+        k = self.by_global.get(global_handle)
+        return None if k is None else (k, self.live[k][1])
+
+    def locate(self, global_handle: int, segment: int, ns, number: int) -> None:
+        """An event put the live allocation in ``segment`` (0: out of every segment) at ``ns``."""
+        k = self.by_global.get(global_handle)
+        if k is not None:
+            self.where[k] = (segment, ns, number)
 
     def update(self, global_handle: int, name: str, value) -> None:
         """A live allocation's kept ``name`` (of ``LIVE_ROW``) is now ``value`` (a priority changed)."""

@@ -9,6 +9,7 @@ from functools import lru_cache
 from ...semantics import Placement, check
 from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
+from ..model.times import time_ns
 from ._allocations import allocations
 from .adapter_allocation import FIELDS as ALLOCATION_FIELDS
 from .device_allocation import device_allocation
@@ -46,6 +47,7 @@ def place(tracker, event, global_handle, how: str) -> Resolved:
     findings = tuple(check(Placement(info, segment, offset, target=tracker.target)))
     if entry is not None:
         entry.placement = (segment, offset, event.number)
+    live.locate(global_handle, segment, time_ns(event.time), event.number)
     live.tell(global_handle, event, lambda: f"   committed to segment {segment} at offset {offset:#x} (event "
                                            f"#{event.number}, {event.kind.label})", findings)
     return Resolved(pointer, global_handle, findings)

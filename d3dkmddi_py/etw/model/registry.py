@@ -100,9 +100,10 @@ def _cell(value):
 
 @dataclass(frozen=True)
 class TableSpec:
-    """An event's table: after the head (number, time, opcode, process, adapter), ``columns``; with
-    ``mirror``, the mirror records' leaves follow (as decode --format names them), then the event's
-    errors and warnings.  Two entries may share a table when their columns are the same."""
+    """An event's table: after the head (number, time, opcode, process, adapter), ``columns`` (one named as a head
+    column takes its place: an entry's own ``process``); with ``mirror``, the mirror records' leaves follow (as
+    decode --format names them), then the event's errors and warnings.  Two entries may share a table when their
+    columns are the same."""
 
     name: str
     columns: tuple = ()

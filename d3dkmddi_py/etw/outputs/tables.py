@@ -381,17 +381,15 @@ class TraceTables:
         for j, column in enumerate(entry.table.columns):
             if not self._reads(table, column.name):
                 continue
-            names.append(column.name)
-            kinds.append(column.kind)
             if len(shares) <= 1:
-                columns.append(column._cells(events, applied))
-                continue
-            cells = [None] * len(items)
-            for own, rows in shares.items():
-                for row, cell in zip(rows, ENTRIES[own].table.columns[j]._cells([events[r] for r in rows],
-                                                                      [applied[r] for r in rows])):
-                    cells[row] = cell
-            columns.append(cells)
+                cells = column._cells(events, applied)
+            else:
+                cells = [None] * len(items)
+                for own, rows in shares.items():
+                    for row, cell in zip(rows, ENTRIES[own].table.columns[j]._cells([events[r] for r in rows],
+                                                                          [applied[r] for r in rows])):
+                        cells[row] = cell
+            _put(names, kinds, columns, column.name, column.kind, cells)
         decoded = {}
         for kind in self._mirror(table, entry.table.mirror):
             data = b"".join(self.tracker.packer._record(kind, e.fields, e.where) if kind != SEGMENT else a
@@ -403,10 +401,10 @@ class TraceTables:
         first = entry.table.mirror[0]
         found = self.tracker._findings_of_rows(self._types[first], rows.adapters, rows.checked, rows.data[first])
         read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
-        names = [n for n, _k in HEAD] + [c.name for c in read]
-        kinds = [k for _n, k in HEAD] + [c.kind for c in read]
+        names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
         columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), rows.adapters]
-        columns += [_list(rows.fields[c.name]) for c in read]  # typed by kind
+        for c in read:
+            _put(names, kinds, columns, c.name, c.kind, _list(rows.fields[c.name]))  # typed by kind
         target = self.tracker.target
         decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
                    for kind in self._mirror(entry.table.name, entry.table.mirror)}
@@ -498,6 +496,17 @@ class TraceTables:
     def message(self) -> str:
         parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
         return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
+
+
+def _put(names: list, kinds: list, columns: list, name: str, kind: str, cells) -> None:
+    """One more column of a table, or, named as a head column (``process``), the entry's own in its place."""
+    if name in names:
+        at = names.index(name)
+        kinds[at], columns[at] = kind, cells
+        return
+    names.append(name)
+    kinds.append(kind)
+    columns.append(cells)
 
 
 def _kind_cell(value, kind: str):
