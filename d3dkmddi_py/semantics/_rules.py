@@ -608,10 +608,18 @@ _rule("ETW.NO_TEMPLATE", W, TRACE_NOTES,
       "does not know.",
       "An event whose id the manifest does not have, or whose version neither the manifest nor an entry's evidence "
       "gives a template for: its payload is kept as hex (in XML, its <Data> as text), undecoded.",
-      reading="refusing the event's fields is not refusing the trace: the event is kept and every other one read")
+      reading="what is refused is the event's fields (its payload kept as hex, its number in the report), not the "
+              "trace: the event is kept and every other one read")
 _rule("ETW.BOOLEAN_NOT_0_OR_1", W, TRACE_NOTES,
       "`win:Boolean` is a 32-bit value (0 false, 1 true) in a manifest event, not one byte.",
       "A win:Boolean field whose value is neither 0 nor 1: kept as its number.")
+_rule("ETW.FIELD_UNREADABLE", W, MANIFEST_NOTES,
+      "It is reference data: the event ids, versions, tasks, opcodes, templates (field names, in-types, order) and "
+      "bit maps that a trace of this provider carries.",
+      "A field whose value its template's in-type cannot hold or read (in XML: not a number, past the in-type's "
+      "width, an array whose values disagree with its count, hex of odd length; in either form a UnicodeString "
+      "with an unpaired surrogate): the field is named and kept as its text (bytes as hex), the others read.",
+      reading="a value its in-type cannot hold is not that field's value; it is kept as given, never converted")
 _rule("ETW.UNDECODED", W, MANIFEST_NOTES,
       "`<BinaryEventData>HEX</BinaryEventData>` directly under `<Event>` instead of EventData; a payload decode "
       "error gives `<ProcessingErrorData>`.",

@@ -9,6 +9,7 @@ import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py import semantics as sem
+from d3dkmddi_py.etw.model.registry import layout_of
 from d3dkmddi_py.samples import etl_build
 from tests.etw.helpers import alloc_fields, seg_fields, trace, tracerpt_event
 
@@ -49,6 +50,14 @@ def _binary_event_data() -> bytes:
     return trace(GOOD, ev[:start] + "\t<BinaryEventData>00FF</BinaryEventData>" + ev[end:])
 
 
+def _node(name_utf16: bytes) -> bytes:
+    """A NodeMetadata event (250) whose FriendlyName holds these UTF-16 units, ended by a NUL."""
+    e = etl_build.dxgkrnl_event(etw.KINDS[250], {"pDxgAdapter": 0xFFFF800012340000, "NodeOrdinal": 1,
+                                                 "EngineType": 2, "FriendlyName": "3D"}, ticks=10)
+    e.payload = e.payload[:16] + name_utf16 + b"\0\0"
+    return etl_build.etl_bytes([e])
+
+
 CASES = [
     ("ETW.PAYLOAD_LONGER", "breaks", lambda: _etl(_payload() + b"\x01\x02")),
     ("ETW.PAYLOAD_LONGER", "breaks", lambda: trace(GOOD, tracerpt_event(33, dict(alloc_fields(), Later="1")))),
@@ -63,6 +72,8 @@ CASES = [
     ("ETW.BOOLEAN_NOT_0_OR_1", "breaks", lambda: _etl(_boolean())),
     ("ETW.BOOLEAN_NOT_0_OR_1", "breaks", lambda: trace(GOOD, tracerpt_event(33, alloc_fields(BackingStoreWasPinned=2)))),
     ("ETW.BOOLEAN_NOT_0_OR_1", "keeps", lambda: trace(GOOD, tracerpt_event(33, alloc_fields(BackingStoreWasPinned=1)))),
+    ("ETW.FIELD_UNREADABLE", "breaks", lambda: _node("\ud800".encode("utf-16-le", "surrogatepass"))),  # unpaired
+    ("ETW.FIELD_UNREADABLE", "keeps", lambda: _node("\U0001f600".encode("utf-16-le"))),  # a pair: one character
     ("ETW.UNDECODED", "breaks", _binary_event_data),
     ("ETW.UNDECODED", "breaks", lambda: _etl(header=0x14)),  # a full (classic) header where an EVENT_HEADER goes
     ("ETW.UNDECODED", "keeps", lambda: _etl()),
@@ -95,3 +106,29 @@ def test_odd_rule(rule_id, outcome, make):
     assert f.message.endswith(f"({sem.RULES[rule_id].source.note})" + (f" ([reading] {rule.reading})"
                                                                       if rule.reading else ""))
     assert event.odd is not None and len(events) >= 1
+
+
+def test_a_newer_builds_string_of_another_length_in_each_event_is_one_report():
+    """Bytes after the template's last field (a string a later build added, its length differing per event), and
+    payloads cut at every byte of one field: one report per event, version and first missing field, every
+    event counted; an XML <Data> name shown on one line, bounded."""
+    base = etl_build.dxgkrnl_payload(33, 2, alloc_fields())
+    events = []
+    for n in range(1, 41):
+        e = etl_build.dxgkrnl_event(START, alloc_fields(), ticks=10 + n)
+        e.payload = base + bytes(n)
+        events.append(e)
+    for cut in range(3, 11):  # inside pSectionObject (8 bytes at 64 bits), before PhysicalAdapterIndex (2)
+        e = etl_build.dxgkrnl_event(START, alloc_fields(), ticks=100 + cut)
+        e.payload = base[:-cut]
+        events.append(e)
+    tracker = etw.Tracker()
+    reports = [f for e in etw.read(etl_build.etl_bytes(events)) for f in tracker.odd.take(e)]
+    assert [(f.rule_id, f.field) for f in reports] == [("ETW.PAYLOAD_LONGER", "extra_bytes"),
+                                                       ("ETW.PAYLOAD_SHORTER", layout_of(33, 2)[-2].name)]
+    assert tracker.odd.counts == {"ETW.PAYLOAD_LONGER": 40, "ETW.PAYLOAD_SHORTER": 8} and tracker.odd.events == 48
+    forged = "Later&#10;FAKE: error ALLOCINFO.X" + "y" * 5000
+    xml_reports = [f for e in etw.read(trace(GOOD, tracerpt_event(33, dict(alloc_fields(), **{forged: "1"}))))
+                   for f in etw.Tracker().odd.take(e)]
+    (f,) = xml_reports
+    assert "\n" not in f.message and "FAKE" in f.message and len(f.message) < 600

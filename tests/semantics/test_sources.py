@@ -45,7 +45,7 @@ def test_the_rules_that_rest_on_an_earlier_page_or_a_kit_comment():
         "SEGFLAGS.HIBERNATE_ON_APERTURE": "earlier version of the page",
         "SEGFLAGS.PARTIAL_ON_APERTURE": "earlier version of the page",
         **dict.fromkeys(("ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE", "ETW.BOOLEAN_NOT_0_OR_1",
-                         "ETW.UNDECODED"), "notes on the DxgKrnl manifest and its traces")}
+                         "ETW.FIELD_UNREADABLE", "ETW.UNDECODED"), "notes on the DxgKrnl manifest and its traces")}
 
 
 def _every_check():

@@ -32,18 +32,42 @@ class Odd:
     payload ends before (``missing``, with ``cut_at``, the payload's length), the bytes after its last field
     (``extra_bytes``), the Booleans that are neither 0 nor 1 (``booleans``, kept as their numbers), or the whole
     payload kept undecoded (``payload``) with why (``why``: "version", "id", "header", "tracerpt"); in XML, the
-    <Data> names its template lacks (``names``, their texts kept in the Event's ``extra``)."""
+    <Data> names its template lacks (``names``, their texts kept in the Event's ``extra``); the fields whose value
+    their in-type cannot read (``unread``: (name, the text as given, or the bytes as hex) pairs, not in the fields).
+    """
 
-    __slots__ = ("missing", "cut_at", "extra_bytes", "booleans", "payload", "why", "names")
+    __slots__ = ("missing", "cut_at", "extra_bytes", "booleans", "payload", "why", "names", "unread")
 
-    def __init__(self, missing=(), cut_at=None, extra_bytes=b"", booleans=(), payload=None, why="", names=()):
+    def __init__(self, missing=(), cut_at=None, extra_bytes=b"", booleans=(), payload=None, why="", names=(),
+                 unread=()):
+        self.missing = _names_of(missing, "missing")
+        self.booleans, self.names = _names_of(booleans, "booleans"), _names_of(names, "names")
+        if cut_at is not None:
+            cut_at = integer_argument(cut_at, "Odd: cut_at", 0, INT64_MAX)
+        self.cut_at = cut_at
+        self.extra_bytes = _bytes_of(extra_bytes, "extra_bytes")
+        self.payload = None if payload is None else _bytes_of(payload, "payload")
+        if why not in _WHYS:
+            raise bad_argument("Odd: why", why, "one of " + ", ".join(map(repr, _WHYS)))
+        self.why = why
+        if not isinstance(unread, tuple) or not all(isinstance(u, tuple) and len(u) == 2 and isinstance(u[0], str)
+                                                   and isinstance(u[1], str) for u in unread):
+            raise bad_argument("Odd: unread", unread, "a tuple of (field name, its text) pairs")
+        self.unread = unread
+
+    @classmethod
+    def _new(cls, missing=(), cut_at=None, extra_bytes=b"", booleans=(), payload=None, why="", names=(),
+             unread=()) -> "Odd":
+        """A reader's own Odd, unchecked (one per odd event read)."""
+        self = _object_new(cls)
         self.missing, self.cut_at, self.extra_bytes, self.booleans = missing, cut_at, extra_bytes, booleans
-        self.payload, self.why, self.names = payload, why, names
+        self.payload, self.why, self.names, self.unread = payload, why, names, unread
+        return self
 
     @property
     def whole(self) -> bool:
-        """Whether every field of the template is there (its entry can apply it)."""
-        return not self.missing and not self.why
+        """Whether every field of the template is there and read (its entry can apply it)."""
+        return not self.missing and not self.why and not self.unread
 
     def __eq__(self, other):
         return isinstance(other, Odd) and all(getattr(self, n) == getattr(other, n) for n in Odd.__slots__)
@@ -51,10 +75,25 @@ class Odd:
     __hash__ = None
 
     def __reduce__(self):
-        return Odd, tuple(getattr(self, n) for n in Odd.__slots__)
+        return Odd._new, tuple(getattr(self, n) for n in Odd.__slots__)
 
     def __repr__(self):
         return "Odd(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in Odd.__slots__ if getattr(self, n)) + ")"
+
+
+_WHYS = ("", "version", "id", "header", "tracerpt")
+
+
+def _names_of(names, what: str) -> tuple:
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        raise bad_argument(f"Odd: {what}", names, "a tuple of field names (str)")
+    return names
+
+
+def _bytes_of(data, what: str) -> bytes:
+    if not isinstance(data, (bytes, bytearray)):
+        raise bad_argument(f"Odd: {what}", data, "bytes")
+    return bytes(data)
 
 
 class Event:
@@ -400,7 +439,7 @@ def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = N
         if strict:
             raise EtwInputError(f"{where}: version {version} of event {kind.event_id} has no template here (it reads "
                                 f"{_versions(kind)}); give one of those", field="version")
-        return {}, dict(raw), Odd(why="version" if kind.symbol else "id", names=tuple(raw))
+        return {}, dict(raw), Odd._new(why="version" if kind.symbol else "id", names=tuple(raw))
     booleans = None if strict else []
     try:
         out = dict(zip(whole.names, map(_CONVERT, whole.converted, whole.texts(raw))))
@@ -436,8 +475,8 @@ def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = N
                                   f"{', '.join(f.name for f in whole.fields)}); give a field this package does not "
                                   f"know in extra")
         order = [f.name for f in whole.fields]
-        odd = Odd(missing=tuple(sorted(missing, key=order.index)), booleans=tuple(booleans or ()),
-                  names=tuple(extra))
+        odd = Odd._new(missing=tuple(sorted(missing, key=order.index)), booleans=tuple(booleans or ()),
+                       names=tuple(extra))
     return out, extra, odd
 
 

@@ -1,15 +1,19 @@
 """The reports of events that are not what their template says (an ``Odd`` on the Event): one finding of its own
-rule for the first event of each kind of oddity (an event id, version and payload length; an id and version; a
-Boolean field), every such event counted.  A trace of a newer Windows build may hold a million events with four
-bytes more than the manifest's template: that is one report and a count, and every event read."""
+rule for the first event of each kind of oddity (an event id and version with bytes after its template, or with
+<Data> names it lacks; a first missing field; a Boolean or an unreadable field by name; an id or version without a
+template), every such event counted.  The kinds are bounded by the manifest's templates, never by what an event
+holds (a length, a name), so a trace of a newer Windows build whose events each carry a string of another length
+is one report and a count, and every event read."""
 from __future__ import annotations
 
+from ...errors import shown
 from ...semantics._rules import finding
 
-LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNDECODED = ("ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE",
-                                                   "ETW.BOOLEAN_NOT_0_OR_1", "ETW.UNDECODED")
-RULES = (LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNDECODED)
-KEYS_KEPT = 1 << 16  # distinct kinds of oddity reported; past them, events are counted and not reported
+LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNREADABLE, UNDECODED = (
+    "ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE", "ETW.BOOLEAN_NOT_0_OR_1", "ETW.FIELD_UNREADABLE",
+    "ETW.UNDECODED")
+RULES = (LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNREADABLE, UNDECODED)
+KEYS_KEPT = 1024  # kinds of oddity reported; past them, events are counted and the text says how many
 _WHY = {"version": "version {version} of event {id}, which neither the manifest nor its entry has a template for",
         "id": "event id {id}, which the manifest does not have",
         "header": "a DxgKrnl event on a classic header, not the EVENT_HEADER a manifest event has",
@@ -35,30 +39,44 @@ def findings(event) -> list:
         return out
     if odd.missing:
         cut = f"the payload ends after {odd.cut_at} bytes, before" if odd.cut_at is not None else "XML has no"
-        out.append(((SHORTER, kind.event_id, event.version, odd.cut_at, odd.missing),
+        out.append(((SHORTER, kind.event_id, event.version, odd.missing[0]),
                     finding(SHORTER, odd.missing[0], odd.cut_at or 0,
                             f"{where}: {cut} {_list(odd.missing)}; the fields before are read")))
     if odd.extra_bytes:
-        out.append(((LONGER, kind.event_id, event.version, len(odd.extra_bytes)),
+        out.append(((LONGER, kind.event_id, event.version, "extra_bytes"),
                     finding(LONGER, "extra_bytes", len(odd.extra_bytes),
                             f"{where}: {len(odd.extra_bytes)} bytes after the template's last field, kept as "
-                            f"extra_bytes")))
+                            f"extra_bytes (each event's own in its row)")))
     if odd.names:
-        out.append(((LONGER, kind.event_id, event.version, odd.names),
-                    finding(LONGER, odd.names[0], len(odd.names),
+        out.append(((LONGER, kind.event_id, event.version, "names"),
+                    finding(LONGER, "names", len(odd.names),
                             f"{where}: {_list(odd.names)}, which the template lacks, kept as text")))
     for name in odd.booleans:
-        value = event.fields.get(name)
-        shown = value if isinstance(value, int) else max(v for v in value if not isinstance(v, bool))
+        value = _odd_value(event.fields.get(name))
         out.append(((BOOLEAN, kind.event_id, event.version, name),
-                    finding(BOOLEAN, name, shown, f"{where}: Boolean field {name} = {shown}, neither 0 nor 1: kept "
-                                                  f"as its number")))
+                    finding(BOOLEAN, name, value if isinstance(value, int) else 0,
+                            f"{where}: Boolean field {name} = {shown(value, 40)}, neither 0 nor 1: kept as its "
+                            f"number")))
+    for name, text in odd.unread:
+        out.append(((UNREADABLE, kind.event_id, event.version, name),
+                    finding(UNREADABLE, name, len(text),
+                            f"{where}: field {name} = {shown(text, 60)}, which its in-type cannot read: kept as "
+                            f"given, the other fields read")))
     return out
+
+
+def _odd_value(value):
+    """The value of a Boolean that is neither 0 nor 1 (of an array of them, the largest such)."""
+    if isinstance(value, tuple):
+        odd = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+        return max(odd) if odd else value
+    return value
 
 
 def _list(names) -> str:
     names = list(names)
-    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return ", ".join(shown(n, 60)[1:-1] if isinstance(n, str) else shown(n, 60) for n in names[:6]) + \
+        (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
 class OddReports:

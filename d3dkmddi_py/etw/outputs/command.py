@@ -202,6 +202,8 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
             out["missing"] = list(odd.missing)
         if odd.payload is not None:
             out["payload"] = odd.payload.hex()
+        if odd.unread:
+            out["unread"] = dict(odd.unread)
     out.update({"checked": checked, "findings": [_finding(f) for f in findings], "record": record})
     return out
 

@@ -45,16 +45,16 @@ def read_payload(kind, version: int, pointer_size: int, data, start: int, end: i
     event-by-event reader and the column-wise one's odd rows alike."""
     found = plan_of(kind.event_id, version, pointer_size) if kind.symbol else None
     if found is None:
-        return {}, Odd(payload=bytes(data[start:end]), why="version" if kind.symbol else "id")
+        return {}, Odd._new(payload=bytes(data[start:end]), why="version" if kind.symbol else "id")
     plan, bit_maps = found
     d = payloads.decode(plan, data, start, end)
     fields = d.fields
     for name, bit_map in bit_maps:
         if name in fields:
             fields[name] = _flag(bit_map, fields[name])
-    if d.missing or d.extra or d.booleans:
-        return fields, Odd(missing=d.missing, cut_at=None if not d.missing else end - start, extra_bytes=d.extra,
-                           booleans=d.booleans)
+    if d.missing or d.extra or d.booleans or d.unread:
+        return fields, Odd._new(missing=d.missing, cut_at=None if not d.missing else end - start,
+                                extra_bytes=d.extra, booleans=d.booleans, unread=d.unread)
     return fields, None
 
 
@@ -68,7 +68,7 @@ def decode(rec, kind, header, name: str):
     """The Event of one DxgKrnl record, whatever its payload holds (what does not fit is its ``odd``)."""
     end = rec.offset + rec.size
     if rec.kind not in etlfile.EVENT_HEADERS:  # a DxgKrnl GUID on a classic header: no template places its bytes
-        fields, odd = {}, Odd(payload=bytes(rec.buffer.data[rec.payload:end]), why="header")
+        fields, odd = {}, Odd._new(payload=bytes(rec.buffer.data[rec.payload:end]), why="header")
     else:
         fields, odd = read_payload(kind, rec.version, rec.pointer_size, rec.buffer.data, rec.payload, end)
     return new_event(rec.number, kind, rec.version, fields, header.utc(rec.timestamp), rec.process_id,

@@ -24,13 +24,19 @@ _SCALARS = ("int", "bool", "pointer", "float", "guid")
 class Decoded(NamedTuple):
     """What ``decode`` read of a payload: the fields that fit (in template order), the names of those the payload
     ends before, the bytes after the last field, the Booleans that are neither 0 nor 1 (kept as their number),
-    and the byte where the first missing field would start (None when none is missing)."""
+    the byte where the first missing field would start (None when none is missing), and the fields whose bytes
+    their in-type cannot read ((name, bytes as hex): a UnicodeString with an unpaired surrogate)."""
 
     fields: dict
     missing: tuple
     extra: bytes
     booleans: tuple
     cut_at: int | None
+    unread: tuple = ()
+
+
+class _NotText(bytes):
+    """A string's bytes that are not text of its in-type (UTF-16 with an unpaired surrogate)."""
 
 
 class Plan:
@@ -99,17 +105,24 @@ def decode(p: Plan, data, start: int, end: int) -> Decoded:
 
 def _walk(p: Plan, fields: tuple, data, at: int, end: int, out: dict, booleans: list) -> Decoded:
     """The fields one by one from ``at``; the first that does not fit ends the reading."""
+    unread = []
     for i, f in enumerate(fields):
         value, after = _field(p, f, data, at, end, out)
         if after is None:
-            return Decoded(out, tuple(g.name for g in fields[i:]), b"", tuple(booleans), at)
-        if IN_TYPES[f.in_type].kind == "bool":
+            return Decoded(out, tuple(g.name for g in fields[i:]), b"", tuple(booleans), at, tuple(unread))
+        kind = IN_TYPES[f.in_type].kind
+        if kind == "bool":
             value, odd = _booleans(value)
             if odd:
                 booleans.append(f.name)
+        elif kind == "unicode" and (isinstance(value, _NotText) or
+                                    isinstance(value, tuple) and any(isinstance(v, _NotText) for v in value)):
+            unread.append((f.name, bytes(data[at:after]).hex()))
+            at = after
+            continue
         out[f.name] = value
         at = after
-    return Decoded(out, (), bytes(data[at:end]) if end > at else b"", tuple(booleans), None)
+    return Decoded(out, (), bytes(data[at:end]) if end > at else b"", tuple(booleans), None, tuple(unread))
 
 
 def _booleans(value):
@@ -173,7 +186,12 @@ def _text(kind: str, length, has_length: bool, data, at: int, end: int) -> tuple
         if stop is None:
             return None, None
         raw, after = bytes(data[at:stop]), stop + unit
-    return (raw.decode("utf-16-le", "surrogatepass") if unit == 2 else raw.decode("latin-1")), after
+    if unit == 1:
+        return raw.decode("latin-1"), after
+    try:
+        return raw.decode("utf-16-le"), after
+    except UnicodeDecodeError:  # an unpaired surrogate: no text any writer can hold; its bytes are kept
+        return _NotText(raw), after
 
 
 def _terminator(data, base: int, end: int, unit: int) -> int | None:
