@@ -15,6 +15,7 @@ import uuid
 from ..etw.readers.etlfile import BUFFER, BUFFER_HEADER, BUFFER_TYPE_HEADER, EVENT32, EVENT64, EVENT_HEADER, FLAG_COMPRESSED, \
     FLAG_PROC_INDEX, HEADER_32_BIT, HEADER_64_BIT, LOGFILE, LOGFILE_TAIL, PERFINFO64, PERFINFO_HEADER, SYSTEM64, \
     SYSTEM_HEADER, TIME_ZONE
+from ..errors import InvalidArgument, bad_argument, integer_argument, mapping_argument, shown
 from ..etw.model.registry import layout_of
 from ..etw.model.schema import OPCODES, PROVIDER_GUID
 from ..etw.model.templates import IN_TYPES
@@ -47,33 +48,70 @@ def dxgkrnl_payload(event_id: int, version: int, fields: dict, pointer_size: int
     ``etw.readers.payload`` reads them: numbers little-endian of their width (a Pointer of ``pointer_size``, a
     Boolean 4 bytes), a GUID's 16 bytes as Windows stores it, a UnicodeString as UTF-16LE and an AnsiString as
     bytes, each ended by a NUL (or of their length), a Binary as it is, a counted array as its values."""
-    template = layout_of(event_id, version)
+    if pointer_size not in (4, 8) or type(pointer_size) is not int:  # noqa: E721
+        raise bad_argument("dxgkrnl_payload: pointer_size", pointer_size, "4 or 8")
+    template = layout_of(event_id, version) if isinstance(event_id, int) and isinstance(version, int) else None
     if template is None:
-        raise ValueError(f"no template for event {event_id} version {version}")
+        raise InvalidArgument(f"dxgkrnl_payload: no template for event {shown(event_id, 20)} version "
+                              f"{shown(version, 20)}; give an id and version of the manifest or an entry (for an "
+                              f"odd payload, give EtlEvent its bytes)")
+    where = f"dxgkrnl_payload: event {event_id} version {version}"
+    fields = mapping_argument(fields, where + ": fields", "a dict of the template's field -> value")
+    for f in template:  # what the reader reads back is what was given: counts and lengths agree with their values
+        if f.name not in fields:
+            raise InvalidArgument(f"{where}: field {f.name} ({f.in_type}) missing; give every field of the template")
+        value = fields[f.name]
+        for ref, what in ((f.count, "count"), (f.length, "length")):
+            held = _held(f, value, what) if isinstance(ref, str) else None
+            if held is not None and fields.get(ref) != held:
+                raise InvalidArgument(f"{where}: field {ref} = {shown(fields.get(ref), 20)} is not the {what} of "
+                                      f"{f.name} ({held}); make them agree (for an odd payload, give EtlEvent its "
+                                      f"bytes)")
     out = bytearray()
     for f in template:
         value = fields[f.name]
+        if f.count is not None and not isinstance(value, (list, tuple)):
+            raise bad_argument(f"{where}: {f.name}", value, f"a list of {f.in_type} values (a counted array)")
         for item in (value if f.count is not None else (value,)):
-            out += _packed(f, item, pointer_size, event_id)
+            out += _packed(f, item, pointer_size, where)
+    if EVENT_HEADER.length + len(out) > 0xFFFF:
+        raise InvalidArgument(f"{where}: a payload of {len(out):,} bytes; an event holds at most "
+                              f"{0xFFFF - EVENT_HEADER.length:,} after its header")
     return bytes(out)
 
 
-def _packed(f, value, pointer_size: int, event_id: int) -> bytes:
+def _held(f, value, what: str):
+    """The count of a counted array's values, or the length of a string or Binary in its units (None: not one)."""
+    if what == "count":
+        return len(value) if isinstance(value, (list, tuple)) else None
+    kind = IN_TYPES[f.in_type].kind
+    if f.count is not None or not isinstance(value, (str, bytes, bytearray)):
+        return None
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2 if kind == "unicode" and isinstance(value, str) \
+        else len(value)
+
+
+def _packed(f, value, pointer_size: int, where: str) -> bytes:
     t = IN_TYPES[f.in_type]
-    if t.kind == "unicode":
-        return value.encode("utf-16-le", "surrogatepass") + (b"" if f.length is not None else b"\x00\x00")
-    if t.kind == "ansi":
-        return value.encode("latin-1") + (b"" if f.length is not None else b"\x00")
-    if t.kind == "binary":
-        return bytes(value)
-    if t.kind == "guid":
-        return uuid.UUID(value.strip("{}")).bytes_le
-    code = {4: "I", 8: "Q"}[pointer_size] if t.kind == "pointer" else t.code
     try:
-        return struct.pack("<" + code, int(value) if t.kind != "float" else value)
-    except struct.error:
-        raise ValueError(f"event {event_id} field {f.name} = {value!r} does not fit a {f.in_type} "
-                         f"({pointer_size}-byte pointers)") from None
+        if t.kind == "unicode":  # surrogatepass: a test may write an unpaired surrogate on purpose
+            return value.encode("utf-16-le", "surrogatepass") + (b"" if f.length is not None else b"\x00\x00")
+        if t.kind == "ansi":
+            return value.encode("latin-1") + (b"" if f.length is not None else b"\x00")
+        if t.kind == "binary":
+            if not isinstance(value, (bytes, bytearray)):
+                raise TypeError
+            return bytes(value)
+        if t.kind == "guid":
+            return uuid.UUID(value.strip("{}")).bytes_le
+        code = {4: "I", 8: "Q"}[pointer_size] if t.kind == "pointer" else t.code
+        if t.kind == "float" and not isinstance(value, (int, float)) or \
+                t.kind != "float" and not isinstance(value, int):
+            raise TypeError
+        return struct.pack("<" + code, value)
+    except (TypeError, ValueError, AttributeError, UnicodeError, struct.error):
+        raise InvalidArgument(f"{where}: field {f.name} = {shown(value, 40)} is not a {f.in_type}"
+                              + (f" ({pointer_size}-byte pointers)" if t.kind == "pointer" else "")) from None
 
 
 def dxgkrnl_event(kind, fields: dict, *, version: int | None = None, pointer_size: int = 8, **where) -> EtlEvent:
@@ -88,6 +126,9 @@ def event_bytes(e: EtlEvent, header_ticks: int = HEADER_TICKS) -> bytes:
     """``e`` as a buffer holds it (its EVENT_HEADER and payload, padded to 8 bytes)."""
     flags = HEADER_64_BIT if e.pointer_size == 8 else HEADER_32_BIT
     size = EVENT_HEADER.length + len(e.payload)
+    if size > 0xFFFF:
+        raise InvalidArgument(f"event_bytes: a payload of {len(e.payload):,} bytes; an event holds at most "
+                              f"{0xFFFF - EVENT_HEADER.length:,} after its header")
     head = EVENT_HEADER.struct.pack(size, EVENT64 if e.pointer_size == 8 else EVENT32, 0xC0, flags, 0, e.thread_id,
                                     e.process_id, header_ticks + e.ticks, uuid.UUID(e.provider).bytes_le, e.event_id,
                                     e.version, 0, e.level, e.opcode, e.task, e.keyword, 0, 0, bytes(16))
@@ -158,6 +199,8 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
     earlier ones of processor 0 in the file (a reader must merge by time).  ``clock``: the header's
     (default: QPC at 10 MHz, starting at START_FILETIME).
     """
+    integer_argument(processors, "etl_bytes: processors", 1, 64)
+    integer_argument(buffer_size, "etl_bytes: buffer_size", BUFFER_HEADER + EVENT_HEADER.length, 1 << 24)
     per: dict = {p: [] for p in range(processors)}
     for e in events:
         per[e.processor % processors].append(event_bytes(e, header_ticks))
@@ -167,7 +210,8 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
         current = b""
         for record in per[p]:
             if len(record) > room:
-                raise ValueError(f"an event of {len(record)} bytes does not fit a {buffer_size}-byte buffer")
+                raise InvalidArgument(f"etl_bytes: an event of {len(record)} bytes does not fit a {buffer_size}-byte "
+                                      f"buffer; give a larger buffer_size")
             if len(current) + len(record) > room:
                 bodies.append((p, current))
                 current = b""

@@ -182,3 +182,26 @@ def test_a_batch_reads_the_events_among_its_rows_at_once_as_each_alone():
         assert events == [exact[e.number] for e in events]
         singles += len(events)
     assert singles
+
+
+def test_an_extended_item_ending_unaligned_at_the_events_end_leaves_no_payload_on_both_paths(tmp_path, monkeypatch):
+    """A DxgKrnl event whose last extended data item (1 byte) ends the event: the 8-byte padding after it is not
+    there, so the payload is empty (every field missing, cut at 0 bytes) event by event and column-wise alike."""
+    import struct
+
+    from d3dkmddi_py import etw
+    from d3dkmddi_py.etw.readers import etlfile
+
+    item = struct.pack("<HHHH", 0, 1, 0, 1) + b"\x07"
+    head = etlfile.EVENT_HEADER.struct.pack(
+        etlfile.EVENT_HEADER.length + len(item), etlfile.EVENT64, 0xC0, etlfile.HEADER_64_BIT | etlfile.EXTENDED_INFO,
+        0, 8, 4, etl_build.HEADER_TICKS + 7, etl_build.uuid.UUID(PROVIDER_GUID.strip("{}")).bytes_le, 250, 0, 0, 0,
+        0, 0, 0, 0, 0, bytes(16))
+    odd = head + item + bytes(-len(head + item) % 8)
+    own = etl_build.event_bytes
+    monkeypatch.setattr(etl_build, "event_bytes", lambda e, *a: odd if e.ticks == 7 else own(e, *a))
+    node = {"pDxgAdapter": 0xFFFF800012340000, "NodeOrdinal": 1, "EngineType": 2, "FriendlyName": "3D"}
+    data = etl_build.etl_bytes([etl_build.dxgkrnl_event(etw.KINDS[250], node, ticks=t) for t in (1, 7, 9)])
+    (event,) = [e for e in etw.read(data) if e.number == 2 + 1]  # after the log-file header's own event
+    assert event.fields == {} and event.odd.cut_at == 0 and event.odd.missing == tuple(node)
+    assert tables(data, tmp_path / "c", True, "jsonl") == tables(data, tmp_path / "e", False, "jsonl")

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from d3dkmddi_py import etw
-from d3dkmddi_py.errors import EtwInputError
+from d3dkmddi_py.errors import EtwInputError, InvalidArgument
 from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.etw.model.schema import PROVIDER_GUID
@@ -129,7 +129,7 @@ def test_pointers_follow_the_events_own_header_flags():
     (event,) = etw.read(one_event(START, fields, pointer_size=4))
     assert (event.fields["hProcessId"], event.fields["hDevice"], event.fields["pDxgAdapter"]) == \
         (0x1234, 0xFFFF0000, 0x8000_1000)
-    with pytest.raises(ValueError, match="field pDxgAdapter = 1099511627776 does not fit a Pointer \\(4-byte"):
+    with pytest.raises(InvalidArgument, match="field pDxgAdapter = 1099511627776 is not a Pointer \\(4-byte"):
         one_event(START, alloc_fields(pDxgAdapter=1 << 40), pointer_size=4)
 
 
@@ -152,3 +152,27 @@ def test_other_dxgkrnl_events_are_read_and_other_providers_counted():
     facts = etw.summary(etl)
     assert facts["dxgkrnl_events"] == 2
     assert {p["guid"]: p["ids"] for p in facts["providers"]}[PROVIDER_GUID.strip("{}")] == {"26": 1, "78": 1}
+
+
+def test_the_etl_builder_refuses_what_it_cannot_write_as_given_in_one_line():
+    """samples.etl_build: a missing field, a value its in-type cannot hold, a count or length that disagrees with
+    its values, an event past 64 KB, a pointer size or processor count that is none: InvalidArgument naming the
+    event and field, never KeyError/struct.error or a payload that reads back as another."""
+    node = {"pDxgAdapter": 1, "NodeOrdinal": 1, "EngineType": 2, "FriendlyName": "3D"}
+    cases = [
+        (250, {k: v for k, v in node.items() if k != "NodeOrdinal"}, {}, "field NodeOrdinal \\(UInt32\\) missing"),
+        (250, dict(node, NodeOrdinal="one"), {}, "NodeOrdinal = 'one' is not a UInt32"),
+        (250, dict(node, FriendlyName=5), {}, "FriendlyName = 5 is not a UnicodeString"),
+        (250, dict(node, FriendlyName="x" * 40_000), {}, "an event holds at most"),
+        (250, node, {"pointer_size": 2}, "pointer_size must be 4 or 8"),
+        (250, node, {"version": 9}, "no template for event 250 version 9"),
+        (100, {"hContext": 1, "ObjectCount": 1, "ObjectArray": (1, 2, 3), "FenceValue": 5}, {},
+         "ObjectCount = 1 is not the count of ObjectArray \\(3\\)"),
+        (126, {"DeviceObject": 1, "StackLocationSize": 4, "StackLocation": b"\1", "Status": 7}, {},
+         "StackLocationSize = 4 is not the length of StackLocation \\(1\\)"),
+    ]
+    for event_id, fields, options, message in cases:
+        with pytest.raises(InvalidArgument, match=message):
+            etl_build.dxgkrnl_event(etw.KINDS[event_id], fields, **options)
+    with pytest.raises(InvalidArgument, match="processors must be"):
+        etl_build.etl_bytes([], processors=0)

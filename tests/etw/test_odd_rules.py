@@ -3,6 +3,7 @@ one that keeps it, read from XML and from an .etl file: the event is kept, the f
 severity, its sentence, the message naming the event), and the trace's other events are read."""
 from __future__ import annotations
 
+import io
 import uuid
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py import semantics as sem
 from d3dkmddi_py.etw.model.registry import layout_of
+from d3dkmddi_py.etw.readers import etlreader
 from d3dkmddi_py.samples import etl_build
 from tests.etw.helpers import alloc_fields, seg_fields, trace, tracerpt_event
 
@@ -132,3 +134,17 @@ def test_a_newer_builds_string_of_another_length_in_each_event_is_one_report():
                    for f in etw.Tracker().odd.take(e)]
     (f,) = xml_reports
     assert "\n" not in f.message and "FAKE" in f.message and len(f.message) < 600
+
+
+def test_a_dxgkrnl_guid_on_a_classic_header_names_no_manifest_event():
+    """A classic header's Type byte is an opcode, not an event id: Type 33 is not AdapterAllocationStart_V2, in
+    the events read, the summary event by event and column-wise."""
+    out = bytearray(_etl(header=0x14))
+    out[out.index(uuid.UUID(etw.PROVIDER_GUID.strip("{}")).bytes_le) - 24 + 4] = 33  # the full header's Type
+    data = bytes(out)
+    (event,) = [e for e in etw.read(data) if e.odd is not None]
+    assert (event.kind.symbol, event.kind.event, event.odd.why) == ("", "classic Type 33", "header")
+    for columns in (True, False):
+        found = etlreader.summary(io.BytesIO(data), "t.etl", columns=columns)["providers"]
+        (dxg,) = [p for p in found if p["guid"] == etw.PROVIDER_GUID.strip("{}")]
+        assert dxg["ids"] == {"classic 33": 1} and dxg["symbols"] == {"classic Type 33": 1}, dxg

@@ -10,6 +10,7 @@ import pytest
 from d3dkmddi_py import etw
 from d3dkmddi_py.etw.model import registry
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME, KINDS, TEMPLATES
+from d3dkmddi_py.etw.model.state import SERIES_GROUPS
 from d3dkmddi_py.etw.model.registry import Column, EventEntry, Mapping, TableSpec, field_columns
 from d3dkmddi_py.etw.outputs.tables import table_names
 from tests.etw.etl_readings import tables
@@ -119,3 +120,44 @@ def test_a_bad_entry_is_refused_and_changes_nothing(change, says):
     with pytest.raises(ValueError, match=says):
         registry.register(made_up(**change))
     assert (dict(KINDS), {k: dict(v) for k, v in TEMPLATES.items()}, table_names()) == before
+
+
+def test_the_trackers_interface_refuses_the_right_kind_of_value_with_the_wrong_meaning():
+    """sample() takes only a series group an entry declares (not "segments", an adapter's own dict or attribute);
+    keep_loose only findings; Packer.pack only an event whose fields fill the record: each in one clear line."""
+    from d3dkmddi_py.errors import InvalidArgument
+    from d3dkmddi_py.etw.model.tracker import Tracker
+    from tests.etw.helpers import alloc_fields, seg_fields
+
+    tracker = Tracker()
+    segment = etw.Event(1, etw.KINDS[78], 1, seg_fields(1, 0x11))
+    allocation = etw.Event(2, etw.KINDS[33], 2, alloc_fields())
+    for group in ("segments", "allocations", "parts", "__dict__", ["resident"]):
+        with pytest.raises(InvalidArgument, match="Tracker.sample: group"):
+            tracker.sample(allocation, group, 1, 5)
+    adapter = tracker.adapter(allocation.adapter)
+    assert set(adapter.series) <= SERIES_GROUPS and "__dict__" not in vars(adapter)["series"]
+    group = sorted(SERIES_GROUPS)[0]
+    tracker.sample(allocation, group, 1, 5)  # a declared group is taken
+    assert [(s.count, s.last) for s in adapter.series[group].values()] == [(1, 5)]
+    with pytest.raises(InvalidArgument, match="Tracker.keep_loose: findings"):
+        tracker.keep_loose(allocation, [1, 2, 3])
+    with pytest.raises(InvalidArgument, match="Packer.pack: event.*lacks"):
+        tracker.packer.pack("DXGK_ALLOCATIONINFO", segment)
+
+
+def test_an_odd_given_to_an_event_is_checked_and_reported_without_an_exception():
+    """Odd() refuses a why, cut_at or names of the wrong kind in one line; one naming a Boolean the event lacks is
+    reported as given, never a KeyError inside the reports."""
+    from d3dkmddi_py.errors import InvalidArgument
+    from d3dkmddi_py.etw.model.events import Odd
+    from d3dkmddi_py.etw.model.tracker import Tracker
+    from tests.etw.helpers import alloc_fields
+
+    for bad in (dict(why="bogus"), dict(cut_at="q"), dict(booleans="Write"), dict(extra_bytes="00"),
+                dict(unread=(("Name", 5),))):
+        with pytest.raises(InvalidArgument, match="Odd: "):
+            Odd(**bad)
+    event = etw.Event(2, etw.KINDS[33], 2, alloc_fields(), odd=Odd(booleans=("NoSuchField",)))
+    (f,) = Tracker().odd.take(event)
+    assert f.rule_id == "ETW.BOOLEAN_NOT_0_OR_1" and "NoSuchField = None" in f.message

@@ -281,7 +281,12 @@ class Packer:
         pack = self._PACK.get(kind) if isinstance(kind, str) else None
         if pack is None:
             choice_argument(kind, "Packer.pack: kind", MIRROR_TYPES)
-        return pack(self, event.fields, event.where)
+        try:
+            return pack(self, event.fields, event.where)
+        except KeyError as missing:  # an event of another kind, or one a reader found short
+            raise bad_argument("Packer.pack: event", event, f"an Event whose fields fill {kind} (it lacks "
+                                                            f"{missing.args[0]!r}: {kind} packs " +
+                               ", ".join(dict.fromkeys(s.field for s in self.slots[kind])) + ")") from None
 
     def record(self, kind: str, fields, where=None) -> bytes:
         """The mirror record of ``kind`` (SEGMENT, ALLOCATION_TYPE or USAGE_TYPE) of an event's fields (a dict

@@ -287,6 +287,13 @@ def unknown_kind(event_id: int, version: int, opcode: int) -> EventKind:
     return EventKind(event_id, f"EventID {event_id}", name, 0, version, None, None, "")
 
 
+def classic_kind(class_type: int, opcode: int) -> EventKind:
+    """The EventKind of an event of the provider on a classic header: its Type is an opcode, not a manifest id, so
+    it names no manifest event (its payload is kept undecoded)."""
+    name = next((n for n, v in OPCODES.items() if v == opcode), f"opcode {opcode}")
+    return EventKind(class_type, f"classic Type {class_type}", name, 0, 0, None, None, "")
+
+
 def manifest_fields(event_id: int) -> tuple:
     """((name, in-type), ...) of a manifest event's template, for an entry's own columns and rows."""
     return tuple((f.name, f.in_type) for f in manifest_event(event_id).fields)

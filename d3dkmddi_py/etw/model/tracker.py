@@ -10,7 +10,7 @@ and the batch checks with the Events they made, unchecked.
 from __future__ import annotations
 
 from ... import bulk
-from ...semantics import check as check_record
+from ...semantics import Finding, check as check_record
 from ...errors import EtwInputError, InvalidArgument, bad_argument, flag_argument, shown
 from ...target import as_target
 from .registry import ENTRIES, ENTRY_OF
@@ -18,7 +18,7 @@ from .mapping import applies, keep, packer
 from .events import Event, registered_kind
 from .odd import OddReports
 from .schema import EventKind
-from .state import AdapterTrace, Series
+from .state import SERIES_GROUPS, AdapterTrace, Series
 
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
 _TOP = (1 << 64) - 1
@@ -104,12 +104,13 @@ class Tracker:
     def sample(self, event, group: str, key, value: int) -> None:
         """One more value of a series: ``group`` names the adapter's dict of Series (``resident``, ...), ``key``
         the series in it, ``value`` what the event says (0..2**64-1)."""
-        series = getattr(self.adapter(event.adapter), group, None) if type(event) is Event and \
-            isinstance(group, str) else None  # noqa: E721
-        if not isinstance(series, dict) or type(value) is not int or not 0 <= value <= _TOP:  # noqa: E721
+        series = self.adapter(event.adapter).series.setdefault(group, {}) if type(event) is Event and \
+            isinstance(group, str) and group in SERIES_GROUPS else None  # noqa: E721 - an entry's declared group, never another attribute
+        if series is None or type(value) is not int or not 0 <= value <= _TOP:  # noqa: E721
             _event_argument(event, "Tracker.sample: event")
-            if not isinstance(series, dict):
-                raise bad_argument("Tracker.sample: group", group, "the name of an adapter's dict of Series")
+            if series is None:
+                raise bad_argument("Tracker.sample: group", group, "a series group an entry declares (" +
+                                   ", ".join(sorted(SERIES_GROUPS)) + ")")
             raise bad_argument("Tracker.sample: value", value, "an integer 0..0xffffffffffffffff")
         try:
             s = series.get(key)
@@ -128,8 +129,8 @@ class Tracker:
 
     def keep_loose(self, event, findings) -> None:
         """Findings of an event that sit under no record: the text lists them after the adapters."""
-        if not isinstance(findings, (list, tuple)):
-            raise bad_argument("Tracker.keep_loose: findings", findings, "a list of findings")
+        if not isinstance(findings, (list, tuple)) or not all(isinstance(f, Finding) for f in findings):
+            raise bad_argument("Tracker.keep_loose: findings", findings, "a list of findings (semantics Finding)")
         if not findings or not self.entries:
             return
         if len(self.loose) < LOOSE_KEPT:

@@ -26,6 +26,8 @@ _EVENT = etlfile.EVENT_HEADER.offset
 _KIND_AT, _MARKER_AT = _EVENT["HeaderType"], _EVENT["MarkerFlags"]
 _SECOND_SIZE_AT = etlfile.SYSTEM_HEADER.offset["Size"]
 _KERNEL_GUID = uuid.UUID(etlfile.KERNEL_LOGGER_GUID).bytes_le
+CLASSIC_BIT = 1 << 16  # in a count's key: a classic header with a GUID, whose id is its Type (an opcode)
+_CLASSIC_WITH_GUID = (etlfile.FULL32, etlfile.FULL64)
 _NO_GUID = b""  # classic instance events: the provider is a registration handle
 
 
@@ -45,10 +47,10 @@ class Counts:
 
     # ---- results, as the slow reader gives them
     def provider_counts(self) -> dict:
-        """(provider GUID text or None, id) -> events."""
+        """(provider GUID text or None, id, whether on a classic header) -> events."""
         text = {index: None if guid == _NO_GUID else str(uuid.UUID(bytes_le=guid))
                 for guid, index in self.guids.items()}
-        return {(text[key >> 16], key & 0xFFFF): n for key, n in self.keys.items()}
+        return {(text[key >> 17], key & 0xFFFF, bool(key & CLASSIC_BIT)): n for key, n in self.keys.items()}
 
     def kind_counts(self) -> dict:
         return dict(self.kinds)
@@ -89,8 +91,8 @@ class Counts:
         provider = np.where(got.of_kind("classic"), 1, 0)  # the kernel logger's index, or 0: no GUID
         if with_guid.any():
             provider[with_guid] = self._providers(got.u64, o[with_guid], guid_at[with_guid])
-        event_id = got.event_ids()
-        keys, counts = np.unique(provider << 16 | event_id, return_counts=True)
+        event_id = got.event_ids() | np.where(np.isin(kind, _CLASSIC_WITH_GUID), CLASSIC_BIT, 0)
+        keys, counts = np.unique(provider << 17 | event_id, return_counts=True)
         tally = self.keys
         for key, n in zip(keys.tolist(), counts.tolist()):
             tally[key] = tally.get(key, 0) + n
@@ -149,7 +151,8 @@ class Counts:
             rec = etlfile.record(buffer, kind, p, size, name, prior)
             prior = rec.timestamp
             guid = _NO_GUID if rec.provider is None else uuid.UUID(rec.provider).bytes_le
-            key = self.guids.setdefault(guid, len(self.guids)) << 16 | rec.event_id & 0xFFFF
+            key = self.guids.setdefault(guid, len(self.guids)) << 17 | rec.event_id & 0xFFFF | \
+                (CLASSIC_BIT if kind in _CLASSIC_WITH_GUID else 0)
             count = self.keys.get(key)
             if count is None and len(self.keys) == MOST_KEYS:
                 raise self._too_many(name)
@@ -255,7 +258,7 @@ def _extended_items(np, u8, u16, o, size):
         named[rows[traits & (u8[at + etlfile.TRAITS_NAME] != 0)]] = True
         more = (u16[(at + _ITEM_LINK) >> 1] & 1) != 0
         at = at + ((_ITEM.length + length + 7) & ~7)
-        payload[rows[~more]] = at[~more]
+        payload[rows[~more]] = np.minimum(at, stop)[~more]  # as etlfile._extended: padding past the end is not there
         at, stop, rows = at[more], stop[more], rows[more]
     return named, payload
 

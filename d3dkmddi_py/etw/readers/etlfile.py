@@ -448,8 +448,8 @@ def _extended(buffer: Buffer, p: int, size: int, name: str):
             if name_end > q + TRAITS_NAME:
                 traits = data[q + TRAITS_NAME:name_end].decode("utf-8", "replace")
         q += (EXTENDED_ITEM.length + length + 7) & ~7
-        if not linkage & 1:
-            return q, traits
+        if not linkage & 1:  # the last item's padding may not be there when it ends the event: no payload then
+            return min(q, end), traits
 
 
 def _message(buffer: Buffer, p: int, size: int, name: str, last_time: int) -> Record:

@@ -15,7 +15,7 @@ from ..._numpy import numpy_module
 from . import etlcount, etlfile, payload as payloads
 from ..model.providers import dxgkrnl_event_name, provider_name
 from ..model.events import Odd, _flag, new_event
-from ..model.registry import ENTRY_OF, KINDS, layout_of, on_change, unknown_kind
+from ..model.registry import ENTRY_OF, KINDS, classic_kind, layout_of, on_change, unknown_kind
 from ..model.schema import PROVIDER_GUID
 
 DXGKRNL = PROVIDER_GUID.strip("{}")
@@ -59,7 +59,10 @@ def read_payload(kind, version: int, pointer_size: int, data, start: int, end: i
 
 
 def kind_of_record(rec):
-    """The EventKind of a DxgKrnl record: its id's, or one made for an id the manifest does not have."""
+    """The EventKind of a DxgKrnl record: its id's, or one made for an id the manifest does not have, or for a
+    classic header (whose Type byte is no manifest id)."""
+    if rec.kind not in etlfile.EVENT_HEADERS:
+        return classic_kind(rec.event_id, rec.opcode)
     kind = KINDS.get(rec.event_id)
     return kind if kind is not None else unknown_kind(rec.event_id, rec.version, rec.opcode)
 
@@ -125,18 +128,22 @@ def summary(stream, name: str, head: bytes = b"", *, columns: bool = True) -> di
 
 def _summary_dict(etl, counts: dict, names: dict, kinds: dict, total: int, first, last) -> dict:
     providers: dict = {}
-    for (provider, event_id), n in counts.items():
+    for (provider, event_id, classic), n in counts.items():
         entry = providers.get(provider)
         if entry is None:
             entry = providers[provider] = {"guid": provider, "name": names.get(provider) or provider_name(provider),
                                            "events": 0, "ids": {}, "id_names": {}}
         entry["events"] += n
-        entry["ids"][event_id] = entry["ids"].get(event_id, 0) + n
+        key = (classic and provider == DXGKRNL, event_id)  # DxgKrnl's classic Type is no manifest id
+        entry["ids"][key] = entry["ids"].get(key, 0) + n
     ordered = sorted(providers.values(), key=lambda e: (-e["events"], e["guid"] or ""))
     for entry in ordered:
-        entry["ids"] = {str(k): v for k, v in sorted(entry["ids"].items())}
+        entry["ids"] = {(f"classic {k}" if classic else str(k)): v for (classic, k), v in sorted(entry["ids"].items())}
         if entry["guid"] == DXGKRNL:  # its events by the manifest's symbols (an id it lacks: under its number)
-            entry["id_names"] = {k: name for k in entry["ids"] if (name := dxgkrnl_event_name(int(k))) is not None}
+            entry["id_names"] = {k: name for k in entry["ids"] if not k.startswith("classic") and
+                                 (name := dxgkrnl_event_name(int(k))) is not None}
+            entry["id_names"].update({k: f"classic Type {k.split()[1]}" for k in entry["ids"]
+                                      if k.startswith("classic")})
             symbols: dict = {}
             for k, n in entry["ids"].items():
                 name = entry["id_names"].get(k, f"EventID {k}")
