@@ -198,16 +198,19 @@ def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
 
 def _native_reading(native, src: bytes, size: int):
     """libfwnt's ``size`` bytes for ``src`` where they are this module's answer, else None: it reads the
-    stream whole, and at every place an escape it reads otherwise may be, a cut it reads to its end
-    (libfwnt reads a cut stream to its end only where an item ends, or once the output is made)."""
+    stream whole, and every place an escape it reads otherwise may be is cleared by a cut."""
     made = _attempt(native, src, size)
-    if made is None or len(made) != size:
+    if made is None or len(made) != size or not _cleared(native, src, size, _odd_escapes(src)):
         return None
-    for at in _odd_escapes(src):
-        # an escape whose byte 255 is at ``at`` spans at - 2 (or at - 3) to at + 3: none of these cuts ends an item
-        if not any(_attempt(native, src[:cut], size) is not None for cut in (at + 2, at + 1, at, at - 1)):
-            return None
     return made
+
+
+def _cleared(native, src: bytes, size: int, places) -> bool:
+    """Whether at each place (a byte 255 that may escape a length) libfwnt reads to its end a cut of
+    ``src`` inside what such an escape would span (at - 2 or at - 3 to at + 3): it does so only where an
+    item ends, or once the output is made, so the byte is inside no escape it reads."""
+    return all(any(_attempt(native, src[:cut], size) is not None for cut in (at + 2, at + 1, at, at - 1))
+               for at in places)
 
 
 def _attempt(native, src: bytes, size: int):
