@@ -26,6 +26,10 @@ _MAX_SPAN = (1 << 31) - 1  # a structured dtype's itemsize is a C int in NumPy 1
 # cache) rather than a block of rows per call: below it a call costs more than its words (a broadcast
 # operand takes NumPy's slower loop); measured crossover between 12,500 and 37,500 words.
 _ROW_BY_ROW = 1 << 14
+# Words in a row up to which the bitfields of a bank are cut in two calls over all its rows (a gather
+# of their sources, a column of shifts, a column of masks) rather than a call per run of sources and of
+# masks: below it a call costs more than its words.  Measured with tools/bench_bulk.py.
+_SHORT_ROWS = 1 << 9
 _CLASSES_BELOW = 1 << 16  # records; from here a new length's dtypes cost under a sixth of the decode
 
 
@@ -105,7 +109,15 @@ class _Program:
                     runs.append([src, 1, rs[0][0], len(rs), [[s for _r, s in rs]]])
             shifts = tuple((src, k, a, r, np.array(by, dtype=np.uint64)[:, :, None]) for src, k, a, r, by in runs)
             rows = tuple((where[op.source][1], row, np.uint64(op.shift), np.uint64(op.mask)) for row, op in ops)
-            self.swars.append((b, w, tuple((np.uint64(m), a, z) for m, a, z in masks), shifts, rows))
+            # for short rows, where a call costs more than its words: every row's source gathered in one
+            # step, shifted by a column of shifts, then masked by a column of masks (all ones where the
+            # field is the whole lane); the rows cut from a slot are consecutive
+            first = ops[0][0]
+            assert [row for row, _op in ops] == list(range(first, first + len(ops)))
+            short = (first, first + len(ops), np.array([where[op.source][1] for _row, op in ops], dtype=np.intp),
+                     np.array([op.shift for _row, op in ops], dtype=np.uint64)[:, None],
+                     np.array([op.mask or (1 << 64) - 1 for _row, op in ops], dtype=np.uint64)[:, None])
+            self.swars.append((b, w, tuple((np.uint64(m), a, z) for m, a, z in masks), shifts, rows, short))
         self.narrows = tuple((*where[op.source], plan.slot_size(op.source), np.dtype(f"<u{plan.slot_size(op.source)}"),
                               *where[op.column], plan.columns[op.column].itemsize,
                               np.dtype(f"<{plan.columns[op.column].dtype}"), op.shift, op.mask)
@@ -206,11 +218,23 @@ def _struct(np, width: int, offsets: tuple, itemsize: int, order: str = "<"):
                      "itemsize": itemsize})
 
 
-# Below these sizes a plan's 10-40 NumPy calls cost more than the work: one record is read as one Python
-# int, a few as one 8-byte window per column (~15 calls, over 8 bytes a cell).  Measured: the two paths
-# cross at about 10,000 cells for DXGK_SEGMENTFLAGS (384 records) and DXGK_ALLOCATIONINFO (96).
-SMALL_RECORDS = 384
-SMALL_CELLS = 10_000  # records times columns
+# Up to these many cells (records times columns) a plan's 10-40 NumPy calls cost more than the work, and
+# ``decode_small`` takes the records: one as one Python int, more as one word each when a record is one
+# (1, 2, 4 or 8 bytes: every column shifted and masked in the record's width at once, ~5 calls), else as
+# one 8-byte window a column (~15 calls, 8 bytes a cell).  Measured with tools/bench_bulk.py: the paths
+# cross at about 50,000 cells for DXGK_SEGMENTFLAGS (2,000 words) and 5,500 for DXGK_ALLOCATIONINFO (50).
+SMALL_WORD_CELLS = 40_000
+SMALL_CELLS = 5_000
+
+
+@lru_cache(maxsize=None)
+def small_records(np, plan: Plan) -> int:
+    """The most records ``decode_small`` takes for ``plan`` (0: none, where a field fits no window)."""
+    windows = _small_plan(np, plan)[2]
+    if windows is None:
+        return 0
+    cells = SMALL_WORD_CELLS if isinstance(windows[0], np.dtype) else SMALL_CELLS
+    return max(1, cells // len(plan.columns))
 
 
 @lru_cache(maxsize=None)
@@ -231,7 +255,11 @@ def _small_plan(np, plan: Plan) -> tuple:
     reads = tuple((bits[i][0], (1 << bits[i][1]) - 1) for i in order)
     windows = None
     masks = np.array([(1 << bits[i][1]) - 1 for i in order], dtype=np.uint64)
-    if plan.record_size <= 8:  # the whole record is one window: no gather
+    if plan.record_size in (1, 2, 4, 8):  # the record is one word: read in place, shifted in its own width
+        word = np.dtype(f"<u{plan.record_size}")
+        windows = (word, np.array([bits[i][0] for i in order], dtype=word)[:, None],
+                   np.array([(1 << bits[i][1]) - 1 for i in order], dtype=word)[:, None])
+    elif plan.record_size <= 8:  # the whole record is one window: no gather
         windows = (None, np.array([bits[i][0] for i in order], dtype=np.uint64), masks)
     elif all(bit % 8 + width <= 64 for bit, width in bits.values()):
         windows = (np.array([bits[i][0] // 8 + k for i in order for k in range(8)], dtype=np.intp),
@@ -281,11 +309,14 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
                                          for (_dtype, unsigned, columns), at in zip(groups, offsets)])
     else:  # each value from an 8-byte window of its record: ~15 NumPy calls in all
         index, shifts, masks = windows
-        # zeros after each record: a window may run past the record's end
-        padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
-        padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
-        words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
-        values = ((words >> shifts) & masks).T
+        if isinstance(index, np.dtype):  # (columns, records) at once, each row contiguous
+            values = np.ndarray((count,), index, raw, 0, (size,)) >> shifts
+            np.bitwise_and(values, masks, out=values)
+        else:  # zeros after each record: a window may run past the record's end
+            padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
+            padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
+            words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
+            values = ((words >> shifts) & masks).T
         row, fresh = 0, buffers is None or not buffers.fits(plan, count)
         matrices = [] if fresh else buffers.matrices
         for i, (_dtype, unsigned, columns) in enumerate(groups):
@@ -297,12 +328,19 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
             row += len(columns)
         if fresh:
             buffers = SmallBuffers(plan, count, matrices)
-    out = [None] * len(plan.columns)
-    for (dtype, unsigned, columns), matrix in zip(groups, buffers.matrices):
-        rows = matrix[:, :count]
-        for column, array in zip(columns, rows if dtype == unsigned else rows.view(dtype)):
-            out[column] = array
-    return out, buffers
+    rows = []
+    for (dtype, unsigned, _columns), matrix in zip(groups, buffers.matrices):
+        matrix = matrix if matrix.shape[1] == count else matrix[:, :count]
+        rows.extend(matrix if dtype == unsigned else matrix.view(dtype))
+    return [rows[at] for at in _small_order(np, plan)], buffers
+
+
+@lru_cache(maxsize=None)
+def _small_order(np, plan: Plan) -> tuple:
+    """Where each column is among the rows of ``decode_small``'s matrices, taken in group order."""
+    order = [column for _dtype, _unsigned, columns in _small_plan(np, plan)[0] for column in columns]
+    at = {column: i for i, column in enumerate(order)}
+    return tuple(at[column] for column in range(len(plan.columns)))
 
 
 def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None):
@@ -321,9 +359,13 @@ def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None
             np.copyto(np.ndarray((count,), dst_dtype, arena, dst_at, (width,)), src)
         # 2. bitfields as wide as their column, 8, 4 or 2 per 64-bit word, over whole rows (the words
         #    past the count are scratch): a block of rows per call, or for long rows a row per call
-        for bank, _lane, masks, shifts, one_by_one in program.swars:
+        for bank, _lane, masks, shifts, one_by_one, (first, stop, sources, by, cut) in program.swars:
             block = words[bank]
-            if block.shape[1] < _ROW_BY_ROW:
+            if block.shape[1] <= _SHORT_ROWS:
+                out = block[first:stop]
+                np.right_shift(block[sources], by, out=out)
+                np.bitwise_and(out, cut, out=out)
+            elif block.shape[1] < _ROW_BY_ROW:
                 for source, k, a, r, by in shifts:
                     np.right_shift(block[source:source + k, None], by, out=block[a:a + k * r].reshape(k, r, -1))
                 for mask, a, b in masks:

@@ -122,7 +122,7 @@ def test_out_reuses_memory_and_gives_the_same_values():
     second_blob = rng.integers(0, 256, cls._layout_.size * 30, dtype=np.uint8).tobytes()
     first = decode_array(cls, first_blob)
     second = decode_array(cls, second_blob, out=first)
-    assert np.shares_memory(first["Size"], second["Size"])
+    assert second._buffers is first._buffers  # the same memory, laid out again for 30 records
     assert as_lists(second) == per_record(cls, second_blob, 0, 30)
 
 

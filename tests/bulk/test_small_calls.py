@@ -1,5 +1,6 @@
 """Small calls (issue 16): a few records take their own paths (one record as one int; up to
-``SMALL_RECORDS`` as one 8-byte window per column), with the plan worked out once per layout.
+``small_records`` as one word each where a record is 1, 2, 4 or 8 bytes, else as one 8-byte window per
+column), with the plan worked out once per layout.
 They must give what the large path and the ctypes classes give, byte for byte and dtype for dtype."""
 from __future__ import annotations
 
