@@ -15,6 +15,7 @@ from functools import lru_cache
 from ._plan import Plan
 
 _ALIGN = 64  # every row starts on a cache line, and has room for whole uint64 words
+_WORD = "<u8"
 
 
 def _round(n: int) -> int:
@@ -176,8 +177,9 @@ class Buffers:
         """Lay the banks out for ``count`` records (kept until a call with another count)."""
         if count != self.count:
             places, self.copies = _geometry(np, self.plan, _lengths(_program(np, self.plan), count))
-            self.banks = [self.arena[at:at + rows * length].reshape(rows, length) for at, rows, length in places]
-            self.words = [bank.view("<u8") for bank in self.banks]
+            arena = self.arena
+            self.banks = [np.ndarray((rows, length), np.uint8, arena, at) for at, rows, length in places]
+            self.words = [np.ndarray((rows, length >> 3), _WORD, arena, at) for at, rows, length in places]
             self.count = count
         return self
 
@@ -221,10 +223,15 @@ def _struct(np, width: int, offsets: tuple, itemsize: int, order: str = "<"):
 # Up to these many cells (records times columns) a plan's 10-40 NumPy calls cost more than the work, and
 # ``decode_small`` takes the records: one as one Python int, more as one word each when a record is one
 # (1, 2, 4 or 8 bytes: every column shifted and masked in the record's width at once, ~5 calls), else as
-# one 8-byte window a column (~15 calls, 8 bytes a cell).  Measured with tools/bench_bulk.py: the paths
-# cross at about 50,000 cells for DXGK_SEGMENTFLAGS (2,000 words) and 5,500 for DXGK_ALLOCATIONINFO (50).
-SMALL_WORD_CELLS = 40_000
+# one 8-byte window a column (~15 calls, 8 bytes a cell).  A one-word record whose one-bit fields each
+# have their own bit has them cut from byte rows from ``WORD_BITS_FROM`` records on (eight one-byte
+# columns a call, a quarter of the bytes the word's width writes), and stays on this path up to
+# ``SMALL_BITS_RECORDS``.  Measured with tools/bench_bulk.py: the paths cross at about 80,000 records
+# for DXGK_SEGMENTFLAGS (at 2,000 without the byte rows) and 50 for DXGK_ALLOCATIONINFO (5,500 cells).
 SMALL_CELLS = 5_000
+SMALL_WORD_CELLS = 40_000
+SMALL_BITS_RECORDS = 60_000
+WORD_BITS_FROM = 512
 
 
 @lru_cache(maxsize=None)
@@ -233,8 +240,11 @@ def small_records(np, plan: Plan) -> int:
     windows = _small_plan(np, plan)[2]
     if windows is None:
         return 0
-    cells = SMALL_WORD_CELLS if isinstance(windows[0], np.dtype) else SMALL_CELLS
-    return max(1, cells // len(plan.columns))
+    if not isinstance(windows[0], np.dtype):
+        return max(1, SMALL_CELLS // len(plan.columns))
+    if _word_bits(np, plan) is not None:
+        return SMALL_BITS_RECORDS
+    return max(1, SMALL_WORD_CELLS // len(plan.columns))
 
 
 @lru_cache(maxsize=None)
@@ -268,6 +278,39 @@ def _small_plan(np, plan: Plan) -> tuple:
 
 
 @lru_cache(maxsize=None)
+def _word_bits(np, plan: Plan):
+    """For a record of one word whose one-bit fields lie each at its own bit: (first byte, bytes, the
+    other columns' groups as (dtype, unsigned dtype, rows, shifts, masks) in the word's width, the row of
+    every column among the bits block's rows (eight a byte) and then the groups'); else None."""
+    word = _small_plan(np, plan)[2][0]
+    ones, others = {}, []
+    for unit in plan.units:
+        for leaf in unit.leaves:
+            if leaf.width == 1:
+                at = 8 * unit.offset + leaf.bit
+                if at in ones:
+                    return None  # two union arms on one bit: the plain word path
+                ones[at] = leaf.column
+            else:
+                others.append((leaf.column, 8 * unit.offset + leaf.bit, leaf.width))
+    if not ones:
+        return None
+    low, high = min(ones) // 8, max(ones) // 8
+    position = {column: at - 8 * low for at, column in ones.items()}
+    by_dtype, groups, base, shifts, masks = {}, [], 8 * (high - low + 1), [], []
+    for column, bit, width in others:
+        by_dtype.setdefault(plan.columns[column].dtype, []).append((column, bit, width))
+    for dtype, members in by_dtype.items():
+        groups.append((np.dtype(f"<{dtype}"), np.dtype(f"<u{dtype[1:]}"), len(shifts), len(shifts) + len(members)))
+        for column, bit, width in members:
+            position[column] = base + len(shifts)
+            shifts.append(bit)
+            masks.append((1 << width) - 1)
+    return (low, high - low + 1, tuple(groups), np.array(shifts, dtype=word)[:, None],
+            np.array(masks, dtype=word)[:, None], tuple(position[i] for i in range(len(plan.columns))))
+
+
+@lru_cache(maxsize=None)
 def _one_record(np, plan: Plan):
     """(struct packing one record's columns in group order, each group's byte offset): a group is a
     run of values on an 8-byte boundary, packed unsigned (its dtype reads them back)."""
@@ -281,16 +324,17 @@ def _one_record(np, plan: Plan):
 
 
 class SmallBuffers:
-    """The matrices of a small call, one per dtype group (unsigned; rows are columns), reusable by a
-    later small call of the same plan with at most ``capacity`` records."""
+    """The matrices of a small call (one per dtype group, unsigned, rows are columns; or with ``bits``
+    the byte rows, the one-bit rows and a matrix per other group), reusable by a later small call of the
+    same plan and way with at most ``capacity`` records."""
 
-    __slots__ = ("plan", "capacity", "matrices")
+    __slots__ = ("plan", "capacity", "matrices", "bits")
 
-    def __init__(self, plan: Plan, capacity: int, matrices: list):
-        self.plan, self.capacity, self.matrices = plan, capacity, matrices
+    def __init__(self, plan: Plan, capacity: int, matrices: list, bits: bool = False):
+        self.plan, self.capacity, self.matrices, self.bits = plan, capacity, matrices, bits
 
-    def fits(self, plan: Plan, count: int) -> bool:
-        return self.plan is plan and count <= self.capacity
+    def fits(self, plan: Plan, count: int, bits: bool = False) -> bool:
+        return self.plan is plan and count <= self.capacity and self.bits == bits
 
 
 def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None = None):
@@ -298,8 +342,15 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
     their SmallBuffers: each column is a row of a (columns, records) matrix per dtype."""
     size = plan.record_size
     groups, reads, windows = _small_plan(np, plan)
-    if windows is None or (count > 1 and buffers is not None and not buffers.fits(plan, count)):
+    if windows is None:
         return decode_numpy(np, plan, raw, count)
+    # the byte rows from WORD_BITS_FROM records, and at any count into the memory of a call that took them
+    bits = (isinstance(windows[0], np.dtype) and _word_bits(np, plan) is not None
+            and (count >= WORD_BITS_FROM or (buffers is not None and buffers.fits(plan, count, True))))
+    if buffers is not None and not buffers.fits(plan, count, bits):
+        buffers = None  # another way's or too few records': new matrices
+    if bits:
+        return _decode_word_bits(np, plan, raw, count, buffers)
     if count == 1 and buffers is None:  # the record as one int, every value by Python, one struct call
         packer, offsets = _one_record(np, plan)
         word = int.from_bytes(bytes(raw[:size]), "little")
@@ -333,6 +384,39 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
         matrix = matrix if matrix.shape[1] == count else matrix[:, :count]
         rows.extend(matrix if dtype == unsigned else matrix.view(dtype))
     return [rows[at] for at in _small_order(np, plan)], buffers
+
+
+def _decode_word_bits(np, plan: Plan, raw, count: int, buffers):
+    """``decode_small`` for one-word records from ``WORD_BITS_FROM`` records: the bytes that hold one-bit
+    fields copied as rows, every bit of them shifted out at once (eight one-byte rows a byte) and
+    masked, a quarter of the bytes the word's width writes; the other columns from the word."""
+    low, nbytes, groups, shifts, masks, order = _word_bits(np, plan)
+    size = plan.record_size
+    if buffers is not None:
+        matrices = buffers.matrices
+        if matrices[0].shape[1] != count:
+            matrices = [matrix[:, :count] for matrix in matrices]
+    else:
+        matrices = [np.empty((nbytes, count), np.uint8), np.empty((8 * nbytes, count), np.uint8)]
+        matrices += [np.empty((stop - start, count), unsigned) for _dtype, unsigned, start, stop in groups]
+        buffers = SmallBuffers(plan, count, matrices, True)
+    held, bits = matrices[0], matrices[1]
+    np.copyto(held, np.ndarray((nbytes, count), np.uint8, raw, low, (1, size)))
+    np.right_shift(held[:, None, :], _EIGHT(np), out=bits.reshape(nbytes, 8, count))
+    np.bitwise_and(bits, 1, out=bits)
+    rows = list(bits)
+    if groups:
+        values = np.ndarray((count,), _small_plan(np, plan)[2][0], raw, 0, (size,)) >> shifts
+        np.bitwise_and(values, masks, out=values)
+        for (dtype, unsigned, start, stop), matrix in zip(groups, matrices[2:]):
+            np.copyto(matrix, values[start:stop], casting="unsafe")  # unsigned: the mask kept each whole
+            rows.extend(matrix if dtype == unsigned else matrix.view(dtype))
+    return [rows[at] for at in order], buffers
+
+
+@lru_cache(maxsize=None)
+def _EIGHT(np):  # noqa: N802 - a constant, made once NumPy is there
+    return np.arange(8, dtype=np.uint8)[None, :, None]
 
 
 @lru_cache(maxsize=None)

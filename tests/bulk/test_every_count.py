@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
+from d3dkmddi_py import bulk
 from d3dkmddi_py.bulk import _engine, _plan, decode_array
 from d3dkmddi_py.resolve import resolve_layout
 from tests.bulk.helpers import DISTINCT_CLASSES, as_lists, class_id, failures_from_16_threads, per_record
@@ -72,9 +73,11 @@ def test_rows_cut_a_run_of_sources_and_of_masks_a_call_equal_ctypes(cls, monkeyp
     assert as_lists(decode_array(cls, data)) == per_record(cls, data, 0, count)
 
 
-def test_short_rows_cut_in_two_calls_a_bank_in_a_real_decode():
+def test_short_rows_cut_in_two_calls_a_bank_in_a_real_decode(monkeypatch):
     """Rows of at most ``_SHORT_ROWS`` words: each bank's bitfields from one gather of their sources, a
-    column of shifts and a column of masks, against each leaf's ``(word >> bit) & mask``."""
+    column of shifts and a column of masks, against each leaf's ``(word >> bit) & mask`` (the plan path
+    forced: a one-word record takes the few-records path up to 60,000 records)."""
+    monkeypatch.setattr(bulk, "small_records", lambda np, plan: 0)
     count = 8 * _engine._SHORT_ROWS - 3
     words = np.random.default_rng(4).integers(0, 1 << 32, count, dtype="<u4")
     columns = decode_array("DXGK_SEGMENTFLAGS", words.tobytes())
