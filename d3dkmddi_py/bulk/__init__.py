@@ -13,7 +13,7 @@ import warnings
 
 from ._engine import Buffers, decode_numpy, decode_pure, decode_small, small_records
 from ._plan import plan_for
-from ._source import BulkInputError, InvalidArgument, Source, check_span, struct_layout
+from ._source import BulkInputError, InvalidArgument, Source, check_span, records_in, struct_layout
 from .columns import Columns
 from .._numpy import numpy_module
 from ..layout import TypeLayout
@@ -67,8 +67,12 @@ def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> 
     """
     layout = struct_layout(type, target)
     source = Source(data)
-    span = check_span(layout, source.size, offset, count)
-    return _decode(layout, source, span.offset, span.count, 0, out)
+    first, records = records_in(layout, source.size, offset, count)
+    np = _numpy()
+    if np is None:
+        return _decode(layout, source, first, records, 0, out)
+    raw = source.numpy_range(first, first + records * layout.size)
+    return _columns(np, layout, raw, records, 0, first, out, source.inputs)
 
 
 def _decode(layout, source: Source, offset: int, count: int, start: int, out=None) -> Columns:

@@ -231,7 +231,7 @@ def _struct(np, width: int, offsets: tuple, itemsize: int, order: str = "<"):
 SMALL_CELLS = 5_000
 SMALL_WORD_CELLS = 40_000
 SMALL_BITS_RECORDS = 60_000
-WORD_BITS_FROM = 512
+WORD_BITS_FROM = 800
 
 
 @lru_cache(maxsize=None)
@@ -274,14 +274,20 @@ def _small_plan(np, plan: Plan) -> tuple:
     elif all(bit % 8 + width <= 64 for bit, width in bits.values()):
         windows = (np.array([bits[i][0] // 8 + k for i in order for k in range(8)], dtype=np.intp),
                    np.array([bits[i][0] % 8 for i in order], dtype=np.uint64), masks)
-    return tuple(groups), reads, windows
+    parts, start = [], 0
+    for dtype, unsigned, columns in groups:
+        parts.append((unsigned, start, start + len(columns), None if dtype == unsigned else dtype))
+        start += len(columns)
+    at = {column: i for i, column in enumerate(order)}
+    return tuple(groups), reads, windows, tuple(parts), tuple(at[column] for column in range(len(plan.columns)))
 
 
 @lru_cache(maxsize=None)
 def _word_bits(np, plan: Plan):
-    """For a record of one word whose one-bit fields lie each at its own bit: (first byte, bytes, the
-    other columns' groups as (dtype, unsigned dtype, rows, shifts, masks) in the word's width, the row of
-    every column among the bits block's rows (eight a byte) and then the groups'); else None."""
+    """For a record of one word whose one-bit fields lie each at its own bit: (first byte, bytes, the word's
+    dtype, the other columns' groups as (unsigned dtype, first row, stop, signed dtype or None) with their
+    shifts and masks in the word's width, the row of every column among the bits block's rows (bit by
+    bit, byte by byte in each) and then the groups', the shifts 0 to 7); else None."""
     word = _small_plan(np, plan)[2][0]
     ones, others = {}, []
     for unit in plan.units:
@@ -296,18 +302,22 @@ def _word_bits(np, plan: Plan):
     if not ones:
         return None
     low, high = min(ones) // 8, max(ones) // 8
-    position = {column: at - 8 * low for at, column in ones.items()}
+    nbytes = high - low + 1
+    position = {column: (at - 8 * low) % 8 * nbytes + (at - 8 * low) // 8 for at, column in ones.items()}
     by_dtype, groups, base, shifts, masks = {}, [], 8 * (high - low + 1), [], []
     for column, bit, width in others:
         by_dtype.setdefault(plan.columns[column].dtype, []).append((column, bit, width))
     for dtype, members in by_dtype.items():
-        groups.append((np.dtype(f"<{dtype}"), np.dtype(f"<u{dtype[1:]}"), len(shifts), len(shifts) + len(members)))
+        unsigned = np.dtype(f"<u{dtype[1:]}")
+        groups.append((unsigned, len(shifts), len(shifts) + len(members),
+                       None if unsigned == np.dtype(f"<{dtype}") else np.dtype(f"<{dtype}")))
         for column, bit, width in members:
             position[column] = base + len(shifts)
             shifts.append(bit)
             masks.append((1 << width) - 1)
-    return (low, high - low + 1, tuple(groups), np.array(shifts, dtype=word)[:, None],
-            np.array(masks, dtype=word)[:, None], tuple(position[i] for i in range(len(plan.columns))))
+    return (low, high - low + 1, word, tuple(groups), np.array(shifts, dtype=word)[:, None],
+            np.array(masks, dtype=word)[:, None], tuple(position[i] for i in range(len(plan.columns))),
+            np.arange(8, dtype=np.uint8)[:, None])
 
 
 @lru_cache(maxsize=None)
@@ -341,90 +351,79 @@ def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None =
     """The columns ``decode_numpy`` gives (same values, dtypes and order) for a few records, and
     their SmallBuffers: each column is a row of a (columns, records) matrix per dtype."""
     size = plan.record_size
-    groups, reads, windows = _small_plan(np, plan)
+    groups, reads, windows, parts, order = _small_plan(np, plan)
     if windows is None:
         return decode_numpy(np, plan, raw, count)
-    # the byte rows from WORD_BITS_FROM records, and at any count into the memory of a call that took them
-    bits = (isinstance(windows[0], np.dtype) and _word_bits(np, plan) is not None
-            and (count >= WORD_BITS_FROM or (buffers is not None and buffers.fits(plan, count, True))))
-    if buffers is not None and not buffers.fits(plan, count, bits):
+    index, shifts, masks = windows
+    word = isinstance(index, np.dtype)
+    if word and _word_bits(np, plan) is not None:  # the byte rows from WORD_BITS_FROM records, and at any
+        # count into the memory of a call that took them
+        if buffers is not None and buffers.fits(plan, count, True):
+            return _decode_word_bits(np, plan, raw, count, buffers)
+        if count >= WORD_BITS_FROM:
+            return _decode_word_bits(np, plan, raw, count, None)
+    if buffers is not None and not buffers.fits(plan, count):
         buffers = None  # another way's or too few records': new matrices
-    if bits:
-        return _decode_word_bits(np, plan, raw, count, buffers)
     if count == 1 and buffers is None:  # the record as one int, every value by Python, one struct call
         packer, offsets = _one_record(np, plan)
-        word = int.from_bytes(bytes(raw[:size]), "little")
+        value = int.from_bytes(bytes(raw[:size]), "little")
         arena = bytearray(packer.size)
-        packer.pack_into(arena, 0, *[(word >> shift) & mask for shift, mask in reads])
-        buffers = SmallBuffers(plan, 1, [np.ndarray((len(columns), 1), unsigned, arena, at)
-                                         for (_dtype, unsigned, columns), at in zip(groups, offsets)])
-    else:  # each value from an 8-byte window of its record: ~15 NumPy calls in all
-        index, shifts, masks = windows
-        if isinstance(index, np.dtype):  # (columns, records) at once, each row contiguous
+        packer.pack_into(arena, 0, *[(value >> shift) & mask for shift, mask in reads])
+        matrices = [np.ndarray((stop - start, 1), unsigned, arena, at)
+                    for (unsigned, start, stop, _signed), at in zip(parts, offsets)]
+        buffers = SmallBuffers(plan, 1, matrices)
+    else:
+        if word:  # (columns, records) at once, each row contiguous: ~5 NumPy calls in all
             values = np.ndarray((count,), index, raw, 0, (size,)) >> shifts
             np.bitwise_and(values, masks, out=values)
-        else:  # zeros after each record: a window may run past the record's end
+        else:  # each value from an 8-byte window of its record, zeros after each record (a window may run
+            # past the record's end): ~15 NumPy calls in all
             padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
             padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
             words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
             values = ((words >> shifts) & masks).T
-        row, fresh = 0, buffers is None or not buffers.fits(plan, count)
-        matrices = [] if fresh else buffers.matrices
-        for i, (_dtype, unsigned, columns) in enumerate(groups):
-            part = values[row:row + len(columns)]
-            if fresh:
-                matrices.append(part.astype(unsigned, order="C"))  # each row one contiguous column
-            else:
-                np.copyto(matrices[i][:, :count], part, casting="unsafe")  # unsigned: modulo the width
-            row += len(columns)
-        if fresh:
+        if buffers is None:  # each row one contiguous column
+            matrices = [values[start:stop].astype(unsigned, order="C") for unsigned, start, stop, _s in parts]
             buffers = SmallBuffers(plan, count, matrices)
+        else:
+            matrices = buffers.matrices
+            if matrices[0].shape[1] != count:
+                matrices = [matrix[:, :count] for matrix in matrices]
+            for (_unsigned, start, stop, _signed), matrix in zip(parts, matrices):
+                np.copyto(matrix, values[start:stop], casting="unsafe")  # unsigned: modulo the width
     rows = []
-    for (dtype, unsigned, _columns), matrix in zip(groups, buffers.matrices):
-        matrix = matrix if matrix.shape[1] == count else matrix[:, :count]
-        rows.extend(matrix if dtype == unsigned else matrix.view(dtype))
-    return [rows[at] for at in _small_order(np, plan)], buffers
+    for (_unsigned, _start, _stop, signed), matrix in zip(parts, matrices):
+        rows.extend(matrix if signed is None else matrix.view(signed))
+    return [rows[at] for at in order], buffers
 
 
 def _decode_word_bits(np, plan: Plan, raw, count: int, buffers):
     """``decode_small`` for one-word records from ``WORD_BITS_FROM`` records: the bytes that hold one-bit
     fields copied as rows, every bit of them shifted out at once (eight one-byte rows a byte) and
     masked, a quarter of the bytes the word's width writes; the other columns from the word."""
-    low, nbytes, groups, shifts, masks, order = _word_bits(np, plan)
+    low, nbytes, word, groups, shifts, masks, order, eight = _word_bits(np, plan)
     size = plan.record_size
-    if buffers is not None:
+    if buffers is not None:  # the same memory, each matrix laid out again for ``count`` (contiguous)
         matrices = buffers.matrices
         if matrices[0].shape[1] != count:
-            matrices = [matrix[:, :count] for matrix in matrices]
+            matrices = [np.ndarray((matrix.shape[0], count), matrix.dtype, matrix) for matrix in matrices]
     else:
         matrices = [np.empty((nbytes, count), np.uint8), np.empty((8 * nbytes, count), np.uint8)]
-        matrices += [np.empty((stop - start, count), unsigned) for _dtype, unsigned, start, stop in groups]
+        matrices += [np.empty((stop - start, count), unsigned) for unsigned, start, stop, _signed in groups]
         buffers = SmallBuffers(plan, count, matrices, True)
     held, bits = matrices[0], matrices[1]
     np.copyto(held, np.ndarray((nbytes, count), np.uint8, raw, low, (1, size)))
-    np.right_shift(held[:, None, :], _EIGHT(np), out=bits.reshape(nbytes, 8, count))
-    np.bitwise_and(bits, 1, out=bits)
+    flat = bits.reshape(8, nbytes * count)  # row (bit, byte): every byte's bit b in one call's inner loop
+    np.right_shift(held.reshape(1, nbytes * count), eight, out=flat)
+    np.bitwise_and(flat, 1, out=flat)
     rows = list(bits)
     if groups:
-        values = np.ndarray((count,), _small_plan(np, plan)[2][0], raw, 0, (size,)) >> shifts
+        values = np.ndarray((count,), word, raw, 0, (size,)) >> shifts
         np.bitwise_and(values, masks, out=values)
-        for (dtype, unsigned, start, stop), matrix in zip(groups, matrices[2:]):
+        for (_unsigned, start, stop, signed), matrix in zip(groups, matrices[2:]):
             np.copyto(matrix, values[start:stop], casting="unsafe")  # unsigned: the mask kept each whole
-            rows.extend(matrix if dtype == unsigned else matrix.view(dtype))
+            rows.extend(matrix if signed is None else matrix.view(signed))
     return [rows[at] for at in order], buffers
-
-
-@lru_cache(maxsize=None)
-def _EIGHT(np):  # noqa: N802 - a constant, made once NumPy is there
-    return np.arange(8, dtype=np.uint8)[None, :, None]
-
-
-@lru_cache(maxsize=None)
-def _small_order(np, plan: Plan) -> tuple:
-    """Where each column is among the rows of ``decode_small``'s matrices, taken in group order."""
-    order = [column for _dtype, _unsigned, columns in _small_plan(np, plan)[0] for column in columns]
-    at = {column: i for i, column in enumerate(order)}
-    return tuple(at[column] for column in range(len(plan.columns)))
 
 
 def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None):
