@@ -8,8 +8,8 @@ itself, or is 0xFFFD to 0xFFFF, to which libfwnt adds 3 in 16 bits (a length of 
 escape is a byte 255 followed by those 16 bits, after a token whose 3 bits are 7 (and the nibble byte
 with 15 in its low half, if the match takes one); each such place is shown not to be one by a cut of
 the stream there that libfwnt reads to its end (an item ends there, so the byte 255 is inside none).
-A place no cut clears sends the stream to this module's reading; so does a stream libfwnt refuses or
-reads to another size.  The answer (the bytes, or the error naming where) is always this module's.
+A place no cut clears sends the stream to this module's reading, as do cuts that would cost more than
+that reading, and a stream libfwnt refuses or reads to another size.  The answer (the bytes, or the error naming where) is always this module's.
 
 A stream is a run of groups: a 32-bit flag word, then 32 items, a 0 bit a literal byte, a 1 bit a
 match: a 16-bit token (13 bits of distance - 1, 3 of length - 3); a length field of 7 goes on in a
@@ -39,6 +39,10 @@ _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompres
 _GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches
 _GROUP_OUT = 32 * 9  # what 32 literals and short matches make at most
 _NATIVE_MOST = 16 << 20  # the largest buffer an .etl file holds: what libfwnt is given at most (it holds it twice)
+# The most bytes the cuts of a stream give libfwnt, in lengths of the stream: about what the Python reading
+# costs (10 to 16 times libfwnt, 24 leaving every real buffer to libfwnt: the most one took is 18, one in a
+# hundred 11).
+_CUTS_MOST = 24
 # A byte 255 and 16 bits libfwnt reads otherwise (below 22, or 0xFFFD and up): where such an escape may be.
 _ODD_ESCAPE = re.compile(rb"\xff(?:[\x00-\x15]\x00|[\xfd-\xff]\xff)")
 _native = None  # libfwnt's decoder once looked for; False when it is not installed
@@ -208,9 +212,19 @@ def _native_reading(native, src: bytes, size: int):
 def _cleared(native, src: bytes, size: int, places) -> bool:
     """Whether at each place (a byte 255 that may escape a length) libfwnt reads to its end a cut of
     ``src`` inside what such an escape would span (at - 2 or at - 3 to at + 3): it does so only where an
-    item ends, or once the output is made, so the byte is inside no escape it reads."""
-    return all(any(_attempt(native, src[:cut], size) is not None for cut in (at + 2, at + 1, at, at - 1))
-               for at in places)
+    item ends, or once the output is made, so the byte is inside no escape it reads.  False too once the
+    cuts would cost more than the Python reading (a stream of such places would make them quadratic)."""
+    budget = _CUTS_MOST * len(src)
+    for at in places:
+        for cut in (at + 2, at + 1, at, at - 1):
+            budget -= cut
+            if budget < 0:
+                return False
+            if _attempt(native, src[:cut], size) is not None:
+                break
+        else:
+            return False
+    return True
 
 
 def _attempt(native, src: bytes, size: int):

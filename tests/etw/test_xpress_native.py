@@ -305,3 +305,19 @@ def test_fuzz_escaped_streams_damaged_and_cut(fuzz):
         for size in fuzz.sizes(bytes(stream), sizes):
             fuzz.check(bytes(stream), size)
     assert fuzz.misread > 0 and fuzz.cases >= 60
+
+
+def test_a_stream_of_more_places_than_cuts_are_worth_is_read_here_in_linear_time(native_calls, python_calls):
+    """Literals that look like escapes everywhere (a byte whose 3 bits are 7, then 255 and 16 bits of 0):
+    a cut for each would read the stream again a place at a time, quadratic in its length.  libfwnt is
+    given no more than ``_CUTS_MOST`` lengths of the stream in all, then the Python reading decides."""
+    given = []
+    native_calls.side_effect = lambda src, size, real=native_calls.side_effect: given.append(len(src)) or real(src, size)
+    for places in (100, 1000, 10_000):
+        items = [0x07, 1, 0xFF, 0, 0] * places + [(5, 100)]
+        stream, want = encode(items), reference(items)
+        assert len(xpress._odd_escapes(stream)) > places * 9 // 10  # but where a flag word falls
+        given.clear()
+        assert bytes(decompress(stream, len(want))) == want
+        assert sum(given) <= 25 * len(stream), (places, sum(given), len(stream))  # the stream and 24 lengths
+    assert python_calls.call_count >= 2  # the longer ones: the Python reading
