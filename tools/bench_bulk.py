@@ -7,11 +7,11 @@ The rival (``numpy_rival``) is what a NumPy user who knows the layout writes for
 per type outside the timing: the bytes holding bitfields gathered in one pass over the records (a byte
 used by two union arms twice) and made rows; every bit of the bytes holding one-bit fields unpacked at
 once (one broadcast shift of those rows by 0 to 7, one mask: ``np.unpackbits`` along the records' axis
-was 10 times slower here); a field inside one byte shifted and masked from its gathered row; a wider bitfield shifted and masked from the
-narrowest window that holds it, straight into its column (``out=``); a plain member copied from a strided
-view of its field.  It gives what decode_array gives: for every leaf an array of the same values and
-dtype, C-contiguous, its own memory (sharing none with the input or another column), checked at every
-count.  The plain peer (``numpy_peer``) is a structured dtype over the record and ``(word >> bit) & mask``
+was 10 times slower here); a field inside one byte shifted and masked from its gathered row; a wider
+bitfield shifted and masked from the narrowest window that holds it, straight into its column
+(``out=``); a plain member copied from a strided view of its field.  It gives what decode_array gives:
+for every leaf an array of the same values and dtype, C-contiguous, its own memory (sharing none with the
+input or another column), checked at every count.  The plain peer (``numpy_peer``) is a structured dtype over the record and ``(word >> bit) & mask``
 per field, as tools/bench.py had it.
 
 Each count is timed in batches of calls lasting about 5 ms (one call at the large counts), the three

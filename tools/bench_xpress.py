@@ -264,7 +264,8 @@ def main(argv=None) -> int:
         for label in decoders:
             median[label], least, most = spread(times[label])
             print(f"  {label:>7}: {median[label] * 1e3:7.1f} ms ({least * 1e3:.1f}..{most * 1e3:.1f}) = "
-                  f"{total / median[label] / 1e6:6.1f} MB/s of output ({total / most / 1e6:.1f}..{total / least / 1e6:.1f}), "
+                  f"{total / median[label] / 1e6:6.1f} MB/s of output ({total / most / 1e6:.1f}.."
+                  f"{total / least / 1e6:.1f}), "
                   f"{median[label] / steps * 1e9:5.0f} ns an item")
 
         def ratio(slow: str, fast: str) -> str:
@@ -323,7 +324,8 @@ def main(argv=None) -> int:
             finally:
                 etlfile.decompress = xpress.decompress
             print(f"  {label:>7}: --summary {events / t_sum[0]:9,.0f} events/s ({events / t_sum[2]:,.0f}.."
-                  f"{events / t_sum[1]:,.0f}), the tables {events / t_tab[0]:9,.0f} events/s ({events / t_tab[2]:,.0f}.."
+                  f"{events / t_sum[1]:,.0f}), the tables {events / t_tab[0]:9,.0f} events/s "
+                  f"({events / t_tab[2]:,.0f}.."
                   f"{events / t_tab[1]:,.0f})")
     return 0
 

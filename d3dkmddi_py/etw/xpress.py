@@ -9,7 +9,8 @@ escape is a byte 255 followed by those 16 bits, after a token whose 3 bits are 7
 with 15 in its low half, if the match takes one); each such place is shown not to be one by a cut of
 the stream there that libfwnt reads to its end (an item ends there, so the byte 255 is inside none).
 A place no cut clears sends the stream to this module's reading, as do cuts that would cost more than
-that reading, and a stream libfwnt refuses or reads to another size.  The answer (the bytes, or the error naming where) is always this module's.
+that reading, and a stream libfwnt refuses or reads to another size.  The answer (the bytes, or the
+error naming where) is always this module's.
 
 A stream is a run of groups: a 32-bit flag word, then 32 items, a 0 bit a literal byte, a 1 bit a
 match: a 16-bit token (13 bits of distance - 1, 3 of length - 3); a length field of 7 goes on in a

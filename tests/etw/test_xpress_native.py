@@ -266,7 +266,8 @@ def test_fuzz_match_offsets_at_0_and_past_the_output(fuzz):
             fuzz.check(encode(items), made_by(items))
         for past in (0, 1, 2, 100):
             literals = rng.randint(1, 8191 - past)
-            items = [rng.randrange(256) for _ in range(literals)] + [(literals + past, length)] + [9] * rng.randint(0, 40)
+            items = ([rng.randrange(256) for _ in range(literals)] + [(literals + past, length)]
+                     + [9] * rng.randint(0, 40))
             for size in fuzz.sizes(encode(items), [made_by(items)]):
                 fuzz.check(encode(items), size)
     assert fuzz.refused >= 8 * 6  # every match before the output's start, libfwnt refuses too
@@ -312,7 +313,8 @@ def test_a_stream_of_more_places_than_cuts_are_worth_is_read_here_in_linear_time
     a cut for each would read the stream again a place at a time, quadratic in its length.  libfwnt is
     given no more than ``_CUTS_MOST`` lengths of the stream in all, then the Python reading decides."""
     given = []
-    native_calls.side_effect = lambda src, size, real=native_calls.side_effect: given.append(len(src)) or real(src, size)
+    real = native_calls.side_effect
+    native_calls.side_effect = lambda src, size: given.append(len(src)) or real(src, size)
     for places in (100, 1000, 10_000):
         items = [0x07, 1, 0xFF, 0, 0] * places + [(5, 100)]
         stream, want = encode(items), reference(items)
