@@ -11,8 +11,8 @@ was 10 times slower here); a field inside one byte shifted and masked from its g
 bitfield shifted and masked from the narrowest window that holds it, straight into its column
 (``out=``); a plain member copied from a strided view of its field.  It gives what decode_array gives:
 for every leaf an array of the same values and dtype, C-contiguous, its own memory (sharing none with the
-input or another column), checked at every count.  The plain peer (``numpy_peer``) is a structured dtype over the record and ``(word >> bit) & mask``
-per field, as tools/bench.py had it.
+input or another column), checked at every count.  The plain peer (``numpy_peer``) is a structured dtype
+over the record and ``(word >> bit) & mask`` per field, as tools/bench.py had it.
 
 Each count is timed in batches of calls lasting about 5 ms (one call at the large counts), the three
 decoders in turn batch by batch; a time is this process's CPU time (``time.process_time``: page faults
