@@ -19,10 +19,8 @@ columns). ETW XML: tools/bench_etw.py on a 100,000-event tracerpt trace: ``etw.r
 bare streaming parses of the same file (expat with no handler, expat visiting every element, and
 ElementTree's iterparse), each reading the same events and decoding nothing.
 
-Every count (``--only counts``; ``--max-count`` caps it): decode_array against ``numpy_peer``, a plain
-NumPy structured-dtype decode written as a user would (same bytes in, same columns out, checked), at 1
-to 10,000,000 records of both types: time per call of each, their ratio, and the traced peak memory of
-one call of each beside the bytes of the columns.  10M allocation infos take ~6 GB in all.
+Every count (``--only counts``; ``--max-count`` caps it): tools/bench_bulk.py, decode_array against the
+best NumPy decoder written by hand for each type and a plain structured-dtype one, 1 to 1,000,000 records.
 
 On the same random data (fixed seed) for N = 1,000,000 DXGK_SEGMENTFLAGS words and
 N = 200,000 x64 DXGK_ALLOCATIONINFO records it prints, per type:
@@ -224,92 +222,10 @@ def small_call_cases(runs: int, rng) -> list:
     return lines
 
 
-# ---------------------------------------------------------------- every count, against a plain NumPy decode
-SWEEP_COUNTS = (1, 2, 10, 100, 148, 256, 257, 1000, 4096, 10_000, 30_000, 100_000, 1_000_000, 10_000_000)
-SWEEP_BATCH_SECONDS = 0.005  # calls per timed batch: enough to take this long (one call at the large counts)
-
-
-def numpy_peer(cls):
-    """The peer: what a competent user writes by hand.  One structured dtype over the record (a field
-    per storage unit at its offset; a plain signed member signed), a plain member's column a copy of
-    its field, a bitfield's ``(word >> bit) & mask`` cast to the column's dtype.  Same bytes in, same
-    columns out (every leaf, the same values and dtypes as decode_array)."""
-    dtypes = column_dtypes(cls)
-    fields, steps = {}, []
-    for leaf in kmd.leaves(cls):
-        signed = leaf.signed and not leaf.is_bitfield  # bitfields read unsigned, as ctypes does
-        name = fields.setdefault((leaf.offset, leaf.size, signed), f"f{len(fields)}")
-        if leaf.is_bitfield or leaf.bit_width != 8 * leaf.size:
-            steps.append((leaf.path, name, leaf.bit_offset, (1 << leaf.bit_width) - 1, np.dtype(dtypes[leaf.path])))
-        else:
-            steps.append((leaf.path, name, None, None, None))
-    record = np.dtype({"names": list(fields.values()), "offsets": [offset for offset, _size, _s in fields],
-                       "formats": [f"<{'i' if s else 'u'}{size}" for _offset, size, s in fields],
-                       "itemsize": cls._layout_.size})
-
-    def peer(raw):
-        records = np.frombuffer(raw, dtype=record)
-        return {path: records[name].copy() if shift is None else ((records[name] >> shift) & mask).astype(dtype)
-                for path, name, shift, mask, dtype in steps}
-    return peer
-
-
-def traced_peak(fn) -> int:
-    """Peak bytes NumPy and Python allocate during one call of ``fn`` (its result included)."""
-    tracemalloc.start()
-    try:
-        result = fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-        del result
-
-
-def count_sweep(runs: int, counts: tuple) -> list:
-    """decode_array against ``numpy_peer`` at every count of ``counts``, both types: the best time per
-    call of each (timed in turn, batch by batch, so a busy machine slows both alike), their ratio, and
-    the peak memory of one call of each."""
-    lines = []
-    for name in GOAL_SPEEDUP:
-        cls = kmd.target("x64").types[name]
-        size = cls._layout_.size
-        peer = numpy_peer(cls)
-        lines.append(f"{name} [{cls._target_label_}], {size}-byte records, {len(kmd.leaves(cls))} columns: "
-                     "decode_array vs a plain NumPy structured-dtype decode (peer / ours > 1: ours is faster)")
-        lines.append(f"  {'records':>10}  {'ours':>12}  {'peer':>12}  {'peer/ours':>9}  {'ours peak':>10}  "
-                     f"{'peer peak':>10}  {'columns':>10}")
-        behind = []
-        for n in counts:
-            raw = np.random.default_rng(SEED + n).bytes(n * size)
-            ours_cols, theirs = decode_array(cls, raw), peer(raw)
-            assert all(np.array_equal(ours_cols[path], theirs[path]) and ours_cols[path].dtype == theirs[path].dtype
-                       for path in theirs), (name, n)  # the same columns, or the comparison means nothing
-            column_bytes = ours_cols.nbytes
-            del ours_cols, theirs
-            one = min(best_of(1, lambda: decode_array(cls, raw)), best_of(1, lambda: peer(raw)))
-            calls = max(1, round(SWEEP_BATCH_SECONDS / one))
-            ours = theirs = float("inf")
-            for _ in range(runs if n < 1_000_000 else max(1, runs // 2)):
-                ours = min(ours, best_of(1, lambda: _repeat(calls, decode_array, cls, raw)) / calls)
-                theirs = min(theirs, best_of(1, lambda: _repeat(calls, peer, raw)) / calls)
-            ours_peak, peer_peak = traced_peak(lambda: decode_array(cls, raw)), traced_peak(lambda: peer(raw))
-            if ours >= theirs:
-                behind.append(n)
-            lines.append(f"  {n:>10,}  {_seconds(ours):>12}  {_seconds(theirs):>12}  {theirs / ours:8.2f}x  "
-                         f"{mb(ours_peak):>10}  {mb(peer_peak):>10}  {mb(column_bytes):>10}")
-        lines.append(f"  ahead of the peer at every count: {verdict(not behind)}"
-                     + (f" (behind at {', '.join(f'{n:,}' for n in behind)})" if behind else ""))
-    return lines
-
-
 def _repeat(calls: int, fn, *args) -> None:
     """``calls`` calls, each result dropped before the next (as a loop that uses each and moves on)."""
     for _ in range(calls):
         fn(*args)
-
-
-def _seconds(t: float) -> str:
-    return f"{t * 1e6:,.1f} us" if t < 1e-2 else f"{t * 1e3:,.1f} ms"
 
 
 # ---------------------------------------------------------------- WinDbg text, wide lines
@@ -472,8 +388,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="N / 10 (a smoke run, not the issue's figures)")
     parser.add_argument("--only", choices=("bulk", "small", "counts", "command", "etw", "etl", "windbg"),
                         help="run one part")
-    parser.add_argument("--max-count", type=int, default=SWEEP_COUNTS[-1],
-                        help="largest count of the sweep against the NumPy peer (10M allocation infos: ~6 GB)")
+    parser.add_argument("--max-count", type=int, default=1_000_000,
+                        help="largest count of the sweep against the hand-written NumPy decoders")
     args = parser.parse_args(argv)
     if args.only in (None, "windbg"):
         _part("WinDbg text, one wide line (best of the runs that fit):", windbg_cases(args.quick, args.runs))
@@ -504,10 +420,11 @@ def main(argv=None) -> int:
             return 0
         print()
     if args.only in (None, "bulk", "counts"):
-        largest = min(args.max_count, 1_000_000) if args.quick else args.max_count
-        counts = tuple(n for n in SWEEP_COUNTS if n <= largest)
-        _part(f"Every count, against a plain NumPy decode (best of {args.runs} batches; at 1M and more, of "
-              f"{max(1, args.runs // 2)}; peak memory traced over one call):", count_sweep(args.runs, counts))
+        import bench_bulk  # tools/: decode_array at every count against hand-written NumPy decoders
+
+        largest = min(args.max_count, 100_000) if args.quick else args.max_count
+        print("Every count, against the best NumPy decoder written by hand (tools/bench_bulk.py):")
+        bench_bulk.main(["--runs", str(args.runs), "--max-count", str(largest)])
         if args.only == "counts":
             return 0
         print()

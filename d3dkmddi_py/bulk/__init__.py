@@ -11,9 +11,9 @@ import os
 import sys
 import warnings
 
-from ._engine import SMALL_CELLS, SMALL_RECORDS, Buffers, decode_numpy, decode_pure, decode_small
+from ._engine import Buffers, decode_numpy, decode_pure, decode_small, small_records
 from ._plan import plan_for
-from ._source import BulkInputError, InvalidArgument, Source, check_span, struct_layout
+from ._source import BulkInputError, InvalidArgument, Source, check_span, records_in, struct_layout
 from .columns import Columns
 from .._numpy import numpy_module
 from ..layout import TypeLayout
@@ -67,25 +67,29 @@ def decode_array(type, data, *, target=None, offset=0, count=None, out=None) -> 
     """
     layout = struct_layout(type, target)
     source = Source(data)
-    span = check_span(layout, source.size, offset, count)
-    return _decode(layout, source, span.offset, span.count, start=0, out=out)
+    first, records = records_in(layout, source.size, offset, count)
+    np = _numpy()
+    if np is None:
+        return _decode(layout, source, first, records, 0, out)
+    raw = source.numpy_range(first, first + records * layout.size)
+    return _columns(np, layout, raw, records, 0, first, out, source.inputs)
 
 
-def _decode(layout, source: Source, offset: int, count: int, *, start: int, out=None) -> Columns:
+def _decode(layout, source: Source, offset: int, count: int, start: int, out=None) -> Columns:
     stop = offset + count * layout.size
     np = _numpy()
     if np is None:
-        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset,
-                        inputs=source.inputs)
-    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out, inputs=source.inputs)
+        return _columns(None, layout, source.memoryview_range(offset, stop), count, start, offset, None,
+                        source.inputs)
+    return _columns(np, layout, source.numpy_range(offset, stop), count, start, offset, out, source.inputs)
 
 
 def _columns(np, layout, raw, count: int, start: int, offset: int, out=None, inputs: tuple = ()) -> Columns:
     plan = plan_for(layout)
     if np is None:
         return Columns._new(layout, plan, decode_pure(plan, raw, count), start, offset, None, inputs)
-    buffers = out._buffers if isinstance(out, Columns) else None
-    if 0 < count <= SMALL_RECORDS and count * len(plan.columns) <= SMALL_CELLS and not isinstance(buffers, Buffers):
+    buffers = out._buffers if out.__class__ is Columns else None
+    if count <= small_records(np, plan) and not isinstance(buffers, Buffers):
         arrays, buffers = decode_small(np, plan, raw, count, buffers)
     else:
         arrays, buffers = decode_numpy(np, plan, raw, count, buffers if isinstance(buffers, Buffers) else None)
@@ -133,8 +137,8 @@ def _chunks(layout, source, span, step, reuse):
     previous = None
     for first in range(0, max(span.count, 1), step):  # an empty range still gives its (empty) columns
         n = min(step, span.count - first)
-        chunk = _decode(layout, source, span.offset + first * span.record_size, n, start=first,
-                        out=previous if reuse else None)
+        chunk = _decode(layout, source, span.offset + first * span.record_size, n, first,
+                        previous if reuse else None)
         previous = chunk
         yield chunk
 

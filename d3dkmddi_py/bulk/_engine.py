@@ -15,6 +15,7 @@ from functools import lru_cache
 from ._plan import Plan
 
 _ALIGN = 64  # every row starts on a cache line, and has room for whole uint64 words
+_WORD = "<u8"
 
 
 def _round(n: int) -> int:
@@ -26,6 +27,10 @@ _MAX_SPAN = (1 << 31) - 1  # a structured dtype's itemsize is a C int in NumPy 1
 # cache) rather than a block of rows per call: below it a call costs more than its words (a broadcast
 # operand takes NumPy's slower loop); measured crossover between 12,500 and 37,500 words.
 _ROW_BY_ROW = 1 << 14
+# Words in a row up to which the bitfields of a bank are cut in two calls over all its rows (a gather
+# of their sources, a column of shifts, a column of masks) rather than a call per run of sources and of
+# masks: below it a call costs more than its words.  Measured with tools/bench_bulk.py.
+_SHORT_ROWS = 1 << 9
 _CLASSES_BELOW = 1 << 16  # records; from here a new length's dtypes cost under a sixth of the decode
 
 
@@ -105,7 +110,15 @@ class _Program:
                     runs.append([src, 1, rs[0][0], len(rs), [[s for _r, s in rs]]])
             shifts = tuple((src, k, a, r, np.array(by, dtype=np.uint64)[:, :, None]) for src, k, a, r, by in runs)
             rows = tuple((where[op.source][1], row, np.uint64(op.shift), np.uint64(op.mask)) for row, op in ops)
-            self.swars.append((b, w, tuple((np.uint64(m), a, z) for m, a, z in masks), shifts, rows))
+            # for short rows, where a call costs more than its words: every row's source gathered in one
+            # step, shifted by a column of shifts, then masked by a column of masks (all ones where the
+            # field is the whole lane); the rows cut from a slot are consecutive
+            first = ops[0][0]
+            assert [row for row, _op in ops] == list(range(first, first + len(ops)))
+            short = (first, first + len(ops), np.array([where[op.source][1] for _row, op in ops], dtype=np.intp),
+                     np.array([op.shift for _row, op in ops], dtype=np.uint64)[:, None],
+                     np.array([op.mask or (1 << 64) - 1 for _row, op in ops], dtype=np.uint64)[:, None])
+            self.swars.append((b, w, tuple((np.uint64(m), a, z) for m, a, z in masks), shifts, rows, short))
         self.narrows = tuple((*where[op.source], plan.slot_size(op.source), np.dtype(f"<u{plan.slot_size(op.source)}"),
                               *where[op.column], plan.columns[op.column].itemsize,
                               np.dtype(f"<{plan.columns[op.column].dtype}"), op.shift, op.mask)
@@ -164,8 +177,9 @@ class Buffers:
         """Lay the banks out for ``count`` records (kept until a call with another count)."""
         if count != self.count:
             places, self.copies = _geometry(np, self.plan, _lengths(_program(np, self.plan), count))
-            self.banks = [self.arena[at:at + rows * length].reshape(rows, length) for at, rows, length in places]
-            self.words = [bank.view("<u8") for bank in self.banks]
+            arena = self.arena
+            self.banks = [np.ndarray((rows, length), np.uint8, arena, at) for at, rows, length in places]
+            self.words = [np.ndarray((rows, length >> 3), _WORD, arena, at) for at, rows, length in places]
             self.count = count
         return self
 
@@ -206,11 +220,31 @@ def _struct(np, width: int, offsets: tuple, itemsize: int, order: str = "<"):
                      "itemsize": itemsize})
 
 
-# Below these sizes a plan's 10-40 NumPy calls cost more than the work: one record is read as one Python
-# int, a few as one 8-byte window per column (~15 calls, over 8 bytes a cell).  Measured: the two paths
-# cross at about 10,000 cells for DXGK_SEGMENTFLAGS (384 records) and DXGK_ALLOCATIONINFO (96).
-SMALL_RECORDS = 384
-SMALL_CELLS = 10_000  # records times columns
+# Up to these many cells (records times columns) a plan's 10-40 NumPy calls cost more than the work, and
+# ``decode_small`` takes the records: one as one Python int, more as one word each when a record is one
+# (1, 2, 4 or 8 bytes: every column shifted and masked in the record's width at once, ~5 calls), else as
+# one 8-byte window a column (~15 calls, 8 bytes a cell).  A one-word record whose one-bit fields each
+# have their own bit has them cut from byte rows from ``WORD_BITS_FROM`` records on (eight one-byte
+# columns a call, a quarter of the bytes the word's width writes), and stays on this path up to
+# ``SMALL_BITS_RECORDS``.  Measured with tools/bench_bulk.py: the paths cross at about 80,000 records
+# for DXGK_SEGMENTFLAGS (at 2,000 without the byte rows) and 50 for DXGK_ALLOCATIONINFO (5,500 cells).
+SMALL_CELLS = 5_000
+SMALL_WORD_CELLS = 40_000
+SMALL_BITS_RECORDS = 60_000
+WORD_BITS_FROM = 800
+
+
+@lru_cache(maxsize=None)
+def small_records(np, plan: Plan) -> int:
+    """The most records ``decode_small`` takes for ``plan`` (0: none, where a field fits no window)."""
+    windows = _small_plan(np, plan)[2]
+    if windows is None:
+        return 0
+    if not isinstance(windows[0], np.dtype):
+        return max(1, SMALL_CELLS // len(plan.columns))
+    if _word_bits(np, plan) is not None:
+        return SMALL_BITS_RECORDS
+    return max(1, SMALL_WORD_CELLS // len(plan.columns))
 
 
 @lru_cache(maxsize=None)
@@ -231,12 +265,59 @@ def _small_plan(np, plan: Plan) -> tuple:
     reads = tuple((bits[i][0], (1 << bits[i][1]) - 1) for i in order)
     windows = None
     masks = np.array([(1 << bits[i][1]) - 1 for i in order], dtype=np.uint64)
-    if plan.record_size <= 8:  # the whole record is one window: no gather
+    if plan.record_size in (1, 2, 4, 8):  # the record is one word: read in place, shifted in its own width
+        word = np.dtype(f"<u{plan.record_size}")
+        windows = (word, np.array([bits[i][0] for i in order], dtype=word)[:, None],
+                   np.array([(1 << bits[i][1]) - 1 for i in order], dtype=word)[:, None])
+    elif plan.record_size <= 8:  # the whole record is one window: no gather
         windows = (None, np.array([bits[i][0] for i in order], dtype=np.uint64), masks)
     elif all(bit % 8 + width <= 64 for bit, width in bits.values()):
         windows = (np.array([bits[i][0] // 8 + k for i in order for k in range(8)], dtype=np.intp),
                    np.array([bits[i][0] % 8 for i in order], dtype=np.uint64), masks)
-    return tuple(groups), reads, windows
+    parts, start = [], 0
+    for dtype, unsigned, columns in groups:
+        parts.append((unsigned, start, start + len(columns), None if dtype == unsigned else dtype))
+        start += len(columns)
+    at = {column: i for i, column in enumerate(order)}
+    return tuple(groups), reads, windows, tuple(parts), tuple(at[column] for column in range(len(plan.columns)))
+
+
+@lru_cache(maxsize=None)
+def _word_bits(np, plan: Plan):
+    """For a record of one word whose one-bit fields lie each at its own bit: (first byte, bytes, the word's
+    dtype, the other columns' groups as (unsigned dtype, first row, stop, signed dtype or None) with their
+    shifts and masks in the word's width, the row of every column among the bits block's rows (bit by
+    bit, byte by byte in each) and then the groups', the shifts 0 to 7); else None."""
+    word = _small_plan(np, plan)[2][0]
+    ones, others = {}, []
+    for unit in plan.units:
+        for leaf in unit.leaves:
+            if leaf.width == 1:
+                at = 8 * unit.offset + leaf.bit
+                if at in ones:
+                    return None  # two union arms on one bit: the plain word path
+                ones[at] = leaf.column
+            else:
+                others.append((leaf.column, 8 * unit.offset + leaf.bit, leaf.width))
+    if not ones:
+        return None
+    low, high = min(ones) // 8, max(ones) // 8
+    nbytes = high - low + 1
+    position = {column: (at - 8 * low) % 8 * nbytes + (at - 8 * low) // 8 for at, column in ones.items()}
+    by_dtype, groups, base, shifts, masks = {}, [], 8 * (high - low + 1), [], []
+    for column, bit, width in others:
+        by_dtype.setdefault(plan.columns[column].dtype, []).append((column, bit, width))
+    for dtype, members in by_dtype.items():
+        unsigned = np.dtype(f"<u{dtype[1:]}")
+        groups.append((unsigned, len(shifts), len(shifts) + len(members),
+                       None if unsigned == np.dtype(f"<{dtype}") else np.dtype(f"<{dtype}")))
+        for column, bit, width in members:
+            position[column] = base + len(shifts)
+            shifts.append(bit)
+            masks.append((1 << width) - 1)
+    return (low, high - low + 1, word, tuple(groups), np.array(shifts, dtype=word)[:, None],
+            np.array(masks, dtype=word)[:, None], tuple(position[i] for i in range(len(plan.columns))),
+            np.arange(8, dtype=np.uint8)[:, None])
 
 
 @lru_cache(maxsize=None)
@@ -253,56 +334,96 @@ def _one_record(np, plan: Plan):
 
 
 class SmallBuffers:
-    """The matrices of a small call, one per dtype group (unsigned; rows are columns), reusable by a
-    later small call of the same plan with at most ``capacity`` records."""
+    """The matrices of a small call (one per dtype group, unsigned, rows are columns; or with ``bits``
+    the byte rows, the one-bit rows and a matrix per other group), reusable by a later small call of the
+    same plan and way with at most ``capacity`` records."""
 
-    __slots__ = ("plan", "capacity", "matrices")
+    __slots__ = ("plan", "capacity", "matrices", "bits")
 
-    def __init__(self, plan: Plan, capacity: int, matrices: list):
-        self.plan, self.capacity, self.matrices = plan, capacity, matrices
+    def __init__(self, plan: Plan, capacity: int, matrices: list, bits: bool = False):
+        self.plan, self.capacity, self.matrices, self.bits = plan, capacity, matrices, bits
 
-    def fits(self, plan: Plan, count: int) -> bool:
-        return self.plan is plan and count <= self.capacity
+    def fits(self, plan: Plan, count: int, bits: bool = False) -> bool:
+        return self.plan is plan and count <= self.capacity and self.bits == bits
 
 
 def decode_small(np, plan: Plan, raw, count: int, buffers: SmallBuffers | None = None):
     """The columns ``decode_numpy`` gives (same values, dtypes and order) for a few records, and
     their SmallBuffers: each column is a row of a (columns, records) matrix per dtype."""
     size = plan.record_size
-    groups, reads, windows = _small_plan(np, plan)
-    if windows is None or (count > 1 and buffers is not None and not buffers.fits(plan, count)):
+    groups, reads, windows, parts, order = _small_plan(np, plan)
+    if windows is None:
         return decode_numpy(np, plan, raw, count)
+    index, shifts, masks = windows
+    word = isinstance(index, np.dtype)
+    if word and _word_bits(np, plan) is not None:  # the byte rows from WORD_BITS_FROM records, and at any
+        # count into the memory of a call that took them
+        if buffers is not None and buffers.fits(plan, count, True):
+            return _decode_word_bits(np, plan, raw, count, buffers)
+        if count >= WORD_BITS_FROM:
+            return _decode_word_bits(np, plan, raw, count, None)
+    if buffers is not None and not buffers.fits(plan, count):
+        buffers = None  # another way's or too few records': new matrices
     if count == 1 and buffers is None:  # the record as one int, every value by Python, one struct call
         packer, offsets = _one_record(np, plan)
-        word = int.from_bytes(bytes(raw[:size]), "little")
+        value = int.from_bytes(bytes(raw[:size]), "little")
         arena = bytearray(packer.size)
-        packer.pack_into(arena, 0, *[(word >> shift) & mask for shift, mask in reads])
-        buffers = SmallBuffers(plan, 1, [np.ndarray((len(columns), 1), unsigned, arena, at)
-                                         for (_dtype, unsigned, columns), at in zip(groups, offsets)])
-    else:  # each value from an 8-byte window of its record: ~15 NumPy calls in all
-        index, shifts, masks = windows
-        # zeros after each record: a window may run past the record's end
-        padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
-        padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
-        words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
-        values = ((words >> shifts) & masks).T
-        row, fresh = 0, buffers is None or not buffers.fits(plan, count)
-        matrices = [] if fresh else buffers.matrices
-        for i, (_dtype, unsigned, columns) in enumerate(groups):
-            part = values[row:row + len(columns)]
-            if fresh:
-                matrices.append(part.astype(unsigned, order="C"))  # each row one contiguous column
-            else:
-                np.copyto(matrices[i][:, :count], part, casting="unsafe")  # unsigned: modulo the width
-            row += len(columns)
-        if fresh:
+        packer.pack_into(arena, 0, *[(value >> shift) & mask for shift, mask in reads])
+        matrices = [np.ndarray((stop - start, 1), unsigned, arena, at)
+                    for (unsigned, start, stop, _signed), at in zip(parts, offsets)]
+        buffers = SmallBuffers(plan, 1, matrices)
+    else:
+        if word:  # (columns, records) at once, each row contiguous: ~5 NumPy calls in all
+            values = np.ndarray((count,), index, raw, 0, (size,)) >> shifts
+            np.bitwise_and(values, masks, out=values)
+        else:  # each value from an 8-byte window of its record, zeros after each record (a window may run
+            # past the record's end): ~15 NumPy calls in all
+            padded = np.zeros((count, 8 if index is None else size + 8), dtype=np.uint8)
+            padded[:, :size] = np.asarray(raw[:count * size]).reshape(count, size)
+            words = padded.view("<u8") if index is None else np.take(padded, index, axis=1).view("<u8")
+            values = ((words >> shifts) & masks).T
+        if buffers is None:  # each row one contiguous column
+            matrices = [values[start:stop].astype(unsigned, order="C") for unsigned, start, stop, _s in parts]
             buffers = SmallBuffers(plan, count, matrices)
-    out = [None] * len(plan.columns)
-    for (dtype, unsigned, columns), matrix in zip(groups, buffers.matrices):
-        rows = matrix[:, :count]
-        for column, array in zip(columns, rows if dtype == unsigned else rows.view(dtype)):
-            out[column] = array
-    return out, buffers
+        else:
+            matrices = buffers.matrices
+            if matrices[0].shape[1] != count:
+                matrices = [matrix[:, :count] for matrix in matrices]
+            for (_unsigned, start, stop, _signed), matrix in zip(parts, matrices):
+                np.copyto(matrix, values[start:stop], casting="unsafe")  # unsigned: modulo the width
+    rows = []
+    for (_unsigned, _start, _stop, signed), matrix in zip(parts, matrices):
+        rows.extend(matrix if signed is None else matrix.view(signed))
+    return [rows[at] for at in order], buffers
+
+
+def _decode_word_bits(np, plan: Plan, raw, count: int, buffers):
+    """``decode_small`` for one-word records from ``WORD_BITS_FROM`` records: the bytes that hold one-bit
+    fields copied as rows, every bit of them shifted out at once (eight one-byte rows a byte) and
+    masked, a quarter of the bytes the word's width writes; the other columns from the word."""
+    low, nbytes, word, groups, shifts, masks, order, eight = _word_bits(np, plan)
+    size = plan.record_size
+    if buffers is not None:  # the same memory, each matrix laid out again for ``count`` (contiguous)
+        matrices = buffers.matrices
+        if matrices[0].shape[1] != count:
+            matrices = [np.ndarray((matrix.shape[0], count), matrix.dtype, matrix) for matrix in matrices]
+    else:
+        matrices = [np.empty((nbytes, count), np.uint8), np.empty((8 * nbytes, count), np.uint8)]
+        matrices += [np.empty((stop - start, count), unsigned) for unsigned, start, stop, _signed in groups]
+        buffers = SmallBuffers(plan, count, matrices, True)
+    held, bits = matrices[0], matrices[1]
+    np.copyto(held, np.ndarray((nbytes, count), np.uint8, raw, low, (1, size)))
+    flat = bits.reshape(8, nbytes * count)  # row (bit, byte): every byte's bit b in one call's inner loop
+    np.right_shift(held.reshape(1, nbytes * count), eight, out=flat)
+    np.bitwise_and(flat, 1, out=flat)
+    rows = list(bits)
+    if groups:
+        values = np.ndarray((count,), word, raw, 0, (size,)) >> shifts
+        np.bitwise_and(values, masks, out=values)
+        for (_unsigned, start, stop, signed), matrix in zip(groups, matrices[2:]):
+            np.copyto(matrix, values[start:stop], casting="unsafe")  # unsigned: the mask kept each whole
+            rows.extend(matrix if signed is None else matrix.view(signed))
+    return [rows[at] for at in order], buffers
 
 
 def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None):
@@ -321,9 +442,13 @@ def decode_numpy(np, plan: Plan, raw, count: int, buffers: Buffers | None = None
             np.copyto(np.ndarray((count,), dst_dtype, arena, dst_at, (width,)), src)
         # 2. bitfields as wide as their column, 8, 4 or 2 per 64-bit word, over whole rows (the words
         #    past the count are scratch): a block of rows per call, or for long rows a row per call
-        for bank, _lane, masks, shifts, one_by_one in program.swars:
+        for bank, _lane, masks, shifts, one_by_one, (first, stop, sources, by, cut) in program.swars:
             block = words[bank]
-            if block.shape[1] < _ROW_BY_ROW:
+            if block.shape[1] <= _SHORT_ROWS:
+                out = block[first:stop]
+                np.right_shift(block[sources], by, out=out)
+                np.bitwise_and(out, cut, out=out)
+            elif block.shape[1] < _ROW_BY_ROW:
                 for source, k, a, r, by in shifts:
                     np.right_shift(block[source:source + k, None], by, out=block[a:a + k * r].reshape(k, r, -1))
                 for mask, a, b in masks:

@@ -191,7 +191,12 @@ def plan_for(layout) -> Plan:
         for column, leaf, full in members:
             if full:
                 if known.get((offset, size)) != column:
-                    slot_for(offset, size, dest=column)
+                    p = container(offset, size)
+                    if (p[0], p[1]) == (offset, size):  # a union's second full member: the same bytes of the
+                        # input, read in the same pass as the first (a copy of its slot is a call more)
+                        gathers.append(Gather(None, offset, size, column))
+                    else:
+                        slot_for(offset, size, dest=column)
                 continue
             byte, width, shift = _window(leaf.bit_offset, leaf.bit_width, size, columns[column].itemsize)
             source = slot_for(offset + byte, width)

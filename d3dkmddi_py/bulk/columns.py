@@ -5,11 +5,18 @@ import contextlib
 import io
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 
 from .._numpy import numpy_module, optional_module as _need
 from ..errors import InvalidArgument, bad_argument, flag_argument, integer_argument, items_argument
 from ..outfile import open_output
 from .table import INT64_MAX
+
+
+@lru_cache(maxsize=None)
+def _positions(names: tuple) -> dict:
+    """Leaf path -> its column's position, once per tuple of paths (a plan's, or a pickled Columns')."""
+    return {name: i for i, name in enumerate(names)}
 
 
 class Columns(Mapping):
@@ -22,7 +29,7 @@ class Columns(Mapping):
     """
 
     __slots__ = ("layout", "type_name", "target_label", "record_size", "start", "offset", "inputs", "_names",
-                 "_arrays", "_buffers")
+                 "_arrays", "_where", "_buffers")
 
     def __init__(self, layout, plan, arrays, *, start: int, offset: int, buffers=None, inputs: tuple = ()):
         """Columns of a user's own arrays, checked: ``layout`` a struct's or union's TypeLayout, ``plan`` the
@@ -59,12 +66,13 @@ class Columns(Mapping):
         self.type_name, self.target_label, self.record_size = plan.type_name, plan.label, plan.record_size
         self.start, self.offset, self.inputs = start, offset, inputs
         self._names = plan.names
-        self._arrays = dict(zip(self._names, arrays))
+        self._arrays = arrays if isinstance(arrays, list) else list(arrays)  # no dict built a chunk
+        self._where = _positions(self._names)
         self._buffers = buffers
 
     def __getitem__(self, path):
         try:
-            return self._arrays[path]
+            return self._arrays[self._where[path]]
         except KeyError:
             raise KeyError(f"{self.type_name} at {self.target_label} has no leaf {path!r}; "
                            f"leaves: {', '.join(self._names)}") from None
@@ -90,7 +98,7 @@ class Columns(Mapping):
     # reusable chunk buffers stay behind.
     def __reduce__(self):
         return type(self)._restore, (self.layout, self.type_name, self.target_label, self.record_size, self.start,
-                                     self.offset, self._names, [self._arrays[n] for n in self._names], self.inputs)
+                                     self.offset, self._names, list(self._arrays), self.inputs)
 
     @classmethod
     def _restore(cls, layout, type_name, target_label, record_size, start, offset, names, arrays, inputs=()):
@@ -98,13 +106,13 @@ class Columns(Mapping):
         self.layout, self.type_name, self.target_label, self.record_size = layout, type_name, target_label, record_size
         self.start, self.offset, self._names, self._buffers = start, offset, tuple(names), None
         self.inputs = tuple(inputs)
-        self._arrays = dict(zip(self._names, arrays))
+        self._arrays, self._where = list(arrays), _positions(self._names)
         return self
 
     @property
     def count(self) -> int:
         """Number of records (rows)."""
-        return len(self._arrays[self._names[0]]) if self._names else 0
+        return len(self._arrays[0]) if self._names else 0
 
     @property
     def index(self) -> range:
@@ -114,11 +122,11 @@ class Columns(Mapping):
     @property
     def nbytes(self) -> int:
         """Bytes the column values take (itemsize times rows, summed)."""
-        return sum(len(a) * a.itemsize for a in self._arrays.values())
+        return sum(len(a) * a.itemsize for a in self._arrays)
 
     def rows(self):
         """One tuple per record, ``record`` number first then every leaf, as Python ints."""
-        lists = [a.tolist() for a in self._arrays.values()]
+        lists = [a.tolist() for a in self._arrays]
         return zip(self.index, *lists)
 
     # ---- conversions (optional libraries, imported on use)
@@ -126,13 +134,14 @@ class Columns(Mapping):
         """A pandas DataFrame, one column per leaf, indexed by record number."""
         pd = _need("pandas", "dataframe", "Columns.to_pandas")
         index = pd.RangeIndex(self.start, self.start + self.count, name="record")
-        return pd.DataFrame({name: _as_numpy(a) for name, a in self._arrays.items()}, index=index, copy=False)
+        return pd.DataFrame({name: _as_numpy(a) for name, a in zip(self._names, self._arrays)}, index=index,
+                            copy=False)
 
     def to_arrow(self):
         """A pyarrow Table: a ``record`` column, then one column per leaf (zero-copy where it can)."""
         pa = _need("pyarrow", "arrow", "Columns.to_arrow")
         arrays = [pa.array(range(self.start, self.start + self.count), type=pa.uint64())]
-        arrays += [pa.array(_as_numpy(a)) for a in self._arrays.values()]
+        arrays += [pa.array(_as_numpy(a)) for a in self._arrays]
         table = pa.Table.from_arrays(arrays, names=["record", *self._names])
         return table.replace_schema_metadata({"d3dkmddi.type": self.type_name, "d3dkmddi.target": self.target_label})
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import d3dkmddi_py as kmd
+from d3dkmddi_py import bulk
 from d3dkmddi_py.bulk import _engine, _plan, decode_array
 from d3dkmddi_py.resolve import resolve_layout
 from tests.bulk.helpers import DISTINCT_CLASSES, as_lists, class_id, failures_from_16_threads, per_record
@@ -22,8 +23,7 @@ def _same(columns, other) -> bool:
 
 
 def _last_small_count(cls) -> int:
-    plan = _plan.plan_for(resolve_layout(cls))
-    return min(_engine.SMALL_RECORDS, _engine.SMALL_CELLS // len(plan.columns))
+    return _engine.small_records(np, _plan.plan_for(resolve_layout(cls)))
 
 
 def _exact_arena(layout, count: int) -> int:
@@ -60,6 +60,32 @@ def test_rows_cut_one_by_one_equal_ctypes(cls, monkeypatch):
     count = max(_last_small_count(cls) + 1, 300)
     data = _blob(size, count, 7)
     assert as_lists(decode_array(cls, data)) == per_record(cls, data, 0, count)
+
+
+@pytest.mark.parametrize("cls", DISTINCT_CLASSES, ids=class_id)
+def test_rows_cut_a_run_of_sources_and_of_masks_a_call_equal_ctypes(cls, monkeypatch):
+    """The way of cutting bitfields between short rows (all of a bank's rows in two calls) and long ones
+    (a row a call): a call per run of sources and per run of masks, forced at a small count."""
+    monkeypatch.setattr(_engine, "_SHORT_ROWS", 0)
+    size = cls._layout_.size
+    count = max(_last_small_count(cls) + 1, 300)
+    data = _blob(size, count, 8)
+    assert as_lists(decode_array(cls, data)) == per_record(cls, data, 0, count)
+
+
+def test_short_rows_cut_in_two_calls_a_bank_in_a_real_decode(monkeypatch):
+    """Rows of at most ``_SHORT_ROWS`` words: each bank's bitfields from one gather of their sources, a
+    column of shifts and a column of masks, against each leaf's ``(word >> bit) & mask`` (the plan path
+    forced: a one-word record takes the few-records path up to 60,000 records)."""
+    monkeypatch.setattr(bulk, "small_records", lambda np, plan: 0)
+    count = 8 * _engine._SHORT_ROWS - 3
+    words = np.random.default_rng(4).integers(0, 1 << 32, count, dtype="<u4")
+    columns = decode_array("DXGK_SEGMENTFLAGS", words.tobytes())
+    assert isinstance(columns._buffers, _engine.Buffers)
+    assert columns._buffers.words[0].shape[1] <= _engine._SHORT_ROWS  # the one-byte bank: 22 one-bit fields
+    for leaf in kmd.leaves(kmd.DXGK_SEGMENTFLAGS):
+        want = (words >> leaf.bit_offset) & ((1 << leaf.bit_width) - 1)
+        assert np.array_equal(columns[leaf.path], want), leaf.path
 
 
 def test_rows_long_enough_to_cut_one_by_one_in_a_real_decode():

@@ -1,9 +1,12 @@
 """Small calls (issue 16): a few records take their own paths (one record as one int; up to
-``SMALL_RECORDS`` as one 8-byte window per column), with the plan worked out once per layout.
+``small_records`` as one word each where a record is 1, 2, 4 or 8 bytes, else as one 8-byte window per
+column), with the plan worked out once per layout.
 They must give what the large path and the ctypes classes give, byte for byte and dtype for dtype."""
 from __future__ import annotations
 
 import numpy as np
+
+import d3dkmddi_py as kmd
 import pytest
 
 from d3dkmddi_py.bulk import _engine, _plan, decode_array
@@ -82,3 +85,41 @@ def test_out_reuses_a_small_calls_memory_with_the_same_values():
         assert as_lists(again) == as_lists(decode_array(layout, blob)), count
     bigger = decode_array(layout, _blob(layout.size, 11, 2), out=first)  # more than it holds: new memory
     assert not np.shares_memory(first["Size"], bigger["Size"]) and bigger.count == 11
+
+
+WORD_CLASSES = [cls for cls in DISTINCT_CLASSES if cls._layout_.size in (1, 2, 4, 8)]
+
+
+@pytest.mark.parametrize("cls", WORD_CLASSES, ids=class_id)
+def test_one_word_records_on_either_side_of_the_byte_rows_equal_ctypes(cls):
+    """A record of 1, 2, 4 or 8 bytes read as one word: below ``WORD_BITS_FROM`` records every column in
+    the word's width, from it the one-bit fields cut from byte rows (where each has its own bit), up to
+    the last count of the small path and the first of the plan path."""
+    layout = resolve_layout(cls)
+    last = _engine.small_records(np, _plan.plan_for(layout))
+    for count in sorted({_engine.WORD_BITS_FROM - 1, _engine.WORD_BITS_FROM, _engine.WORD_BITS_FROM + 7,
+                         min(last, 70_000), last + 1}):
+        data = _blob(layout.size, count, count)
+        columns = decode_array(cls, data)
+        assert as_lists(columns) == per_record(cls, data, 0, count), count
+        assert all(a.flags.c_contiguous and a.shape == (count,) for a in columns.values())
+
+
+def test_the_byte_rows_serve_the_word_types_whose_one_bit_fields_each_have_their_own_bit():
+    """DXGK_SEGMENTFLAGS (22 one-bit fields in bytes 0 to 2) takes them; a word type whose union arms
+    share a bit does not (the plain word path then), and neither does a record wider than a word."""
+    plans = {cls: _plan.plan_for(resolve_layout(cls)) for cls in WORD_CLASSES}
+    assert _engine._word_bits(np, _plan.plan_for(resolve_layout("DXGK_SEGMENTFLAGS")))[:2] == (0, 3)
+    assert any(_engine._word_bits(np, plan) is None for plan in plans.values())
+    wide = _engine._small_plan(np, _plan.plan_for(resolve_layout("DXGK_ALLOCATIONINFO")))[2]
+    assert not isinstance(wide[0], np.dtype)
+
+
+def test_out_reuses_the_byte_rows_memory_at_fewer_records():
+    layout = resolve_layout("DXGK_SEGMENTFLAGS")
+    first = decode_array(layout, _blob(layout.size, 5000, 1))
+    for count in (5000, 4999, 600, _engine.WORD_BITS_FROM):
+        blob = _blob(layout.size, count, 70 + count)
+        again = decode_array(layout, blob, out=first)
+        assert again._buffers is first._buffers, count
+        assert as_lists(again) == per_record(kmd.DXGK_SEGMENTFLAGS, blob, 0, count), count

@@ -1,5 +1,6 @@
-"""Plain LZ77 streams made from items, what they make, and the decoders' answers to compare: shared by
-test_xpress.py and test_xpress_native.py."""
+"""Plain LZ77 streams made from items, what they make, the decoders' answers to compare, and streams
+aimed at the places where libfwnt reads the format otherwise: shared by test_xpress.py and
+test_xpress_native.py."""
 from __future__ import annotations
 
 import random
@@ -85,3 +86,43 @@ def answer(decode, src: bytes, size: int, prefix: bytes = b"") -> tuple:
         return "bytes", bytes(decode(src, size, bytearray(prefix)))
     except XpressError as exc:
         return "error", str(exc)
+
+
+def escapes(items) -> list:
+    """Where ``encode(items)`` puts each byte 255 that escapes a length to 16 bits (the item's last bytes:
+    255 and 16 bits, or 255, 16 zero bits and 32)."""
+    stream, found = encode(items), []
+    for k, item in enumerate(items):
+        if isinstance(item, tuple) and item[1] >= 280:
+            found.append(len(encode(items[:k + 1])) - (7 if item[1] - 3 >= 1 << 16 else 3))
+    assert all(stream[at] == 255 for at in found)
+    return found
+
+
+def made_by(items) -> int:
+    """The bytes ``items`` make, whether or not their matches reach into the output."""
+    return sum(1 if isinstance(item, int) else item[1] for item in items)
+
+
+def escaped_stream(rng: random.Random, value: int, *, wide: int | None = None, second: bool = False) -> tuple:
+    """(stream, the sizes to ask for) of random items around one match whose length is escaped to 16 bits
+    set to ``value``, and with ``wide`` the 32 bits after a 16-bit 0 set to it.  With ``second`` the match
+    is the second of a pair (its nibble in the high half of the byte an earlier long match took), else
+    the first (it takes a nibble byte).  The sizes: what the items make, what the escape makes as MS-XCA
+    reads it (value + 3, or wide + 3 after a 0), and any size within 30 bytes of those."""
+    before = [rng.randrange(256) for _ in range(rng.randint(40, 300))]
+    if second:
+        before.append((rng.randint(1, 40), rng.randint(10, 24)))  # a long match taking the nibble byte
+        before += [rng.randrange(256) for _ in range(rng.randint(0, 40))]
+    length = 70_000 if wide is not None else rng.randint(280, 3000)
+    items = before + [(rng.randint(1, 40), length)] + [rng.randrange(256) for _ in range(rng.randint(0, 200))]
+    stream = bytearray(encode(items))
+    (at,) = escapes(items)
+    struct.pack_into("<H", stream, at + 1, value)
+    if wide is not None:
+        struct.pack_into("<I", stream, at + 3, wide)
+    made = made_by(items)
+    read = (wide if wide is not None and value == 0 else value) + 3
+    sizes = {made, made - length + read}
+    sizes |= {s + rng.randint(-30, 30) for s in tuple(sizes)}
+    return bytes(stream), sorted(s for s in sizes if s > 0)

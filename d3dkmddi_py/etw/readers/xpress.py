@@ -4,9 +4,13 @@ buffers of an .etl file (ETW_BUFFER_FLAG_COMPRESSED).  The standard library has 
 With libfwnt-python installed (the ``fast`` extra), a stream goes first to its C decoder, which reads the
 format as this module does but for one form: a length escaped to 16 bits whose value is below 22 (0
 announcing 32 bits), which MS-XCA refuses (or reads on in 32 bits) and libfwnt takes as the length
-itself.  Where a stream holds a byte 255 and such 16 bits, its items are stepped through (no copying)
-up to there, and if one of them is that escape the stream is read here; so is one libfwnt refuses or
-reads to another size.  The answer (the bytes, or the error naming where) is always this module's.
+itself, or is 0xFFFD to 0xFFFF, to which libfwnt adds 3 in 16 bits (a length of 0 to 2).  Such an
+escape is a byte 255 followed by those 16 bits, after a token whose 3 bits are 7 (and the nibble byte
+with 15 in its low half, if the match takes one); each such place is shown not to be one by a cut of
+the stream there that libfwnt reads to its end (an item ends there, so the byte 255 is inside none).
+A place no cut clears sends the stream to this module's reading, as do cuts that would cost more than
+that reading, and a stream libfwnt refuses or reads to another size.  The answer (the bytes, or the
+error naming where) is always this module's.
 
 A stream is a run of groups: a 32-bit flag word, then 32 items, a 0 bit a literal byte, a 1 bit a
 match: a 16-bit token (13 bits of distance - 1, 3 of length - 3); a length field of 7 goes on in a
@@ -36,7 +40,12 @@ _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompres
 _GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches
 _GROUP_OUT = 32 * 9  # what 32 literals and short matches make at most
 _NATIVE_MOST = 16 << 20  # the largest buffer an .etl file holds: what libfwnt is given at most (it holds it twice)
-_WIDE_BELOW_22 = re.compile(rb"\xff[\x00-\x15]\x00")  # a byte 255 and 16 bits below 22: where such an escape may be
+# The most bytes the cuts of a stream give libfwnt, in lengths of the stream: about what the Python reading
+# costs (10 to 16 times libfwnt, 24 leaving every real buffer to libfwnt: the most one took is 18, one in a
+# hundred 11).
+_CUTS_MOST = 24
+# A byte 255 and 16 bits libfwnt reads otherwise (below 22, or 0xFFFD and up): where such an escape may be.
+_ODD_ESCAPE = re.compile(rb"\xff(?:[\x00-\x15]\x00|[\xfd-\xff]\xff)")
 _native = None  # libfwnt's decoder once looked for; False when it is not installed
 
 
@@ -185,55 +194,54 @@ def decompress(src, size: int, out: bytearray | None = None) -> bytearray:
     src = bytes(src)
     out = bytearray() if out is None else out
     native = _native_decoder() if 2 <= len(src) and 0 < size <= _NATIVE_MOST else None
-    if native is not None and not _escapes_below_22(src):
-        try:
-            made = native(src, size)
-        except Exception:  # noqa: BLE001 - its refusal, in its words: the reading below names where the stream is wrong
-            made = None
-        if made is not None and len(made) == size:
-            out += made
-            return out
-    return _python_decompress(src, size, out)
+    made = None if native is None else _native_reading(native, src, size)
+    if made is None:
+        return _python_decompress(src, size, out)
+    out += made
+    return out
 
 
-def _escapes_below_22(src: bytes) -> bool:
-    """Whether the items of ``src``, stepped through as the item path reads them, hold a length escaped
-    to 16 bits below 22.  The steps ignore the output's size, so past the stream's end they may find one
-    that is not (the answer is then yes: the item path reads the stream, as it would anyway)."""
-    last = None
-    for last in _WIDE_BELOW_22.finditer(src):
-        pass
-    if last is None:
-        return False
-    stop, words, runs, tail = last.start(), _tokens(src), _RUNS, _TAIL
-    i = half = 0  # the fast path's reading of the items, inline as there (a call a long match costs a third more)
+def _native_reading(native, src: bytes, size: int):
+    """libfwnt's ``size`` bytes for ``src`` where they are this module's answer, else None: it reads the
+    stream whole, and every place an escape it reads otherwise may be is cleared by a cut."""
+    made = _attempt(native, src, size)
+    if made is None or len(made) != size or not _cleared(native, src, size, _odd_escapes(src)):
+        return None
+    return made
+
+
+def _cleared(native, src: bytes, size: int, places) -> bool:
+    """Whether at each place (a byte 255 that may escape a length) libfwnt reads to its end a cut of
+    ``src`` inside what such an escape would span (at - 2 or at - 3 to at + 3): it does so only where an
+    item ends, or once the output is made, so the byte is inside no escape it reads.  False too once the
+    cuts would cost more than the Python reading (a stream of such places would make them quadratic)."""
+    budget = _CUTS_MOST * len(src)
+    for at in places:
+        for cut in (at + 2, at + 1, at, at - 1):
+            budget -= cut
+            if budget < 0:
+                return False
+            if _attempt(native, src[:cut], size) is not None:
+                break
+        else:
+            return False
+    return True
+
+
+def _attempt(native, src: bytes, size: int):
+    """libfwnt's bytes, or None where it refuses the stream."""
     try:
-        while i <= stop:
-            flags = words[i] | words[i + 2] << 16
-            i += 4
-            for f in (flags >> 24, flags >> 16 & 255, flags >> 8 & 255, flags & 255):
-                for literals in runs[f]:
-                    i += literals
-                    token = words[i]
-                    i += 2
-                    if token & 7 == 7:
-                        if half:
-                            length = src[half] >> 4
-                            half = 0
-                        else:
-                            length = src[i] & 15
-                            half = i
-                            i += 1
-                        if length == 15:
-                            if src[i] == 255:
-                                if src[i + 1] | src[i + 2] << 8 < 22:
-                                    return True
-                                i += 2
-                            i += 1
-                i += tail[f]
-    except IndexError:  # a read at byte n - 2 or later: past every byte 255 that could be one
-        pass
-    return False
+        return native(src, size)
+    except Exception:  # noqa: BLE001 - its refusal, in its words: this module's reading names where the stream is wrong
+        return None
+
+
+def _odd_escapes(src: bytes) -> list:
+    """Where the items of ``src`` may hold a length escaped to 16 bits that libfwnt reads otherwise: each
+    byte 255 followed by such 16 bits, after a token whose 3 bits are 7 (the nibble then from a byte
+    before) or such a token and a nibble byte whose low half is 15 (the first flag word before both)."""
+    return [at for at in (m.start() for m in _ODD_ESCAPE.finditer(src))
+            if at >= 6 and src[at - 2] & 7 == 7 or at >= 7 and src[at - 3] & 7 == 7 and src[at - 1] & 15 == 15]
 
 
 def _native_decoder():
