@@ -866,9 +866,18 @@ class _Scanner:
         if not line.strip() or _DY_HEADER.match(line):
             if not self.strict:
                 self.end_run()
+            if self.command is None and "0" in line:  # the header says which: bit numbers 31..0 are dyd's
+                name = "dyd" if "10987654" in line or "76543210" not in line else "dyb"
+                self.command, self.command_line = _COMMANDS[name], number
             return
         m = _MEMORY_LINE.match(line)
         rest = "" if m is None else m["rest"]
+        if m is not None and rest.strip() and self.command is not None and not self.command.exact:
+            if self.strict:  # dD, df, da, du: whatever the spacing of their columns
+                _read_line(m, line, number, self.origin, command=self.command)
+            self.end_run()
+            self._not_bytes(number, line)
+            return
         gap = _gap(rest)
         dump_line = m is not None and (gap == 2 if not self.strict else gap in (1, 2)) and rest[gap:gap + 1] not in \
             ("", "\t")
