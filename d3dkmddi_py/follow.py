@@ -17,7 +17,6 @@ time, so a large follow is written as it is made); ``segments_adapter`` turns a 
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 
 from . import _spec
@@ -480,6 +479,8 @@ class _Streamed(dict):
 
 def _json_pieces(value):
     """``json.dumps(value)`` (its default separators) in pieces, _Lazy arrays made item by item."""
+    import json  # the JSON's module: not on the path of follow() itself
+
     if isinstance(value, _Lazy):
         yield "["
         for i, item in enumerate(value.items):

@@ -194,9 +194,10 @@ _UNIT_WORD = {"db": "a 2-digit byte", "dw": "a 4-digit word", "dd": "an 8-digit 
 # What dps/dds/dqs print after the one pointer of a line: module!symbol+0x10, or module+0x1234.
 _SYMBOL = re.compile(r"\S*!\S*|[\w.]+\+0x[0-9a-fA-F]+")
 # dD and df print numbers in decimal (-1.#QNAN, 1.5e+010, 0), right-aligned in wide columns
-_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?1\.#(?:QNAN|SNAN|INF|IND)\d*|[-+]?(?:inf|nan)\w*",
-                    re.IGNORECASE)
-_FLOAT_MARK = re.compile(r"[.#+]|^-|[a-zA-Z]{3}")
+_FLOAT = (r"[-+]?1\.#(?:QNAN|SNAN|INF|IND)\d*|[-+]?(?:inf|nan)\w*|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# a line of such numbers, in linear time: each number is taken whole (atomic), never split to retry
+_FLOATS = re.compile(rf"\s*(?:(?>{_FLOAT})(?:\s+|$))++", re.IGNORECASE)
+_FLOAT_MARK = re.compile(r"[.#+]|(?:^|\s)-|[a-zA-Z]{3}")
 _DT_HINT = ("decode needs the raw bytes: run `db <address> L<size>` (or dd/dq/dp) in WinDbg and paste that; "
             "`d3dkmddi layout <type>` prints the layout dt shows")
 # The header lines dyb and dyd print above their lines: bit numbers and dashes, no address
@@ -394,10 +395,9 @@ def _gap(rest: str) -> int:
 
 def _refuse_floats(rest: str, number: int, line: str, origin: str) -> None:
     """``_NotBytes`` for the line of decimal numbers dD and df print, right-aligned in wide columns."""
-    words = rest.split()
-    if not words or not all(_FLOAT.fullmatch(w) for w in words):
+    if not _FLOATS.fullmatch(rest):
         return
-    if _gap(rest) != 2 or any(_FLOAT_MARK.search(w) for w in words):  # right-aligned, or a point or exponent
+    if _gap(rest) != 2 or _FLOAT_MARK.search(rest):  # right-aligned, or a point, a sign or an exponent
         raise _NotBytes(f"{origin} line {number}: {_clip(rest)} is decimal numbers as dD or df print them "
                         f"(floating point), not the memory's bytes exactly; dump them with db, dd or dq",
                         number, line)
@@ -536,6 +536,7 @@ def _cut_in(rest: str, unit: str) -> bool:
 # in the character column.  Once a dump's first line is read, the lines of exactly its shape after it are
 # read a block at a time: one regular expression checks them, and bytes operations take their digits.
 _BLOCK_LINES = 4096  # lines per block: bounds the regular expression's own memory and the block's copies
+_WIDEST = 4096  # characters of the widest line read in blocks (db /c 1024); a wider one is a dump of its own
 _ARRAY = {2: "H", 4: "I", 8: "Q"}
 _SWAP = sys.byteorder == "little"  # values are printed most significant digit first
 _HEX_RUN = re.compile(r"[0-9a-fA-F]+")
@@ -557,7 +558,7 @@ class _Shape:
         """The shape of ``line`` (read as ``got``, ended by ``eol``), or None when lines like it are read
         one by one: anything but an address at the start, two spaces, values in hex and maybe their
         characters, one a byte (the line reader reads such lines alike at any width)."""
-        if not got.plain or not line[:1].isalnum() or eol not in ("\n", "\r\n", "\r"):
+        if not got.plain or not line[:1].isalnum() or eol not in ("\n", "\r\n", "\r") or len(line) > _WIDEST:
             return None
         size, values = _UNIT_SIZE[got.unit], got.values
         at = 2 * got.address_bytes + (line[8:9] == "`") + 2
@@ -842,19 +843,18 @@ class _Scanner:
     # ---------------------------------------------------------------- one line
     def line(self, line: str) -> None:
         number = self.number
-        if self.retyped_reader is not None:
-            self.retyped_reader.number = number
-            self.retyped_reader.line(line)
         if self.dt_line is None and (_DT_LINE.match(line) or _DX_LINE.match(line)):
             self.dt_line = (number, line)
-        if self.error is not None:
-            return  # strict: only a dt line is looked for after an error
-        try:
-            self._line(line, number)
-        except WinDbgTextError as exc:
-            if not self.strict:
-                raise
-            self.error = exc
+        if self.error is None:  # strict: only a dt line is looked for after an error
+            try:
+                self._line(line, number)
+            except WinDbgTextError as exc:
+                if not self.strict:
+                    raise
+                self.error = exc
+        if self.retyped_reader is not None:  # until a dump line shows the text is a log
+            self.retyped_reader.number = number
+            self.retyped_reader.line(line)
 
     def _line(self, line: str, number: int) -> None:
         p = _PROMPT.match(line)
