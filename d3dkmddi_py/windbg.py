@@ -189,15 +189,15 @@ _TOKEN = {unit: re.compile(text) for unit, text in _TOKEN_TEXT.items()}
 # A value cut short: what the end of a line holds when the text stopped inside a value of the unit.
 _PART_TEXT = {"db": "[0-9a-fA-F?]", "dw": "[0-9a-fA-F?]{1,3}", "dd": "[0-9a-fA-F?]{1,7}",
               "dq": "[0-9a-fA-F?]{1,8}(?:`[0-9a-fA-F?]{0,7})?|[0-9a-fA-F?]{9,15}"}
-_CUT = {unit: re.compile(rf"(?:(?:{_TOKEN_TEXT[unit]})[ -])*(?:{_PART_TEXT[unit]})") for unit in _UNIT_SIZE}
+_CUT = {unit: rf"(?:(?:{_TOKEN_TEXT[unit]})[ -])*(?:{_PART_TEXT[unit]})" for unit in _UNIT_SIZE}  # re caches them
 _UNIT_WORD = {"db": "a 2-digit byte", "dw": "a 4-digit word", "dd": "an 8-digit dword", "dq": "a 16-digit qword"}
 # What dps/dds/dqs print after the one pointer of a line: module!symbol+0x10, or module+0x1234.
 _SYMBOL = re.compile(r"\S*!\S*|[\w.]+\+0x[0-9a-fA-F]+")
 # dD and df print numbers in decimal (-1.#QNAN, 1.5e+010, 0), right-aligned in wide columns
 _FLOAT = (r"[-+]?1\.#(?:QNAN|SNAN|INF|IND)\d*|[-+]?(?:inf|nan)\w*|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # a line of such numbers, in linear time: each number is taken whole (atomic), never split to retry
-_FLOATS = re.compile(rf"\s*(?:(?>{_FLOAT})(?:\s+|$))++", re.IGNORECASE)
-_FLOAT_MARK = re.compile(r"[.#+]|(?:^|\s)-|[a-zA-Z]{3}")
+_FLOATS = rf"(?i)\s*(?:(?>{_FLOAT})(?:\s+|$))++"  # compiled when a line needs it (re caches it)
+_FLOAT_MARK = r"[.#+]|(?:^|\s)-|[a-zA-Z]{3}"
 _DT_HINT = ("decode needs the raw bytes: run `db <address> L<size>` (or dd/dq/dp) in WinDbg and paste that; "
             "`d3dkmddi layout <type>` prints the layout dt shows")
 # The header lines dyb and dyd print above their lines: bit numbers and dashes, no address
@@ -395,9 +395,9 @@ def _gap(rest: str) -> int:
 
 def _refuse_floats(rest: str, number: int, line: str, origin: str) -> None:
     """``_NotBytes`` for the line of decimal numbers dD and df print, right-aligned in wide columns."""
-    if not _FLOATS.fullmatch(rest):
+    if not re.fullmatch(_FLOATS, rest):
         return
-    if _gap(rest) != 2 or _FLOAT_MARK.search(rest):  # right-aligned, or a point, a sign or an exponent
+    if _gap(rest) != 2 or re.search(_FLOAT_MARK, rest):  # right-aligned, or a point, a sign or an exponent
         raise _NotBytes(f"{origin} line {number}: {_clip(rest)} is decimal numbers as dD or df print them "
                         f"(floating point), not the memory's bytes exactly; dump them with db, dd or dq",
                         number, line)
@@ -528,7 +528,7 @@ def _character_column_at(texts: list, data: bytes, size: int):
 
 def _cut_in(rest: str, unit: str) -> bool:
     """Whether a line's values end inside a value of ``unit``: the text was cut there."""
-    return _CUT[unit].fullmatch(rest.strip()) is not None
+    return re.fullmatch(_CUT[unit], rest.strip()) is not None
 
 
 # ------------------------------------------------------------------ many full lines at once
@@ -597,9 +597,12 @@ def _progressions(word_bits: int) -> tuple:
     """(S0, S1): the sums of x**i and of i * x**i for i < _BLOCK_LINES, x = 2**word_bits.  Addresses a_i read
     as one big-endian number are sum(a_i * x**(n-1-i)); those of a dump, start + i * step, make
     (start + step * (n-1)) * S0 - step * S1 for the first n (S0, S1 cut to n words)."""
-    s0 = int.from_bytes(b"\x01".rjust(word_bits // 8, b"\x00") * _BLOCK_LINES, "big")
-    s1 = int.from_bytes(b"".join(i.to_bytes(word_bits // 8, "big") for i in reversed(range(_BLOCK_LINES))), "big")
-    return s0, s1
+    code = _ARRAY[word_bits // 8]
+    ones, counts = array(code, [1]) * _BLOCK_LINES, array(code, range(_BLOCK_LINES - 1, -1, -1))
+    if _SWAP:
+        ones.byteswap()
+        counts.byteswap()
+    return int.from_bytes(ones.tobytes(), "big"), int.from_bytes(counts.tobytes(), "big")
 
 
 def _take_columns(raw: bytes, first: int, count: int, record: int, item: int) -> bytes:
@@ -682,7 +685,8 @@ class _Run:
         self.parts, self.expected = [got.data], got.address + len(got.data)
         self.width, self.width_line = got.values, number
         self.line_bytes, self.last_size, self.lines, self.marks = len(got.data), len(got.data), 1, None
-        self.bulk = None  # the _Shape of its full lines, once the scanner has seen the first one's end
+        self.bulk = None  # the _Shape of its full lines, from its second (a dump of one or two lines needs none)
+        self.plain = got.plain and got.values > 0  # every line so far values (and characters) only, all as wide
 
     def follows(self, got: _Line) -> bool:
         return (got.address, got.unit, got.address_bytes) == (self.expected, self.unit, self.address_bytes)
@@ -696,7 +700,7 @@ class _Run:
         self.last, self.expected, self.last_size = number, got.address + len(got.data), len(got.data)
         self.lines += 1
         if not (got.plain and got.values == self.width):
-            self.bulk = None
+            self.bulk, self.plain = None, False
 
     def add_bulk(self, data: bytes, lines: int, number: int) -> None:
         """``lines`` full lines, the first of them line ``number``, holding ``data``."""
@@ -902,25 +906,23 @@ class _Scanner:
             self.first_skipped = self.first_skipped or (number, line)
             return
         run = self.run
-        if run is not None and self._cut(m, rest, run):
-            return
         try:
             got = _read_line(m, line, number, self.origin, partial=not self.strict, command=self.command,
                              width=None if run is None else run.width, command_line=self.command_line)
-        except _NotBytes:
-            if self.strict:
+        except WinDbgTextError as exc:
+            self._cut(m, rest, run)  # a line of the dump cut inside a value: refused as that, not as other output
+            if self.strict or type(exc) not in (_NotBytes, _NotValues):
                 raise
             self.end_run()
-            self._not_bytes(number, line)
+            if isinstance(exc, _NotBytes):
+                self._not_bytes(number, line)
+            else:
+                self.retyped += 1
+                self.skipped += 1
+                self.first_skipped = self.first_skipped or (number, line)
             return
-        except _NotValues:
-            if self.strict:
-                raise
-            self.end_run()
-            self.retyped += 1
-            self.skipped += 1
-            self.first_skipped = self.first_skipped or (number, line)
-            return
+        if run is not None and got.unit != run.unit:
+            self._cut(m, rest, run)
         if self.strict:
             self._strict(got, number, line)
         else:
@@ -937,12 +939,14 @@ class _Scanner:
                 self.last_d = command
         self.command, self.command_line = command, number
 
-    def _cut(self, m, rest: str, run: _Run) -> bool:
+    def _cut(self, m, rest: str, run) -> None:
         """Refuse a line that continues the dump but ends inside one of its values: text cut there, which read
         at another width would put other bytes at the address."""
+        if run is None:
+            return
         address = m["address"].replace("`", "")
         if len(address) // 2 != run.address_bytes or int(address, 16) != run.expected or not _cut_in(rest, run.unit):
-            return False
+            return
         number = self.number
         raise WinDbgTextError(f"{self.origin} line {number}: {_clip(rest)} continues the {run.unit} dump of line "
                               f"{run.first} but ends inside {_UNIT_WORD[run.unit]}: the line was cut (a value read "
@@ -958,11 +962,10 @@ class _Scanner:
         if got.data:
             if run is not None and run.follows(got):
                 run.width, run.width_line = _check_width(got, run.width, run.width_line, number, line, self.origin)
-                run.add(got, number)
+                self._add(run, got, number, line)
             else:
                 self.end_run()
                 self.run = _Run(got, number)
-                self.run.bulk = _Shape.of(line, self.eol, got)
                 self.retyped_reader = None  # a dump line: this is a log, not one retyped dump
         if got.cut:
             self.unreadable += 1
@@ -973,7 +976,6 @@ class _Scanner:
         run, origin = self.run, self.origin
         if run is None:
             self.run = _Run(got, number)
-            self.run.bulk = _Shape.of(line, self.eol, got)
             return
         if got.unit != run.unit:
             raise WinDbgTextError(f"{origin} line {number}: {got.unit}-style values after {run.unit}-style values "
@@ -989,7 +991,12 @@ class _Scanner:
             raise WinDbgTextError(f"{origin} line {number}: a {2 * got.address_bytes}-digit address after "
                                   f"{2 * run.address_bytes}-digit ones; paste the output of one memory command",
                                   number, line)
+        self._add(run, got, number, line)
+
+    def _add(self, run: _Run, got: _Line, number: int, line: str) -> None:
         run.add(got, number)
+        if run.lines == 2 and run.plain:  # a second full line: more like it may follow, read them in blocks
+            run.bulk = _Shape.of(line, self.eol, got)
 
     def end_run(self) -> None:
         if self.run is not None:
