@@ -687,6 +687,7 @@ class _Run:
         self.line_bytes, self.last_size, self.lines, self.marks = len(got.data), len(got.data), 1, None
         self.bulk = None  # the _Shape of its full lines, from its second (a dump of one or two lines needs none)
         self.plain = got.plain and got.values > 0  # every line so far values (and characters) only, all as wide
+        self.pointee = None  # ddp/dqp/dpp's layout, when its lines showed it without the command
 
     def follows(self, got: _Line) -> bool:
         return (got.address, got.unit, got.address_bytes) == (self.expected, self.unit, self.address_bytes)
@@ -906,9 +907,12 @@ class _Scanner:
             self.first_skipped = self.first_skipped or (number, line)
             return
         run = self.run
+        command, command_line = self.command, self.command_line
+        if command is None and run is not None:
+            command, command_line = run.pointee or self._pointee(m, run), run.first
         try:
-            got = _read_line(m, line, number, self.origin, partial=not self.strict, command=self.command,
-                             width=None if run is None else run.width, command_line=self.command_line)
+            got = _read_line(m, line, number, self.origin, partial=not self.strict, command=command,
+                             width=None if run is None else run.width, command_line=command_line)
         except WinDbgTextError as exc:
             self._cut(m, rest, run)  # a line of the dump cut inside a value: refused as that, not as other output
             if self.strict or type(exc) not in (_NotBytes, _NotValues):
@@ -938,6 +942,22 @@ class _Scanner:
             if name != "d":
                 self.last_d = command
         self.command, self.command_line = command, number
+
+    @staticmethod
+    def _pointee(m, run: _Run):
+        """ddp/dqp/dpp without its command: a first line of two values, and the next line one value on, inside
+        it (no display command prints lines that overlap): each line is a pointer and the value it points to,
+        which is not the memory after the pointer.  The dump keeps the pointers; None for any other line."""
+        size = _UNIT_SIZE[run.unit]
+        address = m["address"].replace("`", "")
+        if run.lines != 1 or run.width != 2 or size < 4 or len(address) // 2 != run.address_bytes or \
+                int(address, 16) != run.address + size:
+            return None
+        run.pointee = _COMMANDS["dqp" if size == 8 else "ddp"]
+        run.parts, run.expected, run.width = [run.parts[0][:size]], run.address + size, 1
+        run.line_bytes = run.last_size = size
+        run.plain, run.bulk = False, None
+        return run.pointee
 
     def _cut(self, m, rest: str, run) -> None:
         """Refuse a line that continues the dump but ends inside one of its values: text cut there, which read

@@ -233,6 +233,20 @@ def test_ddp_dqp_dpp_keep_the_pointer_not_the_value_it_points_to(command, width)
     assert WinDbgLog(text).read(0x2000, 2 * width) == words(0x3000, 0x3100, size=width)
 
 
+@pytest.mark.parametrize("width", [4, 8])
+def test_ddp_lines_without_their_command_keep_the_pointer_not_the_value_it_points_to(width):
+    """A sibling: ddp/dqp/dpp lines pasted without the prompt read as two values a line, the second line
+    starting inside the first, "memory changed" or the pointee read as memory.  Lines that overlap so are
+    read as d*p's; no display command prints them otherwise."""
+    a = lambda n: f"{n:08x}" if width == 4 else f"{n >> 32:08x}`{n & 0xFFFFFFFF:08x}"  # noqa: E731
+    text = "".join(f"{a(0x2000 + k * width)}  {a(0x3000 + k)} {a(0x485 + k)}{' nt!Foo+0x10' if k % 2 else ''}\n"
+                   for k in range(4))
+    for reader in (WinDbgLog, parse_windbg):
+        got = reader(text)
+        data = got.read(0x2000, 4 * width) if isinstance(got, WinDbgLog) else got.data
+        assert data == words(0x3000, 0x3001, 0x3002, 0x3003, size=width)
+
+
 @pytest.mark.parametrize("char", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"],
                          ids=["FF", "VT", "FS", "GS", "RS", "NEL", "LS", "PS"])
 def test_lines_are_counted_at_newline_crlf_and_cr_only(char):
