@@ -547,11 +547,23 @@ class _Shape:
     """The shape of a dump's full lines, from its first: ``pattern`` matches a block of lines of exactly that
     shape (each read by the line reader to the same bytes); ``blank``: the character column's places."""
 
-    __slots__ = ("pattern", "length", "blank", "address_bytes", "size", "record")
+    __slots__ = ("key", "length", "blank", "address_bytes", "size", "record", "backtick")
 
-    def __init__(self, pattern, length: int, blank: range, address_bytes: int, size: int, values: int):
-        self.pattern, self.length, self.blank, self.address_bytes, self.size = pattern, length, blank, address_bytes, size
+    def __init__(self, key: tuple, length: int, blank: range, address_bytes: int, size: int, values: int,
+                 backtick: bool):
+        self.key, self.length, self.blank, self.address_bytes, self.size = key, length, blank, address_bytes, size
         self.record = address_bytes + values * size  # the bytes of one line's digits: its address, its values
+        self.backtick = backtick  # the address column as 8 digits, a backtick and 8 more
+
+    @property
+    def pattern(self):
+        return _block_pattern(*self.key)  # compiled once per shape, when a block of lines is first tried
+
+    def address(self, address: int) -> str:
+        """The address column of a line of this shape at ``address``, as WinDbg prints it (lower case)."""
+        if self.address_bytes == 4:
+            return f"{address:08x}"
+        return f"{address >> 32:08x}`{address & 0xFFFFFFFF:08x}" if self.backtick else f"{address:016x}"
 
     @staticmethod
     def of(line: str, eol: str, got: "_Line"):
@@ -570,8 +582,8 @@ class _Shape:
                          tail[2:].isprintable()):
             return None
         key = line[:row.end()].translate(_ZERO_DIGITS)  # the line's shape: its digits are any digits
-        return _Shape(_block_pattern(key, len(tail), eol), len(line) + len(eol),
-                      range(row.end() + 2, len(line)) if tail else range(0), got.address_bytes, size, values)
+        return _Shape((key, len(tail), eol), len(line) + len(eol), range(row.end() + 2, len(line)) if tail else
+                      range(0), got.address_bytes, size, values, line[8:9] == "`")
 
 
 _ZERO_DIGITS = str.maketrans("123456789abcdefABCDEF", "0" * 21)
@@ -685,8 +697,7 @@ class _Run:
         self.parts, self.expected = [got.data], got.address + len(got.data)
         self.width, self.width_line = got.values, number
         self.line_bytes, self.last_size, self.lines, self.marks = len(got.data), len(got.data), 1, None
-        self.bulk = None  # the _Shape of its full lines, from its second (a dump of one or two lines needs none)
-        self.plain = got.plain and got.values > 0  # every line so far values (and characters) only, all as wide
+        self.bulk = None  # the _Shape of its full lines, from its first (the scanner knows how it ends)
         self.pointee = None  # ddp/dqp/dpp's layout, when its lines showed it without the command
 
     def follows(self, got: _Line) -> bool:
@@ -701,7 +712,7 @@ class _Run:
         self.last, self.expected, self.last_size = number, got.address + len(got.data), len(got.data)
         self.lines += 1
         if not (got.plain and got.values == self.width):
-            self.bulk, self.plain = None, False
+            self.bulk = None
 
     def add_bulk(self, data: bytes, lines: int, number: int) -> None:
         """``lines`` full lines, the first of them line ``number``, holding ``data``."""
@@ -767,6 +778,8 @@ class _Scanner:
         size, step, length, record = shape.size, run.line_bytes, shape.length, shape.record
         bits = 8 * shape.address_bytes
         while True:
+            if not text.startswith(shape.address(run.expected), pos):
+                return pos  # the next line is not this dump's (a prompt, another dump, the end)
             m = shape.pattern.match(text, pos, end)
             if m is None:
                 return pos
@@ -956,7 +969,7 @@ class _Scanner:
         run.pointee = _COMMANDS["dqp" if size == 8 else "ddp"]
         run.parts, run.expected, run.width = [run.parts[0][:size]], run.address + size, 1
         run.line_bytes = run.last_size = size
-        run.plain, run.bulk = False, None
+        run.bulk = None
         return run.pointee
 
     def _cut(self, m, rest: str, run) -> None:
@@ -982,10 +995,11 @@ class _Scanner:
         if got.data:
             if run is not None and run.follows(got):
                 run.width, run.width_line = _check_width(got, run.width, run.width_line, number, line, self.origin)
-                self._add(run, got, number, line)
+                run.add(got, number)
             else:
                 self.end_run()
                 self.run = _Run(got, number)
+                self.run.bulk = _Shape.of(line, self.eol, got)
                 self.retyped_reader = None  # a dump line: this is a log, not one retyped dump
         if got.cut:
             self.unreadable += 1
@@ -996,6 +1010,7 @@ class _Scanner:
         run, origin = self.run, self.origin
         if run is None:
             self.run = _Run(got, number)
+            self.run.bulk = _Shape.of(line, self.eol, got)
             return
         if got.unit != run.unit:
             raise WinDbgTextError(f"{origin} line {number}: {got.unit}-style values after {run.unit}-style values "
@@ -1011,12 +1026,7 @@ class _Scanner:
             raise WinDbgTextError(f"{origin} line {number}: a {2 * got.address_bytes}-digit address after "
                                   f"{2 * run.address_bytes}-digit ones; paste the output of one memory command",
                                   number, line)
-        self._add(run, got, number, line)
-
-    def _add(self, run: _Run, got: _Line, number: int, line: str) -> None:
         run.add(got, number)
-        if run.lines == 2 and run.plain:  # a second full line: more like it may follow, read them in blocks
-            run.bulk = _Shape.of(line, self.eol, got)
 
     def end_run(self) -> None:
         if self.run is not None:
