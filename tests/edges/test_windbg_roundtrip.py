@@ -10,6 +10,7 @@ import random
 import pytest
 
 from d3dkmddi_py.errors import DecodeError, WinDbgTextError
+from d3dkmddi_py import windbg
 from d3dkmddi_py.memory import WinDbgLog
 from d3dkmddi_py.windbg import _Shape, parse_windbg, scan_log
 
@@ -75,6 +76,13 @@ def _consistent(log: WinDbgLog, held: dict, where) -> None:
     for low, high, _ in log.spans():
         got = log.read(low, high - low)
         assert all(held.get(low + i) == b for i, b in enumerate(got)), (where, hex(low), got[:32])
+
+
+def test_the_reader_knows_every_display_command_the_pages_name_and_no_other():
+    """The pages' titles name 25 commands (d itself repeats the last); the reader's table holds them all, case
+    as written (dD is not dd, dW is not dw), and reads as bytes those that print them."""
+    assert set(windbg._COMMANDS) == set(wp.ALL) and len(wp.ALL) == 25
+    assert set(windbg.WINDBG_COMMANDS) == set(wp.ALL) - set(wp.NOT_BYTES)
 
 
 def test_memory_printed_as_every_dump_command_is_read_back_equal_or_refused():
