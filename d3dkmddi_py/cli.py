@@ -122,8 +122,15 @@ def _terminal_columns() -> int:
 
 def _sized(formatter):
     """``formatter`` told the width argparse would find: left to find it, argparse imports shutil (and
-    bz2 and lzma with it) while the parser is built, about 2 ms of the command's start-up."""
-    return lambda prog: formatter(prog, width=_terminal_columns() - 2)
+    bz2 and lzma with it) while the parser is built, about 2 ms of the command's start-up.  A word longer
+    than the width stays whole (the list of WinDbg commands is one word, never cut inside a name)."""
+    class Whole(formatter):
+        def _split_lines(self, text, width):
+            import textwrap
+
+            return textwrap.wrap(" ".join(text.split()), width, break_long_words=False)
+
+    return lambda prog: Whole(prog, width=_terminal_columns() - 2)
 
 
 def _parser(argv=()) -> argparse.ArgumentParser:
@@ -263,11 +270,13 @@ def _stdin_bytes(want: int | None = None) -> bytes:
 def _windbg_log(path: str, notes: list):
     """Every dump of a WinDbg text from a file, standard input ('-') or the bundled session log ('sample'),
     as memory at addresses; what was skipped goes to ``notes`` (said on standard error once the input is
-    known to be good: bad input is one line)."""
+    known to be good: bad input is one line).  A file is read a chunk at a time, with no limit."""
     from .memory import WinDbgLog
+    from .pipeline.source import read_text
 
     if path == "-":
         raw, origin = _stdin_bytes(), "standard input"
+        text, head = (text_of_bytes(raw) if raw else ""), raw[:4096]
     else:
         if path == SAMPLE_WORD:
             from .samples import SESSION_PATH, build
@@ -275,16 +284,49 @@ def _windbg_log(path: str, notes: list):
             path, origin = SESSION_PATH, f"<samples>/{build.SESSION_FILE}"
         else:
             origin = safe_name(path)
-        with pipeline.open_input(path, origin) as f:
-            raw = pipeline.read_unsized(f, origin)
-    text = text_of_bytes(raw) if raw else ""
+        text, head = read_text(pipeline.open_input(path, origin), origin)
     if text is None:
         raise UsageError(f"{origin} is not text (UTF-8, or UTF-16 with a byte-order mark); "
-                         f"{pipeline.flag_hint(raw[:4096], path if path != '-' else origin, 'windbg')}")
+                         f"{pipeline.flag_hint(head, path if path != '-' else origin, 'windbg')}")
     log = WinDbgLog(text, origin)
     if log.scan.note():
         notes.append(log.scan.note())
     return log
+
+
+def _width_note(memory, address: int, layout, notes: list) -> None:
+    """Refuse records a target's pointers cannot reach, and say when a log's addresses are printed for another
+    pointer width than --abi's (WinDbg prints 8 digits for a 32-bit target, 16 for a 64-bit one)."""
+    from .follow import check_target_address
+    from .memory import WinDbgLog
+    from ._spec.base import POINTER_SIZE
+
+    check_target_address(layout, address)
+    dump = memory.dump_at(address) if isinstance(memory, WinDbgLog) else None
+    if dump is None or dump.address_bytes == POINTER_SIZE[layout.abi] or _same_at(layout, dump.address_bytes):
+        return
+    if dump.address_bytes == 8:
+        notes.append(f"{memory.origin} line {dump.first_line} prints 16-digit addresses, as WinDbg does for a 64-bit "
+                     f"target, and --abi {layout.abi} reads 32-bit layouts there: right for a 32-bit process under "
+                     f"WOW64, else pass --abi x64 or arm64")
+    else:
+        notes.append(f"{memory.origin} line {dump.first_line} prints 8-digit addresses, as WinDbg does for a 32-bit "
+                     f"target, and --abi {layout.abi} reads 64-bit layouts there; if the target is 32-bit, pass "
+                     f"--abi x86")
+
+
+def _same_at(layout, pointer_bytes: int) -> bool:
+    """Whether ``layout`` is laid out alike at a target of ``pointer_bytes``-byte pointers (no pointer-sized
+    member, as DXGK_SEGMENTFLAGS): then the pointer width of the memory changes nothing."""
+    from .layout import type_layout
+    from .names import known_names
+
+    other = "x86" if pointer_bytes == 4 else "x64"
+    if layout.c_name not in known_names(other, layout.version):
+        return False
+    twin = type_layout(layout.c_name, other, layout.version)
+    return (twin.size, [(leaf.path, leaf.offset, leaf.size) for leaf in twin.leaves]) == \
+        (layout.size, [(leaf.path, leaf.offset, leaf.size) for leaf in layout.leaves])
 
 
 def _memory(args, notes: list):
@@ -354,7 +396,7 @@ def _address(args, memory, offset: int) -> int:
                      "fffff801`2a3b4058)")
 
 
-def _records(args, tgt, memory) -> pipeline.Records:
+def _records(args, tgt, memory, notes: list) -> pipeline.Records:
     """The checked range of records the input options name; nothing is read past the checks."""
     layout = resolve_layout(args.type, tgt)
     count = _count(args.count)
@@ -369,6 +411,8 @@ def _records(args, tgt, memory) -> pipeline.Records:
             raise UsageError(f"--address {_clip(args.address)} is a memory address, and only memory has addresses: "
                              f"--windbg, --dump, or --file with --base (the address of its first byte); give a byte "
                              f"offset with --offset")
+    if memory is not None and (args.address is not None or source == "windbg"):
+        _width_note(memory, _address(args, memory, offset), layout, notes)
     if source == "dump":
         return _dump_records(layout, memory, _address(args, memory, offset), count)
     if source == "file" and args.file != "-":
@@ -491,7 +535,7 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
     if args.follow:
         return _follow(args, tgt, memory, fmt, out_path, stdout, stderr, adapter=adapter, validate=validate,
                        notes=notes)
-    records = _records(args, tgt, memory)
+    records = _records(args, tgt, memory, notes)
     _say(notes, stderr)
     try:  # the input is open: whatever stops the run before its chunks are read closes it
         summary = _run(args, records, fmt, out_path, stdout, stderr, adapter=adapter, validate=validate)
@@ -547,8 +591,10 @@ def _say(notes: list, stderr) -> None:
 def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapter, validate: bool,
             notes: list) -> int:
     """--follow: each record with what its pointers point to; decode prints it as dx -r does (or its JSON),
-    validate the findings of every record reached (exit 1 on an error)."""
-    from .follow import follow, follow_json, render_follow
+    validate the findings of every record reached (exit 1 on an error).  Every record is followed first,
+    within one follow's limits for them all (so bad input is one line before any output), then written a
+    piece at a time: memory holds the records reached, not their text."""
+    from .follow import follow_all, follow_json_pieces, render_follow_lines
 
     if memory is None:
         raise UsageError(f"--follow reads pointers in memory at addresses: give --windbg, --dump, or --file with --base "
@@ -566,9 +612,11 @@ def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapt
     if args.address is not None and offset:
         raise UsageError("give --offset (a byte offset into the input) or --address (a memory address), not both")
     address = _address(args, memory, offset)
-    from .decoding import read_at
+    from .decoding import _span_at
 
-    nodes = read_at(layout, memory, address, count, follow=True)  # every record followed before any output
+    address, count = _span_at(layout, address, count)
+    _width_note(memory, address, layout, notes)
+    nodes = follow_all(layout, memory, address, count)
     _say(notes, stderr)
     with open_output(out_path, inputs=_inputs(args)) if out_path != "-" else _nullcontext(stdout) as out:
         if validate:
@@ -577,13 +625,42 @@ def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapt
         else:
             summary = None
             if fmt == "json":
-                out.write("".join(json.dumps(follow_json(node, adapter=adapter)) + "\n" for node in nodes))
+                _write_pieces(out, _json_lines(nodes, adapter, follow_json_pieces))
             else:
-                out.write("\n\n".join(render_follow(node, adapter=adapter) for node in nodes) + "\n")
+                _write_pieces(out, _text_pieces(nodes, adapter, render_follow_lines))
     if stderr is not None and out_path != "-":
         stderr.write(f"{PROG}: wrote {len(nodes):,} followed record{'s' if len(nodes) != 1 else ''} to "
                      f"{safe_name(out_path)}\n")
     return EXIT_FINDINGS if validate and summary.errors else EXIT_OK
+
+
+def _text_pieces(nodes, adapter, lines_of):
+    """The followed records' text, a line at a time, a blank line between records."""
+    for i, node in enumerate(nodes):
+        if i:
+            yield "\n"
+        for line in lines_of(node, adapter=adapter):
+            yield line + "\n"
+
+
+def _json_lines(nodes, adapter, pieces_of):
+    """The followed records' JSON, one line each, in pieces."""
+    for node in nodes:
+        yield from pieces_of(node, adapter=adapter)
+        yield "\n"
+
+
+def _write_pieces(out, pieces, size: int = 1 << 16) -> None:
+    """Write text pieces in writes of about ``size`` characters."""
+    batch, held = [], 0
+    for piece in pieces:
+        batch.append(piece)
+        held += len(piece)
+        if held >= size:
+            out.write("".join(batch))
+            batch, held = [], 0
+    if batch:
+        out.write("".join(batch))
 
 
 def cmd_decode(args, stdout, stderr) -> int:

@@ -335,9 +335,9 @@ def decode(type, data=None, *, path=None, target=None, offset=0, count=_ONE, add
     (a Target or an (abi, interface version) pair; default x64 at the newest version).
     ``data`` is bytes, bytearray, memoryview, an ``os.PathLike`` (``pathlib.Path``), hex text
     (``"85 04 00 00"``, bytes in memory order), an integer, ``"0x485"`` or ``"00000000`00000485"``
-    (a word from a register or an ETW event, little-endian), or text copied from WinDbg
-    ``db``/``dw``/``dd``/``dc``/``dq``/``dp``/``dps``/``dds``/``dyb`` (windbg.WINDBG_COMMANDS).  A str is always data, never a file name: give a file as
-    ``pathlib.Path(name)`` or ``path=name``.  WinDbg text may be a whole session log: its dumps are
+    (a word from a register or an ETW event, little-endian), or text copied from WinDbg (windbg.WINDBG_COMMANDS:
+    ``db``/``dw``/``dW``/``dd``/``dc``/``dq``/``dp``/``dds``/``dqs``/``dps``/``dda``/``dqa``/``dpa``/``ddu``/``dqu``/``dpu``/``ddp``/``dqp``/``dpp``/``dyb``/``dyd``).
+    A str is always data, never a file name: give a file as ``pathlib.Path(name)`` or ``path=name``.  WinDbg text may be a whole session log: its dumps are
     memory at addresses (``memory.WinDbgLog``), so a log of several needs ``address``.
 
     A text with two readings (a one-space WinDbg line, hex groups longer than a byte) is refused unless
@@ -416,9 +416,9 @@ def read_at(type_, memory, address, count=1, *, target=None, follow: bool = Fals
     layout = resolve_layout(type_, target)
     address, count = _span_at(layout, address, count)
     if follow:
-        from .follow import follow as follow_record
+        from .follow import follow_all
 
-        return [follow_record(layout, memory, address + i * layout.size) for i in range(count)]
+        return list(follow_all(layout, memory, address, count))  # one follow's limits for all of them
     cls = class_of(layout)
     data = memory.read(address, count * layout.size)
     return [_from_bytes(cls, data, i * layout.size) for i in range(count)]

@@ -5,11 +5,14 @@ the page's sentences); handles and other pointers not followed are ``_spec.OPAQU
 ``follow`` reads through any memory of ``d3dkmddi_py.memory`` and records, never raises on, what cannot
 be followed: a NULL pointer, a count of 0, a pointer into a gap, a cycle, a count no source states, an
 array its flag says is unused.  It refuses a follow that would decode more than ``max_records`` records
-or read more than ``max_bytes`` bytes in all, and an array whose stride is smaller than its element.
+or read more than ``max_bytes`` bytes in all (``follow_all``: in all for every record asked for), an
+array whose stride is smaller than its element, and records a target's pointers cannot reach (an x86
+record above 4 GB).
 
 ``render_follow`` prints the result as WinDbg's ``dx -r`` does, indented, each record with its address
 (the record lines are the ``dt -r`` text of ``dttext``); ``follow_json`` gives one JSON object with the
-package's JSON rules; ``segments_adapter`` turns a followed DXGK_QUERYSEGMENTOUT* into the semantics
+package's JSON rules (``render_follow_lines`` and ``follow_json_pieces`` give the same text a piece at a
+time, so a large follow is written as it is made); ``segments_adapter`` turns a followed DXGK_QUERYSEGMENTOUT* into the semantics
 ``Adapter`` its allocation infos are checked against.
 """
 from __future__ import annotations
@@ -18,12 +21,12 @@ from functools import lru_cache
 
 from . import _spec
 from ._records import dataclass
-from ._spec.base import SCALARS, scalar_size
+from ._spec.base import POINTER_SIZE, SCALARS, scalar_size
 from .errors import (DecodeError, InvalidArgument, MissingMember, NotAType, bad_argument, choice_argument, flag_argument,
                      integer_argument, items_argument, mapping_argument, name_argument, shown)
 from .jsonvalue import hex_text, json_value
 from .layout import Leaf, Nested, Scalar, TypeLayout, resolve_type_name, type_layout
-from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address
+from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address, windbg_address
 from .names import absent_type, type_guard
 from .render import format_number, is_pointer
 from .resolve import resolve_layout
@@ -214,19 +217,53 @@ def follow(type_, memory, address, *, target=None, counts=None, max_records: int
     table's POINTS_TO/OPAQUE (to follow a structure of your own).  Unreadable first bytes raise the
     memory's error; everything below is recorded in the links.
     """
+    return follow_all(type_, memory, address, 1, target=target, counts=counts, max_records=max_records,
+                      max_bytes=max_bytes, table=table, opaque=opaque)[0]
+
+
+def follow_all(type_, memory, address, count: int = 1, *, target=None, counts=None, max_records: int = MAX_RECORDS,
+               max_bytes: int = MAX_BYTES, table=None, opaque=None) -> tuple:
+    """``follow`` of ``count`` records one after another from ``address``, as a tuple of Nodes: the limits
+    hold for all of them together (what the command line's ``--follow --count N`` decodes)."""
     layout = resolve_layout(type_, target)
     if layout.kind == "enum":
         raise DecodeError(f"{layout.c_name} is an enum, not a structure with pointers to follow")
     memory = as_memory(memory)
     address = parse_address(address)
+    count = integer_argument(count, "count", 1, 1 << 64)
     budget = _Budget(max_records, max_bytes)
     counts = mapping_argument(counts, "counts", "a mapping of 'TYPE.member' to a count, or None")
     table = _spec.POINTS_TO if table is None else _points_to_table(table)
     opaque = _spec.OPAQUE if opaque is None else _opaque_table(opaque)
-    budget.take(f"{layout.c_name} at {hex_text(address)}", 1, layout.size, 1, "record")
-    data = memory.read(address, layout.size)
+    check_target_address(layout, address, count)
     walker = _Walker(memory, budget, counts, table, opaque)
-    return walker.node(layout, address, data, ((layout.c_name, address),), 0)
+    nodes = []
+    for i in range(count):
+        at = address + i * layout.size
+        budget.take(f"{layout.c_name} at {hex_text(at)}", 1, layout.size, 1, "record")
+        data = memory.read(at, layout.size)
+        nodes.append(walker.node(layout, at, data, ((layout.c_name, at),), 0))
+    return tuple(nodes)
+
+
+def check_target_address(layout: TypeLayout, address: int, count: int = 1) -> None:
+    """Refuse ``count`` records of ``layout`` at ``address`` where its target's pointers cannot reach: an x86
+    record above 4 GB is a 64-bit target's memory read at the wrong ABI (its text would show the address cut)."""
+    if not isinstance(layout, TypeLayout):
+        raise bad_argument("check_target_address: layout", layout, "a TypeLayout (type_layout(name, target))")
+    address = integer_argument(address, "check_target_address: address", 0, (1 << 64) - 1)
+    count = integer_argument(count, "check_target_address: count", 1, 1 << 64)
+    bits = 8 * POINTER_SIZE[layout.abi]
+    end = address + count * layout.size
+    if end > 1 << bits:
+        what = f"{layout.c_name} at {windbg_address(address)}" if count == 1 else \
+            f"{count} {layout.c_name} records of {layout.size} bytes at {windbg_address(address)}"
+        if bits == 64:
+            raise DecodeError(f"{what} run past the end of the 64-bit address space: the address or the count is "
+                              f"wrong")
+        raise DecodeError(f"{what}: {layout.label} is a {bits}-bit target, whose addresses end at "
+                          f"{hex_text((1 << bits) - 1)}, so this memory is a 64-bit target's (WinDbg shows its "
+                          f"addresses with 16 digits); pass --abi x64 or arm64 (target= in Python)")
 
 
 def _key(key, name: str) -> None:
@@ -312,7 +349,7 @@ class _Walker:
         where = (f"{layout.c_name}.{p.prefix}{entry.count} = {count}, the count of {p.path}" if counted
                  else f"{layout.c_name}.{p.path} ({count} element{'s' if count != 1 else ''})")
         if entry.type == BYTE:
-            return self._bytes(where, p, pointer, entry, count)
+            return self._bytes(where, p, pointer, entry, count, layout.abi)
         if entry.type not in _spec.TYPEDEFS and entry.type not in _spec.ALIASES:
             return self._scalars(where, p, pointer, entry, count, layout.abi)
         return self._records(where, layout, p, pointer, entry, count, values, above, depth)
@@ -325,8 +362,8 @@ class _Walker:
             return entry.count
         return None if entry.count is None else _member_value(values, layout, p, entry, "count")
 
-    def _bytes(self, where, p, pointer, entry, count) -> Link:
-        _within_64_bits(where, pointer, count, 1, 1)
+    def _bytes(self, where, p, pointer, entry, count, abi) -> Link:
+        _within_space(where, pointer, count, 1, 1, 8 * POINTER_SIZE[abi])
         self.budget.take(where, 0, count, count, "bytes")
         try:
             raw = self.memory.read(pointer, count)
@@ -337,7 +374,7 @@ class _Walker:
 
     def _scalars(self, where, p, pointer, entry, count, abi) -> Link:
         size = scalar_size(entry.type, abi)
-        _within_64_bits(where, pointer, count, size, size)
+        _within_space(where, pointer, count, size, size, 8 * POINTER_SIZE[abi])
         self.budget.take(where, 0, count * size, count, f"{entry.type} values")
         items = tuple(block if isinstance(block, Missing) else int.from_bytes(block, "little")
                       for block in self._read_elements(pointer, count, size, size))
@@ -354,7 +391,7 @@ class _Walker:
             raise DecodeError(f"{where}: {entry.stride} = {stride}, less than the {element.size} bytes of "
                               f"{element.c_name} at {layout.label}: the elements would overlap; decode with the "
                               f"interface version the driver was built for (--ddi)")
-        _within_64_bits(where, pointer, count, stride, element.size)
+        _within_space(where, pointer, count, stride, element.size, 8 * POINTER_SIZE[layout.abi])
         self.budget.take(where, count, count * element.size, count, f"{element.c_name} records")
         blocks = self._read_elements(pointer, count, stride, element.size)
         items = []
@@ -399,10 +436,11 @@ class _Walker:
         return out
 
 
-def _within_64_bits(where: str, pointer: int, count: int, stride: int, size: int) -> None:
-    if pointer + (count - 1) * stride + size > 1 << 64:
+def _within_space(where: str, pointer: int, count: int, stride: int, size: int, bits: int) -> None:
+    """An array inside the ``bits``-bit address space of the target whose pointer points to it."""
+    if pointer + (count - 1) * stride + size > 1 << bits:
         raise DecodeError(f"{where}: {count} elements of {size} bytes at {hex_text(pointer)} run past the "
-                          f"end of the 64-bit address space: the pointer or the count is wrong")
+                          f"end of the {bits}-bit address space: the pointer or the count is wrong")
 
 
 def _quoted(entry, words: str) -> str:
@@ -421,9 +459,15 @@ def render_follow(node: Node, *, meanings: bool = True, findings: bool = True, a
     """The followed record as indented text: each record's ``dt -r`` lines with its title and address, what
     each value means and every finding under the field it concerns (checked against ``adapter``, a
     semantics Adapter, where given), and under each pointer member what it points to."""
+    return "\n".join(render_follow_lines(node, meanings=meanings, findings=findings, adapter=adapter))
+
+
+def render_follow_lines(node: Node, *, meanings: bool = True, findings: bool = True, adapter=None):
+    """``render_follow``'s lines one at a time (without line ends), each record's made when it is reached:
+    what a follow of many records prints while holding one record's text."""
     _followed(node, "render_follow")
     notes = _Notes(flag_argument(meanings, "meanings"), flag_argument(findings, "findings"), adapter)
-    return "\n".join(_node_text(node, None, notes))
+    return _node_lines(node, None, notes)
 
 
 class _Notes:
@@ -448,7 +492,7 @@ class _Notes:
         return found, hits
 
 
-def _node_text(node: Node, index, notes: _Notes) -> list:
+def _node_lines(node: Node, index, notes: _Notes):
     """The record's lines, with what each pointer points to under the pointer's line (indented past it)."""
     from .dttext import record_title, render_record  # the text's modules: not on the path of follow() itself
 
@@ -458,21 +502,26 @@ def _node_text(node: Node, index, notes: _Notes) -> list:
              + record_title(layout.c_name, layout.label, size=layout.size)
              + f" at {_address(node.address, layout)}")
     depth = {line.path: line.depth for line in layout.lines}
-    after = {}
-    for link in node.links:
-        after[link.member] = lines = []
-        _link_text(link, layout, lines, "   " * (depth[link.member] + 2), notes)
-    return render_record(layout, node.values, meanings=found, findings=hits, title=title, after=after).split("\n")
+    # each pointer's line is followed by a mark (NUL never is in a record's text), replaced by what it points to
+    marks = {f"\0{k}\0": link for k, link in enumerate(node.links)}
+    text = render_record(layout, node.values, meanings=found, findings=hits, title=title,
+                         after={link.member: [mark] for mark, link in marks.items()})
+    for line in text.split("\n"):
+        link = marks.get(line)
+        if link is None:
+            yield line
+        else:
+            yield from _link_lines(link, layout, "   " * (depth[link.member] + 2), notes)
 
 
 def _address(address: int, layout: TypeLayout) -> str:
     return format_number(address, 8 if layout.abi != "x86" else 4, "*")[2:]
 
 
-def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, notes: _Notes) -> None:
+def _link_lines(link: Link, layout: TypeLayout, pad: str, notes: _Notes):
     entry = link.points_to
     if entry is None:
-        out.append(f"{pad}-> not followed: {link.note}")
+        yield f"{pad}-> not followed: {link.note}"
         return
     what = "bytes" if entry.type == BYTE else entry.type
     counted = "" if not isinstance(entry.count, str) else f" ({entry.count} = {link.count})"
@@ -484,33 +533,33 @@ def _link_text(link: Link, layout: TypeLayout, out: list, pad: str, notes: _Note
         TOO_DEEP: f"-> not followed: {link.note}",
     }.get(link.status)
     if head is not None:
-        out.append(pad + head)
+        yield pad + head
         return
     stride = f", every {link.stride} bytes" if entry.stride is not None else ""
-    out.append(f"{pad}-> {link.count} {what}{counted}{stride} at {_address(link.pointer, layout)}"
-               + (f"; {link.note}" if link.note else ""))
+    yield (f"{pad}-> {link.count} {what}{counted}{stride} at {_address(link.pointer, layout)}"
+           + (f"; {link.note}" if link.note else ""))
     if entry.type == BYTE:
-        for item in link.items[:1]:
+        for item in link.items[:1]:  # an empty or missing pointee prints no bytes
             if isinstance(item, bytes):
-                out.extend(_db_lines(item, link.pointer, layout, pad + "   "))
+                yield from _db_lines(item, link.pointer, layout, pad + "   ")
         return
     for i, item in enumerate(link.items):
         at = link.pointer + i * (link.stride or 0)
         if isinstance(item, Missing):
-            out.append(f"{pad}   [{i}] at {_address(item.address, layout)}: {item.why}")
+            yield f"{pad}   [{i}] at {_address(item.address, layout)}: {item.why}"
         elif isinstance(item, Node):
-            out.extend(pad + "   " + line for line in _node_text(item, i, notes))
+            yield from (pad + "   " + line for line in _node_lines(item, i, notes))
         else:
             shown = format_number(item, link.stride)
-            out.append(f"{pad}   [{i}] at {_address(at, layout)} : {entry.type} {shown}")
+            yield f"{pad}   [{i}] at {_address(at, layout)} : {entry.type} {shown}"
 
 
-def _db_lines(data: bytes, address: int, layout: TypeLayout, pad: str) -> list:
+def _db_lines(data: bytes, address: int, layout: TypeLayout, pad: str):
     """The bytes as WinDbg's ``db`` prints them: 16 a line, the address first."""
-    return [f"{pad}{_address(address + i, layout)}  "
-            + " ".join(f"{b:02x}" for b in data[i:i + 8]) + ("-" if len(data) > i + 8 else "")
-            + " ".join(f"{b:02x}" for b in data[i + 8:i + 16])
-            for i in range(0, len(data), 16)]
+    for i in range(0, len(data), 16):
+        yield (f"{pad}{_address(address + i, layout)}  "
+               + " ".join(f"{b:02x}" for b in data[i:i + 8]) + ("-" if len(data) > i + 8 else "")
+               + " ".join(f"{b:02x}" for b in data[i + 8:i + 16]))
 
 
 # ------------------------------------------------------------------ JSON
@@ -522,32 +571,82 @@ def follow_json(node: Node, *, meanings: bool = True, findings: bool = True, ada
     return _node_json(node, _Notes(flag_argument(meanings, "meanings"), flag_argument(findings, "findings"), adapter))
 
 
-def _node_json(node: Node, notes: _Notes) -> dict:
+def follow_json_pieces(node: Node, *, meanings: bool = True, findings: bool = True, adapter=None):
+    """``json.dumps(follow_json(node))`` in pieces, each record's made when it is reached: what a follow of
+    many records writes while holding one record's JSON."""
+    _followed(node, "follow_json")
+    notes = _Notes(flag_argument(meanings, "meanings"), flag_argument(findings, "findings"), adapter)
+    return _json_pieces(_node_json(node, notes, lazy=True))
+
+
+class _Lazy:
+    """A JSON array whose items are made as they are written."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+class _Streamed(dict):
+    """A JSON object with a _Lazy array somewhere inside: written key by key."""
+
+
+def _json_pieces(value):
+    """``json.dumps(value)`` (its default separators) in pieces, _Lazy arrays made item by item."""
+    import json  # the JSON's module: not on the path of follow() itself
+
+    if isinstance(value, _Lazy):
+        yield "["
+        for i, item in enumerate(value.items):
+            if i:
+                yield ", "
+            yield from _json_pieces(item)
+        yield "]"
+    elif isinstance(value, _Streamed):
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield f"{', ' if i else ''}{json.dumps(key)}: "
+            yield from _json_pieces(item)
+        yield "}"
+    else:
+        yield json.dumps(value)
+
+
+def _node_json(node: Node, notes: _Notes, lazy: bool = False) -> dict:
     from .jsonformat import record_json_of  # the JSON's module: not on the path of follow() itself
 
     found, hits = notes.of(node)
     out = record_json_of(node.layout, node.data, node.values, address=node.address, meanings=found, findings=hits)
-    out["pointers"] = {link.member: _link_json(link, notes) for link in node.links}
+    pointers = {link.member: _link_json(link, notes, lazy) for link in node.links}
+    if not lazy:
+        out["pointers"] = pointers
+        return out
+    out = _Streamed(out)
+    out["pointers"] = _Streamed(pointers)
     return out
 
 
-def _link_json(link: Link, notes: _Notes) -> dict:
+def _link_json(link: Link, notes: _Notes, lazy: bool = False) -> dict:
     entry = link.points_to
-    items, raw = [], None
+    items = _items_json(link, notes, lazy)
+    raw = next((item.hex() for item in link.items if isinstance(item, bytes)), None)
+    out = {"status": link.status, "pointer": hex_text(link.pointer),
+           "points_to": None if entry is None else entry.type,
+           "count": link.count, "count_from": None if entry is None or not isinstance(entry.count, str)
+           else entry.count, "stride": link.stride, "items": _Lazy(items) if lazy else list(items), "bytes": raw,
+           "note": link.note or None}
+    return _Streamed(out) if lazy else out
+
+
+def _items_json(link: Link, notes: _Notes, lazy: bool):
+    entry = link.points_to
     for item in link.items:
         if isinstance(item, Node):
-            items.append(_node_json(item, notes))
+            yield _node_json(item, notes, lazy)
         elif isinstance(item, Missing):
-            items.append({"address": hex_text(item.address), "status": item.why, "message": item.message})
-        elif isinstance(item, bytes):
-            raw = item.hex()
-        else:
+            yield {"address": hex_text(item.address), "status": item.why, "message": item.message}
+        elif not isinstance(item, bytes):
             size = link.stride
-            items.append(json_value(Leaf("", 0, 0, size * 8, entry.type, size, False, False), item))
-    return {"status": link.status, "pointer": hex_text(link.pointer),
-            "points_to": None if entry is None else entry.type,
-            "count": link.count, "count_from": None if entry is None or not isinstance(entry.count, str)
-            else entry.count, "stride": link.stride, "items": items, "bytes": raw, "note": link.note or None}
+            yield json_value(Leaf("", 0, 0, size * 8, entry.type, size, False, False), item)
 
 
 # ------------------------------------------------------------------ an adapter from memory
@@ -575,5 +674,6 @@ def segments_adapter(node: Node):
     return Adapter.from_bytes(link.points_to.type, records, target=layout.target)
 
 
-__all__ = ["follow", "render_follow", "follow_json", "segments_adapter", "pointer_members", "Node", "Link",
-           "Missing", "FollowLimit", "MAX_RECORDS", "MAX_BYTES", "MAX_DEPTH"]
+__all__ = ["follow", "follow_all", "render_follow", "render_follow_lines", "follow_json", "follow_json_pieces",
+           "segments_adapter", "check_target_address", "pointer_members", "Node", "Link", "Missing", "FollowLimit",
+           "MAX_RECORDS", "MAX_BYTES", "MAX_DEPTH"]

@@ -63,7 +63,7 @@ def test_prompts_and_blank_lines_are_passed_over_other_output_is_skipped_and_rep
     ("dd", "00001000  00000485 00000001 00000002 00000003"),
     ("dc", "00001000  00000485 00000001 00000002 00000003  ................"),
     ("dq", "00001000  00000001`00000485 00000003`00000002"),
-    ("dp", "00001000  00000001`00000485 00000003`00000002"),
+    ("dp", "00001000  00000485 00000001 00000002 00000003"),  # an 8-digit address: a 32-bit target's pointers
     ("dyb", "00001000  10000101 00000100 00000000 00000000  85 04 00 00"),
 ])
 def test_every_dump_command_in_a_log_is_read_by_the_one_line_reader(command, line):

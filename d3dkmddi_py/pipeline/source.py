@@ -224,6 +224,65 @@ def read_unsized(f, origin: str, want: int | None = None) -> bytes:
     return b"".join(parts)
 
 
+def read_text(f, origin: str) -> tuple:
+    """(text, head) of an open input that should be text (a WinDbg log): for a regular file the text a chunk at
+    a time (an iterator of str pieces that closes ``f``: files are read with no limit), for a pipe or device
+    all of it as one str (up to MAX_UNSIZED_BYTES; ``f`` is closed); text None when the first bytes are not
+    text (``head`` names the flag they need).  UTF-8, or UTF-16 with its byte-order mark, as
+    ``windbg.text_of_bytes`` reads it."""
+    from ..windbg import text_encoding, text_of_bytes
+
+    try:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raw = read_unsized(f, origin)
+            f.close()
+            return (text_of_bytes(raw) if raw else ""), raw[:4096]
+        head = f.read(4096)
+    except OSError as exc:
+        f.close()
+        raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+    except BaseException:
+        f.close()
+        raise
+    found = text_encoding(head) if head else ("utf-8", 0)
+    if found is None:
+        f.close()
+        return None, head
+    return _text_pieces(f, origin, head, *found, info.st_size), head
+
+
+def _text_pieces(f, origin: str, head: bytes, encoding: str, skip: int, size: int):
+    """The text of a regular file from its first bytes ``head`` on, CHUNK_BYTES at a time; a character cut by
+    the file's end is dropped (as text_of_bytes drops it), a file that changes size while read is refused."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder(encoding)()
+    data, done = head[skip:], len(head)
+    try:
+        while data:
+            pending = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data)
+            except UnicodeDecodeError as exc:
+                at = done - len(data) - pending + exc.start
+                raise DecodeError(f"{origin} is not {encoding.upper()} text at byte {at:,} ({exc.reason}); a WinDbg "
+                                  f"log is UTF-8, or UTF-16 with a byte-order mark (.logopen /u)") from None
+            if text:
+                yield text
+            try:
+                data = f.read(CHUNK_BYTES)
+            except OSError as exc:
+                raise DecodeError(f"cannot read {origin}: {exc.strerror or exc}") from None
+            done += len(data)
+        now = os.fstat(f.fileno()).st_size
+        if done != size or now != size:
+            raise DecodeError(f"{origin} changed size while it was read (it had {size:,} bytes, now {now:,}); read "
+                              f"a copy that nothing is writing to")
+    finally:
+        f.close()
+
+
 def wanted_bytes(layout: TypeLayout, offset, count) -> int | None:
     """The bytes an unsized input must give for ``offset`` and ``count`` (None: all of it)."""
     offset, wanted = check_offset_count(offset, count)

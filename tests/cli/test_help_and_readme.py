@@ -18,7 +18,7 @@ from tests.conftest import require
 
 COMMANDS = tuple(cli.COMMANDS)
 # a list of WinDbg memory commands as the texts write one: db/dd/dq, `db`/`dd`, ``db``/``dd``
-_COMMAND_LIST = re.compile(r"(?:`{0,2}d[a-z]{1,2}`{0,2}/){2,}`{0,2}d[a-z]{1,2}`{0,2}")
+_COMMAND_LIST = re.compile(r"(?:`{0,2}d[a-zA-Z]{1,2}`{0,2}/){2,}`{0,2}d[a-zA-Z]{1,2}`{0,2}")
 
 
 def flat(text: str) -> str:
