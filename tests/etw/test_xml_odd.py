@@ -104,9 +104,11 @@ GOOD = tracerpt_event(33, alloc_fields(), opcode=1)
 
 
 def read_both(data: bytes) -> list:
-    """The events of a trace, the fast path's and expat's alike."""
+    """The events of a trace, the fast path's and expat's alike, read in chunks of any size."""
     fast = list(etw.read(data))
     assert list(etw.read(data, fast=False)) == fast
+    for size in (7, 333):
+        assert list(etw.TraceReader(data, chunk_size=size)) == fast
     return fast
 
 
