@@ -65,17 +65,26 @@ def test_a_missing_field_is_kept_and_reported_and_the_trace_read(tmp_path):
     assert lines[1]["findings"][0]["field"] == "hDxgGlobalAlloc"
 
 
-def test_value_not_a_number(tmp_path):
-    e = fail(tmp_path, trace(GOOD, tracerpt_event(33, alloc_fields(allocSize="12kB"))))
-    assert "event #2" in str(e) and "field allocSize = '12kB' is not a number" in str(e)
-    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(Priority="1_000"))))
-    assert "field Priority = '1_000' is not a number" in str(e)
-    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(ulAlignment="0x100000000"))))
-    assert "field ulAlignment" in str(e) and "out of range for UInt32" in str(e)
-    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(Flags="CpuVisible|Bogus"))))
-    assert "field Flags" in str(e) and "'Bogus'" in str(e)
-    e = fail(tmp_path, trace(tracerpt_event(33, alloc_fields(BackingStoreWasPinned="yes"))))
-    assert "field BackingStoreWasPinned = 'yes' is not a Boolean" in str(e)
+def test_a_value_its_in_type_cannot_read_is_kept_unread_and_the_trace_read(tmp_path):
+    """A value that is not a number of its in-type refused the whole trace (exit 2); the event is now kept with the
+    field unread (as given), its entry does not apply it, and it is reported (ETW.FIELD_UNREADABLE: exit 1)."""
+    for name, text in (("allocSize", "12kB"), ("Priority", "1_000"), ("ulAlignment", "0x100000000"),
+                       ("Flags", "CpuVisible|Bogus"), ("BackingStoreWasPinned", "yes")):
+        p = tmp_path / "t.xml"
+        p.write_bytes(trace(GOOD, tracerpt_event(33, alloc_fields(**{name: text})), GOOD))
+        events = list(etw.read(p))
+        assert [e.number for e in events] == [1, 2, 3] and events[1].odd.unread == ((name, text),)
+        assert name not in events[1].fields and not events[1].odd.whole
+        out, status = run([str(p), "--json"])
+        lines = [json.loads(line) for line in out.splitlines()]
+        assert status == 1 and lines[1]["unread"] == {name: text}
+        assert [f["rule_id"] for f in lines[1]["findings"]] == ["ETW.FIELD_UNREADABLE"]
+
+
+def test_an_event_id_out_of_range_is_refused_naming_the_file_event_and_element(tmp_path):
+    e = fail(tmp_path, trace(GOOD, tracerpt_event(33, alloc_fields()).replace("<EventID>33<", "<EventID>70000<")))
+    assert str(e).startswith(f"{tmp_path / 't.xml'}: event #2: System/EventID = '70000' is out of range (valid "
+                             f"0..65535") and e.event == 2 and e.field == "EventID"
 
 
 def test_no_dxgkrnl_events_says_how_many_others(tmp_path):

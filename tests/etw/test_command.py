@@ -128,8 +128,8 @@ BAD = {
     "not xml": (b"\x00\x01ETL binary\xff", "is neither an .etl file nor XML"),
     "truncated": (GOOD[:len(GOOD) // 2], "truncated"),
     "another schema": (b"<rss><channel/></rss>", "root element is <rss>"),
-    "not a number": (trace(tracerpt_event(33, alloc_fields(allocSize="12kB"))), "field allocSize = '12kB' is not "
-                                                                                 "a number"),
+    "event id out of range": (trace(tracerpt_event(33, alloc_fields()).replace("<EventID>33<", "<EventID>70000<")),
+                              "event #1: System/EventID = '70000' is out of range (valid 0..65535"),
     "unknown encoding": (b'<?xml version="1.0" encoding="u"?>\n' + GOOD, "names an encoding Python does not know"),
     "no DxgKrnl events": (trace(tracerpt_event(1, {"ProcessID": 4}, provider=OTHER)),
                           "1 events, 1 of other providers (1 Microsoft-Windows-Kernel-Process)"),

@@ -133,10 +133,15 @@ def test_errors_at_every_place_give_the_same_message_line_and_column():
     assert checked > 100
 
 
-def test_field_errors_name_the_same_event_and_field():
-    f = alloc_fields(allocSize="12kB")
-    (kind, message, event, field), _r = same(trace(SEG, NOISE, tracerpt_event(33, f)))
-    assert (kind, event, field) == ("error", 3, "allocSize") and "is not a number" in message
+def test_header_errors_name_the_same_event_and_element():
+    bad = tracerpt_event(33, alloc_fields()).replace("<Version>2<", "<Version>x<")
+    (kind, message, event, field), _r = same(trace(SEG, NOISE, bad))
+    assert (kind, event, field) == ("error", 3, "Version") and "System/Version = 'x' is not a number" in message
+
+
+def test_a_field_its_in_type_cannot_read_is_unread_the_same_way_on_both_paths():
+    (events, _counts), _r = same(trace(SEG, NOISE, tracerpt_event(33, alloc_fields(allocSize="12kB"))))
+    assert events[-1].odd.unread == (("allocSize", "12kB"),) and "allocSize" not in events[-1].fields
 
 
 def test_an_empty_field_is_missing_the_same_way_on_both_paths():

@@ -18,7 +18,7 @@ EXAMPLES = 2000  # ~3.5 events a trace: ~7,000 events, each read twice, in ~15 s
 # a value's spelling: (text, kept on the fast path)
 VALUE_FORMS = st.sampled_from([
     ("plain", True), ("padded", True), ("amp", True), ("cdata", False), ("charref", False), ("comment", False),
-    ("non-ascii", False), ("cr", False), ("bad number", True), ("empty", True)])
+    ("non-ascii", False), ("cr", False), ("bad number", True), ("empty", True), ("long digits", True)])
 JUNK = st.sampled_from(["", "", "", "junk", "<!-- c -->", "<?pi x?>", "<Other/>", "&amp;", "<", "&bogus;",
                         "</Event>", "<Event>", "\x01", "]]>", "<![CDATA[x]]>", "\u00e9", "&#65;"])
 
@@ -27,7 +27,8 @@ def spell(value, form: str) -> str:
     text = text_of(value)
     return {"plain": text, "padded": "   " + text, "amp": text + " &amp; x", "cdata": f"<![CDATA[{text}]]>",
             "charref": "".join(f"&#{ord(c)};" for c in text[:2]) + text[2:], "comment": f"<!-- v -->{text}",
-            "non-ascii": text + "\u00e9", "cr": text + "\r\n", "bad number": "0xZZ", "empty": ""}[form]
+            "non-ascii": text + "\u00e9", "cr": text + "\r\n", "bad number": "0xZZ", "empty": "",
+            "long digits": "9" * 45}[form]
 
 
 @st.composite

@@ -193,12 +193,17 @@ def test_the_counted_array_reads_from_repeated_data_or_one_element():
 
 
 @pytest.mark.parametrize("stamps, count", [("0x10 0x20", 3), ("0x10", 0)])
-def test_a_counted_array_of_another_length_than_its_count_is_refused(stamps, count):
+def test_a_counted_array_of_another_length_than_its_count_is_kept_unread(stamps, count):
     event = tracerpt_event(STAMPS, dict(stamps_fields(), NumberOfTimestamps=count, Timestamps=stamps))
+    for fast in (True, False):
+        (e,) = etw.read(_xml(event), fast=fast)
+        assert e.odd.unread == (("Timestamps", stamps),) and e.fields["NumberOfTimestamps"] == count
+        assert "Timestamps" not in e.fields
     n = len(stamps.split())
-    with pytest.raises(EtwInputError, match=rf"event #1 \(RecordQueuePacketTimestamps Info, EventID 185\): field "
+    with pytest.raises(EtwInputError, match=rf"record #1 \(RecordQueuePacketTimestamps Info, EventID 185\): field "
                                             rf"Timestamps holds {n} values? but NumberOfTimestamps = {count}"):
-        list(etw.read(_xml(event)))
+        list(etw.from_records([{"event": STAMPS, "fields": dict(stamps_fields(), NumberOfTimestamps=count,
+                                                                   Timestamps=stamps)}]))
 
 
 def test_a_counted_array_given_no_value_is_missing():
@@ -206,12 +211,14 @@ def test_a_counted_array_given_no_value_is_missing():
     assert e.odd.missing == ("Timestamps",) and e.fields["NumberOfTimestamps"] == 2
 
 
-def test_a_field_that_is_not_an_array_given_twice_is_refused():
+def test_a_field_that_is_not_an_array_given_twice_is_kept_unread():
     event = tracerpt_event(274, resident(1, 5), version=0).replace(
         "\t</EventData>", '\t\t<Data Name="SegmentId">2</Data>\r\n\t</EventData>')
+    (e,) = etw.read(_xml(event))
+    assert e.odd.unread == (("SegmentId", "1 | 2"),) and "SegmentId" not in e.fields
     with pytest.raises(EtwInputError, match="field SegmentId = '1 | 2' is given 2 times; a field that is not a counted "
                                             "array has one value"):
-        list(etw.read(_xml(event)))
+        list(etw.from_records([{"event": 274, "version": 0, "fields": dict(resident(1, 5), SegmentId=["1", "2"])}]))
 
 
 def test_a_value_map_field_takes_its_names():
@@ -219,10 +226,12 @@ def test_a_value_map_field_takes_its_names():
                              version=0)
     (e,) = etw.read(_xml(by_name))
     assert (e.fields["MemorySegmentGroup"], e.fields["NewVisibilityState"]) == (1, 1)
-    bad = tracerpt_event(366, dict(budget(5), MemorySegmentGroup="Remote"), version=0)
+    bad = dict(budget(5), MemorySegmentGroup="Remote")
+    (e,) = etw.read(_xml(tracerpt_event(366, bad, version=0)))
+    assert e.odd.unread == (("MemorySegmentGroup", "Remote"),)
     with pytest.raises(EtwInputError, match="MemorySegmentGroup = 'Remote' is not a number .* or a name of its value "
                                             r"map \(Local, NonLocal, NonBudget\)"):
-        list(etw.read(_xml(bad)))
+        list(etw.from_records([{"event": 366, "version": 0, "fields": bad}]))
 
 
 # ---- decoding: .etl

@@ -142,7 +142,7 @@ def test_an_event_built_by_hand_is_checked_as_a_record_is_and_equals_the_readers
     with pytest.raises(D3dkmddiError, match=r"^Event: extra must be a dict .*; it holds 1$"):
         etw.Event(**{**values, "extra": {1: "x"}})
     with pytest.raises(EtwInputError, match=r"^Event #1 \(AdapterAllocation Start, EventID 33\): field allocSize = "
-                                            r"'ten' is not a number \(UInt64: decimal or 0x-hex\)$"):
+                                            r"'ten' is not a number \(UInt64: decimal or 0x-hex, valid 0\.\.0xffffffffffffffff\)$"):
         etw.Event(**{**values, "fields": {**e.fields, "allocSize": "ten"}})
     with pytest.raises(D3dkmddiError, match=r"^Event #1 \(AdapterAllocation Start, EventID 33\): field 'Bogus' is "
                                             r"not one of AdapterAllocationStartArgs_V2 \(.*\); give a field this "
@@ -181,7 +181,8 @@ def test_a_field_value_of_another_kind_is_named_in_one_line():
     import numpy as np
 
     with pytest.raises(EtwInputError, match=r"^record #1 \(AdapterAllocation Start, EventID 33\): field allocSize = "
-                                            r"array\(\[ 0, 1, 2, .*\.\.\. is a ndarray, not a number \(UInt64\)$"):
+                                            r"array\(\[ 0, 1, 2, .*\.\.\. is a ndarray, not a number \(UInt64, valid "
+                                            r"0\.\.0xffffffffffffffff\)$"):
         list(etw.from_records([{"event": 33, "fields": alloc_fields(allocSize=np.arange(100))}]))
 
 

@@ -5,8 +5,9 @@ A value is accepted in the forms the two Windows writers use: decimal padded wit
 either a number or its names separated by ``|``, ``,`` or spaces.  A counted array (the
 manifest's ``count=``) is its values as repeated <Data> elements of its name, or one element
 holding them separated by spaces or commas (which of the two tracerpt writes is not confirmed),
-as many as its count field says.  Anything else is refused with the event number and the field.
-Which fields each event has is its entry's (``etw.catalog``).
+as many as its count field says, and a Binary as many bytes as its length field says.  Any other text is, in a
+trace, kept as given (``Odd.unread``) and the event read on; in a record a user gives, refused in one line naming the
+event, the field, the text and what the in-type takes.  Which fields each event has is its entry's (``etw.catalog``).
 """
 from __future__ import annotations
 
@@ -66,8 +67,9 @@ class Odd:
 
     @property
     def whole(self) -> bool:
-        """Whether every field of the template is there and read (its entry can apply it)."""
-        return not self.missing and not self.why and not self.unread
+        """Whether every field of the template is there and read (its entry can apply it); a System value
+        (``System/ProcessID``) its header could not hold is no field of the template."""
+        return not self.missing and not self.why and all(n.startswith(SYSTEM) for n, _t in self.unread)
 
     def __eq__(self, other):
         return isinstance(other, Odd) and all(getattr(self, n) == getattr(other, n) for n in Odd.__slots__)
@@ -82,6 +84,7 @@ class Odd:
 
 
 _WHYS = ("", "version", "id", "header", "tracerpt")
+SYSTEM = "System/"  # an unread name of a <System> value, never a template field's (no field name holds "/")
 
 
 def _names_of(names, what: str) -> tuple:
@@ -215,49 +218,75 @@ def _bad(where: str, name: str, text, what: str) -> EtwInputError:
     return EtwInputError(f"{where}: field {name} = {shown(value)} {what}", field=name)  # one line: an array's too
 
 
+_DIGITS = 40  # more digits than any value of an in-type or a System number has (2**64: 20 decimal, 16 hex)
+_PAST = 1 << 4 * _DIGITS  # stands for a number of more digits: past every range, never converted
+
+
+def integer_of(s: str):
+    """The int a stripped text writes in decimal (``-`` before it or not) or in 0x hex, or None when it writes
+    none.  A number of more than ``_DIGITS`` digits (leading zeros aside) is ``_PAST`` (or minus it), out of every
+    range, and never converted: no in-type holds it, and int() refuses a decimal text past 4,300 digits."""
+    negative = s[:1] == "-"
+    digits = s[1:] if negative else s
+    if digits.isdigit() and digits.isascii():
+        base = 10
+    elif not negative and digits[:2] in ("0x", "0X") and len(digits) > 2 and _HEX.issuperset(digits[2:]):
+        base, digits = 16, digits[2:]
+    else:
+        return None
+    digits = digits.lstrip("0")
+    value = _PAST if len(digits) > _DIGITS else int(digits or "0", base)
+    return -value if negative else value
+
+
 def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_map=None, booleans=None):
     """One field's value from its text (or from a Python value given by another reader).  ``bit_map``: a flag type
     or a bit map's {name: value}; ``value_map``: {name: value}.  ``booleans``: a list that takes the name of a
-    Boolean given as another number (kept as that number, as a trace's reader keeps it); None: refused."""
+    Boolean given as another number (kept as that number, as a trace's reader keeps it); None: refused.  A text
+    the in-type cannot read raises EtwInputError naming the field, the text and what it takes."""
     if isinstance(text, list):  # the field's <Data> element repeated
-        raise _bad(where, name, " | ".join(map(str, text)),
+        raise _bad(where, name, _given(text),
                    f"is given {len(text)} times; a field that is not a counted array has one value")
     kind = IN_TYPES[in_type].kind
     if kind == "bool":
         return _boolean(text, name, where, booleans)
     if kind in ("unicode", "ansi", "guid", "binary", "float"):
         return _other(text, in_type, kind, name, where)
+    low, top = in_type_range(in_type)
+    valid = f"valid {low}..{top:#x}" if low else f"valid 0..{top:#x}"
     if isinstance(text, bool):
-        raise _bad(where, name, text, f"is a Boolean, not a number ({in_type})")
+        raise _bad(where, name, text, f"is a Boolean, not a number ({in_type}, {valid})")
     if isinstance(text, int):
         value = text
     elif isinstance(text, str):
         s = text.strip()
-        if s.isdigit() and s.isascii():
-            value = int(s)
-        elif s[:2] in ("0x", "0X") and len(s) > 2 and _HEX.issuperset(s[2:]):
-            value = int(s[2:], 16)
-        elif s[:1] == "-" and s[1:].isdigit() and s.isascii() and IN_TYPES[in_type].signed:
-            value = int(s)
+        value = integer_of(s)
+        if value is not None:
+            pass
         elif bit_map is not None and s:
             value = _names(s, bit_map, name, where)
             return value if isinstance(bit_map, dict) else bit_map(value)
         elif value_map is not None and s in value_map:
             return value_map[s]  # the manifest's valueMap, by name
         elif not s:
-            raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number")
+            raise _bad(where, name, text, f"is empty; a {in_type} is a decimal or 0x-hex number ({valid})")
         elif value_map is not None:
-            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex) or a name of its value map "
-                                          f"({', '.join(value_map)})")
+            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex, {valid}) or a name of its "
+                                          f"value map ({', '.join(value_map)})")
         else:
-            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex)")
+            raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex, {valid})")
     else:
-        raise _bad(where, name, text, f"is a {type(text).__name__}, not a number ({in_type})")
-    low, top = in_type_range(in_type)
+        raise _bad(where, name, text, f"is a {type(text).__name__}, not a number ({in_type}, {valid})")
     if not low <= value <= top:
-        raise _bad(where, name, text, f"is out of range for {in_type} (valid {low}..{top:#x})" if low else
-                   f"is out of range for {in_type} (valid 0..{top:#x})")
+        raise _bad(where, name, text, f"is out of range for {in_type} ({valid})")
     return bit_map(value) if bit_map is not None and not isinstance(bit_map, dict) else value
+
+
+def _given(text) -> str:
+    """A field's text as given: a repeated element's texts joined by " | " (as its message shows them)."""
+    if isinstance(text, list):
+        return " | ".join("" if t is None else str(t) for t in text)
+    return text if isinstance(text, str) else str(text)
 
 
 def _boolean(text, name: str, where: str, booleans):
@@ -271,16 +300,27 @@ def _boolean(text, name: str, where: str, booleans):
         b = _BOOLS.get(s.lower())
         if b is not None:
             return b
-        value = int(s) if s.isdigit() and s.isascii() else int(s[2:], 16) if s[:2] in ("0x", "0X") and len(s) > 2 \
-            and _HEX.issuperset(s[2:]) else None
+        value = integer_of(s)
     else:
         value = None
     if value in (0, 1):
         return value == 1
     if value is None or booleans is None or not 0 <= value <= 0xFFFFFFFF:
-        raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1)")
+        raise _bad(where, name, text, "is not a Boolean (true, false, 0 or 1" +
+                   (", or another number of its 32 bits)" if booleans is not None else ")"))
     booleans.append(name)
     return value
+
+
+def hex_bytes(text) -> bytes | None:
+    """The bytes of a hex text (two digits a byte, 0x before them or not, white space between bytes), or None when
+    it is not one (an odd number of digits, a character that is no hex digit)."""
+    s = text.strip()
+    s = s[2:] if s[:2] in ("0x", "0X") else s
+    try:
+        return bytes.fromhex(s) if s.isascii() else None
+    except ValueError:
+        return None
 
 
 def _other(text, in_type: str, kind: str, name: str, where: str):
@@ -292,10 +332,9 @@ def _other(text, in_type: str, kind: str, name: str, where: str):
     if kind == "binary":
         if isinstance(text, (bytes, bytearray)):
             return bytes(text)
-        s = text.strip() if isinstance(text, str) else None
-        s = s[2:] if s is not None and s[:2] in ("0x", "0X") else s
-        if s is not None and len(s) % 2 == 0 and _HEX.issuperset(s):
-            return bytes.fromhex(s)
+        value = hex_bytes(text) if isinstance(text, str) else None
+        if value is not None:
+            return value
         raise _bad(where, name, text, "is not Binary (hex digits, two a byte, 0x before them or not)")
     if kind == "guid":
         s = text.strip().strip("{}") if isinstance(text, str) else None
@@ -303,10 +342,17 @@ def _other(text, in_type: str, kind: str, name: str, where: str):
                 [len(p) for p in s.split("-")] == [8, 4, 4, 4, 12]:
             return "{" + s.lower() + "}"
         raise _bad(where, name, text, "is not a GUID ({xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx})")
+    if isinstance(text, str):  # ASCII, no "_": as the numbers of the other in-types are read
+        s = text.strip()
+        text_ok = s.isascii() and "_" not in s
+    else:
+        s, text_ok = text, isinstance(text, (int, float)) and not isinstance(text, bool)
     try:
-        return float(text.strip() if isinstance(text, str) else text) if not isinstance(text, bool) else float("x")
-    except (TypeError, ValueError):
-        raise _bad(where, name, text, f"is not a number ({in_type})") from None
+        if text_ok:
+            return float(s)
+    except (ValueError, OverflowError):  # OverflowError: an int past a double's range
+        pass
+    raise _bad(where, name, text, f"is not a number ({in_type})")
 
 
 def _names(text: str, bit_map, name: str, where: str) -> int:
@@ -316,7 +362,7 @@ def _names(text: str, bit_map, name: str, where: str) -> int:
         member = members.get(part)
         if member is None:
             valid = ", ".join(members) if isinstance(bit_map, dict) else flag_names(bit_map, sum(bit_map))
-            raise _bad(where, name, text, f"names {part!r}, which is not a bit of "
+            raise _bad(where, name, text, f"names {shown(part, 40)}, which is not a bit of "
                                           f"{'its bit map' if isinstance(bit_map, dict) else bit_map.__name__} "
                                           f"(valid: a number, or names among {valid})")
         value |= member
@@ -346,14 +392,14 @@ class _Converted(dict):
         self.in_type, self.top, self.bit_map = in_type, top, bit_map
 
     def __missing__(self, text):
-        if text.__class__ is not str:
+        if text.__class__ is not str or len(text) > 64:  # a long text (padding) is not kept: the exact path reads it
             raise KeyError(text)
         s = text.strip()
         if self.in_type == BOOLEAN:
             value = _BOOLS[s.lower()]
-        elif s.isdigit() and s.isascii():
+        elif s.isdigit() and s.isascii() and len(s) <= 20:  # 2**64 has 20 digits; a longer text: the exact path
             value = int(s)
-        elif s[:2] == "0x" and len(s) > 2 and _HEX.issuperset(s[2:]):
+        elif s[:2] == "0x" and 2 < len(s) <= 18 and _HEX.issuperset(s[2:]):
             value = int(s[2:], 16)
         else:
             raise KeyError(text)
@@ -402,6 +448,7 @@ class _Whole:
         self.rest = tuple(row for row in self.plan if row[0].name not in self.names)
         self.fields = fields
         self.all = frozenset(f.name for f in fields)
+        self.order = {f.name: i for i, f in enumerate(fields)}
 
 
 _WHOLE: dict = {}  # (event id, version) -> its _Whole, made on first use
@@ -428,9 +475,11 @@ def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = N
     """(typed template fields, fields this package does not know as text, Odd or None) of one event given by
     name (XML's <Data>, another reader's record), at ``version`` (default: the manifest's).
 
-    A field missing (or empty), a name its template lacks, a Boolean that is neither 0 nor 1: kept and said in
-    the Odd, as a trace's reader keeps an event; ``strict``: refused instead (a record a user gives).  A
-    version without a template: nothing decoded, every field kept as text.  The common event (every field
+    A field missing (or empty), a name its template lacks, a Boolean that is neither 0 nor 1, a text its in-type
+    cannot read (``unread``: not a number, past its width, a counted array or a Binary of another length than its
+    count or length field says, a scalar given twice): kept and said in the Odd, as a trace's reader keeps an
+    event; ``strict``: refused instead (a record a user gives).  A version without a template: nothing decoded,
+    every field kept as text (no <Data> at all: an empty payload, as its .etl twin).  The common event (every field
     there, in the spellings tracerpt writes, in range) is read in one pass; any other goes field by field.
     """
     version = kind.version if version is None else version
@@ -439,45 +488,78 @@ def parse_fields(raw: dict, kind: EventKind, where: str, version: int | None = N
         if strict:
             raise EtwInputError(f"{where}: version {version} of event {kind.event_id} has no template here (it reads "
                                 f"{_versions(kind)}); give one of those", field="version")
-        return {}, dict(raw), Odd._new(why="version" if kind.symbol else "id", names=tuple(raw))
-    booleans = None if strict else []
+        return {}, dict(raw), Odd._new(payload=None if raw else b"", why="version" if kind.symbol else "id",
+                                       names=tuple(raw))
+    booleans, unread = (None, None) if strict else ([], [])
     try:
         out = dict(zip(whole.names, map(_CONVERT, whole.converted, whole.texts(raw))))
         missing = ()
     except (KeyError, TypeError):
-        out, missing = _each(raw, whole, where, booleans, strict)
+        out, missing = _each(raw, whole, where, booleans, unread)
     for f, bit_map, value_map in whole.rest:
         text = raw.get(f.name)
         if f.count is not None:
             if _absent(text) and (f.name in raw or _units(f.count, out) != 0):
                 missing += (f.name,)
                 continue
-            out[f.name] = _array(text, f, out, where, bit_map, value_map, booleans)
+            value = _read(unread, f.name, text, _array, text, f, out, where, bit_map, value_map, booleans)
         elif IN_TYPES[f.in_type].kind in _TEXTS and f.name in raw and not isinstance(text, list):
-            out[f.name] = parse_value(text or "", f.in_type, f.name, where)  # an empty element: an empty string
+            value = _read(unread, f.name, text, _text, text or "", f, out, where)  # an empty element: an empty one
         elif _absent(text):
             missing += (f.name,)
+            continue
         else:
-            out[f.name] = parse_value(text, f.in_type, f.name, where, bit_map, value_map, booleans)
+            value = _read(unread, f.name, text, parse_value, text, f.in_type, f.name, where, bit_map, value_map,
+                          booleans)
+        if value is not _UNREAD:
+            out[f.name] = value
     if whole.rest:  # in the template's order, as the .etl reader gives them
         out = {f.name: out[f.name] for f in whole.fields if f.name in out}
     if missing and strict:
         raise EtwInputError(f"{where}: {len(missing)} of the {len(whole.fields)} fields of {kind.template} missing or "
                             f"None: {', '.join(missing)}", field=missing[0])
     extra = {}
-    if len(raw) > len(out) + len(missing):
+    if len(raw) > len(out) + (len(unread) if unread else 0):  # a name of the raw is neither read nor unread
         extra = {name: text for name, text in raw.items() if name not in whole.all}
     odd = None
-    if missing or extra or booleans:
+    if missing or extra or booleans or unread:
         if strict and extra:
             name = next(iter(extra))
             raise InvalidArgument(f"{where}: field {shown(name, 40)} is not one of {kind.template} ("
                                   f"{', '.join(f.name for f in whole.fields)}); give a field this package does not "
                                   f"know in extra")
-        order = [f.name for f in whole.fields]
-        odd = Odd._new(missing=tuple(sorted(missing, key=order.index)), booleans=tuple(booleans or ()),
-                       names=tuple(extra))
+        order = whole.order
+        odd = Odd._new(missing=tuple(sorted(missing, key=order.__getitem__)), booleans=tuple(booleans or ()),
+                       names=tuple(extra), unread=tuple(sorted(unread or (), key=lambda u: order[u[0]])))
     return out, extra, odd
+
+
+_UNREAD = object()  # what _read gives for a text its field's in-type cannot read
+
+
+def _read(unread, name: str, text, parse, *args):
+    """``parse(*args)``; for a trace (``unread`` a list), a text it refuses is named in ``unread`` as given and
+    _UNREAD returned, so the event is kept and the others read; for a record a user gives (None), refused."""
+    if unread is None:
+        return parse(*args)
+    try:
+        return parse(*args)
+    except EtwInputError:
+        unread.append((name, _given(text)))
+        return _UNREAD
+
+
+def _text(text: str, f, out: dict, where: str):
+    """A string or Binary field; a Binary of another length than its length field says is refused, since in an
+    .etl payload the length decides where the next field starts."""
+    value = parse_value(text, f.in_type, f.name, where)
+    if f.length is not None and isinstance(value, bytes):
+        length = _units(f.length, out)
+        if length != len(value):
+            raise EtwInputError(f"{where}: field {f.name} holds {len(value)} byte{'s' if len(value) != 1 else ''} but "
+                                f"{f.length} = {length} (a Binary has exactly as many as its length field says)",
+                                field=f.name)
+    return value
 
 
 def _versions(kind: EventKind) -> str:
@@ -490,13 +572,17 @@ def _absent(text) -> bool:
 
 
 def _units(ref, out: dict):
-    return ref if isinstance(ref, int) else out.get(ref)
+    """A count or length: a number, or the value of the field that holds it (None when that was not read)."""
+    if isinstance(ref, int):
+        return ref
+    value = out.get(ref)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _each(raw: dict, whole: _Whole, where: str, booleans, strict: bool) -> tuple:
+def _each(raw: dict, whole: _Whole, where: str, booleans, unread) -> tuple:
     """The numbers of the one-pass read, field by field: the field's cache for the common spellings,
     ``parse_value`` for any other text (a flag's names, a value map's name, "0X") and for every error; the
-    missing ones named (refused when ``strict``)."""
+    missing ones named."""
     out, missing = {}, ()
     converted = dict(zip(whole.names, whole.converted))
     for f, bit_map, value_map in whole.plan:
@@ -509,7 +595,10 @@ def _each(raw: dict, whole: _Whole, where: str, booleans, strict: bool) -> tuple
         try:
             out[f.name] = converted[f.name][text]
         except (KeyError, TypeError):
-            out[f.name] = parse_value(text, f.in_type, f.name, where, bit_map, value_map, booleans)
+            value = _read(unread, f.name, text, parse_value, text, f.in_type, f.name, where, bit_map, value_map,
+                          booleans)
+            if value is not _UNREAD:
+                out[f.name] = value
     return out, missing
 
 
@@ -527,7 +616,11 @@ def _array(text, f, out: dict, where: str, bit_map, value_map, booleans) -> tupl
     if count is None or len(items) != count:
         raise EtwInputError(f"{where}: field {f.name} holds {len(items)} value{'s' if len(items) != 1 else ''} but "
                             f"{f.count} = {count} (a counted array has exactly as many)", field=f.name)
-    return tuple(parse_value(item, f.in_type, f.name, where, bit_map, value_map, booleans) for item in items)
+    odd = None if booleans is None else []
+    values = tuple(parse_value(item, f.in_type, f.name, where, bit_map, value_map, odd) for item in items)
+    if odd:  # named once, as the .etl reader names an array of Booleans
+        booleans.append(f.name)
+    return values
 
 
 # ---- from any other reader

@@ -36,7 +36,7 @@ def findings(event) -> list:
         what = _WHY[odd.why].format(version=event.version, id=kind.event_id)
         out.append(((rule, kind.event_id, event.version, odd.why),
                     finding(rule, "payload", kind.event_id, f"{what}: {held}")))
-        return out
+        return out + _unread(event, where)  # its <BinaryEventData> when not hex, a System value
     if odd.missing:
         cut = f"the payload ends after {odd.cut_at} bytes, before" if odd.cut_at is not None else "XML has no"
         out.append(((SHORTER, kind.event_id, event.version, odd.missing[0]),
@@ -57,12 +57,14 @@ def findings(event) -> list:
                     finding(BOOLEAN, name, value if isinstance(value, int) else 0,
                             f"{where}: Boolean field {name} = {shown(value, 40)}, neither 0 nor 1: kept as its "
                             f"number")))
-    for name, text in odd.unread:
-        out.append(((UNREADABLE, kind.event_id, event.version, name),
-                    finding(UNREADABLE, name, len(text),
-                            f"{where}: field {name} = {shown(text, 60)}, which its in-type cannot read: kept as "
-                            f"given, the other fields read")))
-    return out
+    return out + _unread(event, where)
+
+
+def _unread(event, where: str) -> list:
+    return [((UNREADABLE, event.kind.event_id, event.version, name),
+             finding(UNREADABLE, name, len(text), f"{where}: field {name} = {shown(text, 60)}, which its in-type "
+                                                  f"cannot read: kept as given, the other fields read"))
+            for name, text in event.odd.unread]
 
 
 def _odd_value(value):
@@ -75,7 +77,8 @@ def _odd_value(value):
 
 def _list(names) -> str:
     names = list(names)
-    return ", ".join(shown(n, 60)[1:-1] if isinstance(n, str) else shown(n, 60) for n in names[:6]) + \
+    return ", ".join(shown(n, 60)[1:-1] if isinstance(n, str) and n else "a <Data> without a Name" if n == "" else
+                     shown(n, 60) for n in names[:6]) + \
         (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 

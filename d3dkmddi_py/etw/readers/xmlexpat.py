@@ -16,6 +16,7 @@ ETL_HINT = ("give an .etl file (read directly: its first buffer holds the log-fi
 _MORE = "more"  # a <Data> whose name came before in the same EventData: its text is appended
 _SEP = "}"  # expat's namespace separator: names arrive as "uri}local" or "local"
 _EVENT_NAMES = {EVENT_NAMESPACE + _SEP + "Event": EVENT_NAMESPACE + _SEP, "Event": ""}
+_SECTIONS = ("System", "EventData", "ProcessingErrorData")  # the Event children whose children are read
 
 
 def _local(tag: str) -> str:
@@ -60,7 +61,7 @@ class _ExpatEvents:
         self.records: list = []
         self.rec = None
         self.prefix = ""
-        self.section = None  # "System", "EventData" or None, for the Event child being read
+        self.section = None  # one of _SECTIONS or None, for the Event child being read
         self.collect = None  # (record attribute or data key, depth) whose text is being gathered
         self.pieces: list = []
 
@@ -85,21 +86,25 @@ class _ExpatEvents:
         prefix = self.prefix
         if rel == 1:
             local = name[len(prefix):] if name.startswith(prefix) and _SEP not in name[len(prefix):] else None
-            self.section = local if local in ("System", "EventData") else None
+            self.section = local if local in _SECTIONS else None
             if local == "System":
                 rec.system = True
                 rec.provider = rec.guid = rec.event_id = rec.version = rec.time = rec.pid = rec.tid = None
             elif local == "EventData":
                 rec.data = {}
             elif local in ("BinaryEventData", "ProcessingErrorData"):
-                rec.undecoded = local
+                rec.undecoded, rec.binary = local, None
                 if local == "BinaryEventData":
                     self.collect = ("binary", d + 1, False)
             return
         if rel != 2 or self.section is None:
             return
+        if self.section == "ProcessingErrorData":  # its EventPayload: the payload as hex
+            if name == prefix + "EventPayload":
+                self.collect = ("binary", d + 1, False)
+            return
         if self.section == "EventData":
-            key = attrs.get("Name")
+            key = attrs.get("Name", "")  # no Name: kept under "", a name the template lacks
             if key in rec.data:  # the name again: a counted array's next value (parse_fields decides)
                 held = rec.data[key]
                 rec.data[key] = held if isinstance(held, list) else [held]
@@ -147,7 +152,7 @@ class _ExpatEvents:
         elif is_data:
             self.rec.data[key] = text
         else:
-            setattr(self.rec, key, text)
+            setattr(self.rec, key, "" if text is None and key == "binary" else text)  # an empty payload is b""
 
     def _root(self, name):
         if self.resumed:

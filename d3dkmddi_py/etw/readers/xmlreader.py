@@ -13,11 +13,11 @@ import io
 import os
 import pyexpat
 
-from ...errors import EtwInputError, ReadOnce, flag_argument, integer_argument, text_argument
+from ...errors import EtwInputError, ReadOnce, flag_argument, integer_argument, shown, text_argument
 from ...outfile import safe_name
 from . import etlcolumns, etlfile, etlreader, xmlfast
 from ..model.registry import ENTRY_OF, KINDS
-from ..model.events import Event, Odd, new_event, parse_fields
+from ..model.events import SYSTEM, _UNREAD, Event, Odd, hex_bytes, integer_of, new_event, parse_fields
 from ..model.registry import unknown_kind
 from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
@@ -214,26 +214,31 @@ class TraceReader:
             kind = self._kind(rec, number)
             if kind is None:
                 return None
-            if len(self._kinds) < 256:
+            if len(self._kinds) < 256 and sum(len(t) for t in key if t is not None) <= 256:
                 self._kinds[key] = kind
         where = _Where(self.name, number, kind)
-        ver = kind.version if rec.version is None else _system_number(rec.version, "Version", where, number)
-        if rec.data is None:  # tracerpt wrote the event without its fields: its payload, if it gave it, as it is
-            fields, extra, odd = {}, {}, Odd(payload=_hex(rec.binary), why="tracerpt")
-        else:
-            try:
-                fields, extra, odd = parse_fields(rec.data, kind, where, ver)
-            except EtwInputError as exc:
-                exc.event = number
-                raise
+        ver = kind.version if rec.version is None else _header(rec.version, "Version", where, number)
+        if rec.data is not None or rec.undecoded is None:  # no <EventData> at all: an empty payload, as in .etl
+            fields, extra, odd = parse_fields({} if rec.data is None else rec.data, kind, where, ver)
+        else:  # tracerpt wrote the event without its fields: its payload as it gave it, or its text if not hex
+            text = rec.binary
+            payload = None if text is None else hex_bytes(text)
+            unread = ((_UNDECODED[rec.undecoded], text),) if payload is None and text is not None else ()
+            fields, extra, odd = {}, {}, Odd._new(payload=payload, why="tracerpt", unread=unread)
         self.decoded += 1
         if kind.event_id not in ENTRY_OF:
             self.other_dxgkrnl += 1
-        pid, tid = rec.pid, rec.tid
-        return new_event(number, kind, ver, fields, rec.time,
-                         None if pid is None else _system_number(pid, "ProcessID", where, number),
-                         None if tid is None else _system_number(tid, "ThreadID", where, number), extra, self.name,
-                         odd)
+        pid, tid = _execution(rec.pid), _execution(rec.tid)
+        if pid is _UNREAD or tid is _UNREAD:  # not a 32-bit id: unknown, said, the event kept
+            unread = tuple((SYSTEM + name, text) for name, text, value in (("ProcessID", rec.pid, pid),
+                                                                           ("ThreadID", rec.tid, tid))
+                           if value is _UNREAD)
+            if odd is None:
+                odd = Odd._new(unread=unread)
+            else:
+                odd.unread += unread
+            pid, tid = (None if pid is _UNREAD else pid), (None if tid is _UNREAD else tid)
+        return new_event(number, kind, ver, fields, rec.time, pid, tid, extra, self.name, odd)
 
     def _kind(self, rec: _Raw, number: int):
         """The DxgKrnl event a record is, or None (counted) for another provider's or another DxgKrnl event."""
@@ -248,10 +253,10 @@ class TraceReader:
             self.other_providers += 1
             return None
         where = _Where(self.name, number, None)
-        event_id = _system_number(rec.event_id, "EventID", where, number)
+        event_id = _header(rec.event_id, "EventID", where, number)
         kind = KINDS.get(event_id)
         if kind is None:  # an id the manifest does not have: kept, its data undecoded
-            version = 0 if rec.version is None else _system_number(rec.version, "Version", where, number)
+            version = 0 if rec.version is None else _header(rec.version, "Version", where, number)
             kind = unknown_kind(event_id, version, 0)
         return kind
 
@@ -272,39 +277,40 @@ class _Where:
         return format(str(self), spec)
 
 
-def _hex(text) -> bytes | None:
-    """<BinaryEventData>'s payload (hex digits), or None when it holds none that read as bytes."""
-    s = (text or "").strip()
-    s = s[2:] if s[:2] in ("0x", "0X") else s
-    try:
-        return bytes.fromhex(s) if s else None
-    except ValueError:
-        return None
+_UNDECODED = {"BinaryEventData": "BinaryEventData", "ProcessingErrorData": "ProcessingErrorData/EventPayload"}
+_NUMBERS: dict = {}  # System texts seen (ids, versions, process and thread ids) -> their number, or None
+_WIDTHS = {"EventID": (0xFFFF, "USHORT"), "Version": (0xFF, "UCHAR")}  # as the event header holds them
 
 
-_NUMBERS: dict = {}  # System texts seen (ids, versions, process and thread ids) -> their value
-
-
-def _system_number(text, name: str, where: str, number: int) -> int:
-    value = _NUMBERS.get(text)
-    if value is not None:
-        return value
-    value = _system_number_of(text, name, where, number)
-    if len(_NUMBERS) < 4096:
-        _NUMBERS[text] = value
+def _number(text):
+    """The number a System value's text writes (decimal or 0x hex, bounded: ``integer_of``), or None."""
+    value = _NUMBERS.get(text, _UNREAD)
+    if value is _UNREAD:
+        value = integer_of(text.strip()) if isinstance(text, str) else None
+        if len(_NUMBERS) < 4096 and len(text or "") <= 64:  # bounded: a text may be long
+            _NUMBERS[text] = value
     return value
 
 
-def _system_number_of(text, name: str, where: str, number: int) -> int:
-    s = (text or "").strip()
-    if s.isdigit() and s.isascii():
-        return int(s)
-    if s[:2] in ("0x", "0X") and len(s) > 2:
-        try:
-            return int(s[2:], 16)
-        except ValueError:
-            pass
-    raise EtwInputError(f"{where}: System/{name} = {s!r} is not a number", event=number, field=name)
+def _header(text, name: str, where, number: int) -> int:
+    """<EventID> or <Version>: every reader, table and report holds an event by its id and version of the header's
+    width, so one that is not such a number is damage to the event's header, refused naming it."""
+    value = _number(text)
+    top, width = _WIDTHS[name]
+    if value is not None and 0 <= value <= top:
+        return value
+    what = "is not a number" if value is None else "is out of range"
+    raise EtwInputError(f"{where}: System/{name} = {shown((text or '').strip(), 60)} {what} (valid 0..{top}, the "
+                        f"event header's {width}); the event's header is damaged: fix or remove that <Event>",
+                        event=number, field=name)
+
+
+def _execution(text):
+    """<Execution>'s ProcessID or ThreadID: None when absent, _UNREAD when not a 32-bit id (kept unknown)."""
+    if text is None:
+        return None
+    value = _number(text)
+    return value if value is not None and 0 <= value <= 0xFFFFFFFF else _UNREAD
 
 
 def _name_of(source) -> str:
