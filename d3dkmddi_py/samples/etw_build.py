@@ -215,6 +215,9 @@ def events_text() -> str:
         "pDeviceObject": 0xFFFFB80C4D2E0000, "pDxgAdapter": ADAPTER, "NbVidPnSources": 1, "MaxSlotId": 3,
         "NbAsymetricProcessingNodes": 2, "ReservedTopology": (0, 1), "AdapterType": 0x10,
         "pMiniportContext": 0xFFFFB80C4D300000})))
+    for node, engine, name in ((0, 1, "3D"), (1, 4, "Copy")):  # its engines (NodeMetadata, EventID 250): read only
+        parts.append(_dxg(clock, KINDS[250], {"pDxgAdapter": ADAPTER, "NodeOrdinal": node, "EngineType": engine,
+                                              "FriendlyName": name}))
     segments = segment_events()
     seg_kind = KIND_BY_NAME[("ReportSegment", "Info")]
     stale = dict(segments[1], Size=32 * build.MB, CommitLimit=32 * build.MB)  # before the BAR was resized
@@ -228,7 +231,7 @@ def events_text() -> str:
             parts.append(_event(clock, provider=None, guid="{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}", event_id=0,
                                 version=2, task=0, opcode=36, keywords="0x0", data=[],
                                 binary="0400000010270000E8030000"))
-    for kind, fields in memory_events(allocations):
+    for kind, fields in memory_events(allocations) + pressure_events(allocations):
         parts.append(_dxg(clock, kind, fields))
     stop = KIND_BY_NAME[("AdapterAllocation", "Stop")]
     for n in (3, 5, 9):  # freed during the trace (5 has hDxgGlobalAlloc 0: removed by hVidMmGlobalAlloc)
@@ -282,17 +285,42 @@ def memory_events(allocations) -> list:
         out.append((committed, {"hProcessId": PROCESS, "hDevice": DEVICE, "hAllocationHandle": handle, "Pinned": False,
                                 "EvictionResource": False, "Size": 0x400000, "ulSegmentId": segment,
                                 "SegmentOffset": offset}))
-    transfer = KINDS[53]  # PagingOpTransfer: no entry reads it; the tables give it its own
-    for i, source, destination in ((1, 2, 1), (10, 1, 3)):
+    transfer = KINDS[53]  # PagingOpTransfer: one each way between segments 1 and 2/3
+    for i, source, destination, size in ((1, 2, 1, 0x400000), (10, 1, 3, 0x200000)):
         out.append((transfer, manifest_values(53, {
             "pDxgAdapter": ADAPTER, "hDmaBuffer": 0xFFFFB80C4EC00000, "hAllocationGlobalHandle": globals_[i],
-            "TransferSize": 0x400000, "SourceSegmentId": source, "DestinationSegmentId": destination,
+            "TransferSize": size, "SourceSegmentId": source, "DestinationSegmentId": destination,
             "DestinationSegmentOffset": 0x200000 * i})))
     priority = k[("SetAllocationPriority", "Info")]
     for handle, value in ((device_handle(0), build.PRIORITY["HIGH"]), (device_handle(10), 0),
                           (device_handle(99), build.PRIORITY["NORMAL"])):
         out.append((priority, {"hAllocationHandle": handle, "Priority": value}))
     return out
+
+
+def pressure_events(allocations) -> list:
+    """(EventKind, fields) of what the memory manager did under pressure, after ``memory_events``: the process's
+    Local budget cut below its usage, a fill and a page-in while over it, two evictions (one through the device's
+    handle), the usage back under the budget, and its commitment."""
+    globals_ = [fields["hVidMmGlobalAlloc"] for _op, _note, fields in allocations]
+    common = {"pDxgAdapter": ADAPTER, "ProcessId": PROCESS, "PhysicalAdapterIndex": 0}
+    return [
+        (KINDS[366], {**common, "NewBudget": 0x1000000, "OldBudget": 0xC000000, "NewPriorityBand": 1,
+                      "OldPriorityBand": 1, "NewVisibilityState": 1, "OldVisibilityState": 2,
+                      "MemorySegmentGroup": LOCAL}),  # occluded: the budget falls below the usage (24 MB)
+        (KINDS[54], manifest_values(54, {"pDxgAdapter": ADAPTER, "hDmaBuffer": 0xFFFFB80C4EC00000,
+                                         "hAllocationGlobalHandle": globals_[0], "FillSize": 0x100000,
+                                         "SegmentId": 1, "SegmentOffset": 0})),
+        (KINDS[73], {"hAllocationHandle": device_handle(0), "uiSegmentId": 1, "uliOffset": 0}),
+        (KINDS[74], {"hGlobalAllocationHandle": globals_[1]}),  # paged into segment 1 by the first transfer
+        (KINDS[321], {"pVidMmAlloc": device_handle(10), "ResidencyCount": 0}),
+        (KINDS[53], manifest_values(53, {"pDxgAdapter": ADAPTER, "hDmaBuffer": 0xFFFFB80C4EC00000,
+                                         "hAllocationGlobalHandle": globals_[1], "TransferSize": 0x800000,
+                                         "SourceSegmentId": 1, "DestinationSegmentId": 2,
+                                         "DestinationSegmentOffset": 0})),
+        (KINDS[367], {**common, "NewUsage": 0xC00000, "OldUsage": 0x1800000, "MemorySegmentGroup": LOCAL}),
+        (KINDS[371], {**common, "Commitment": 0xC00000, "OldCommitment": 0x1800000, "MemorySegmentGroup": LOCAL}),
+    ]
 
 
 def files() -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .._records import dataclass, replace
-from ..errors import InvalidFieldValue, bad_argument, integer_argument
+from ..errors import InvalidFieldValue, bad_argument, integer_argument, name_argument
 from ..layout import record_leaves, typedef_layout
 from ..names import InterfaceVersion, parse_abi
 from ..resolve import resolve_layout
@@ -75,8 +75,9 @@ class Placement:
 
     alloc_info: object
     segment_id: int
-    offset: int = 0
+    offset: int | None = 0  # None: the event gives no offset in the segment (a virtual paging operation)
     target: object = None
+    how: str = "committed to"  # what put it there, as the finding says it ("moved by PagingOpTransfer to")
 
 
 def check_placement(p: Placement) -> list:
@@ -85,12 +86,15 @@ def check_placement(p: Placement) -> list:
         raise bad_argument("p", p, "a semantics.Placement")
     layout, data = coerce_layout(p.alloc_info, ALLOCINFO_TYPE, p.target)
     sid = integer_argument(p.segment_id, "segment_id", 0, 0xFFFFFFFF)
-    integer_argument(p.offset, "offset", 0, (1 << 64) - 1)
+    if p.offset is not None:
+        integer_argument(p.offset, "offset", 0, (1 << 64) - 1)
+    name_argument(p.how, "how", "what put the allocation there (a str)")
     effective, wddm2 = _placed_against(layout.c_name, layout.abi, layout.version, data)
     if not 1 <= sid <= (DXGK_SEGMENT_ID_SYSTEMMEMORY if wddm2 else 32) or in_set(effective.segments, sid):
         return []
     return [finding("ALLOCINFO.COMMITTED_OUTSIDE_SETS", effective.source, effective.mask,
-                    f"committed to segment {sid} at offset {p.offset:#x}, which is not in {effective.source} = "
+                    f"{p.how} segment {sid}" + ("" if p.offset is None else f" at offset {p.offset:#x}") +
+                    f", which is not in {effective.source} = "
                     f"{effective.mask:#x} ({describe_segment_set(effective.segments)})"
                     + ("" if wddm2 else f"; {effective.note}"))]
 

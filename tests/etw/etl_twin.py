@@ -86,7 +86,8 @@ def sample_items(pointer_size: int = 8) -> list:
             for f in layout_of(e.event_id, e.version):
                 if f.in_type == "Pointer":
                     e.fields[f.name] &= 0xFFFFFFFF
-    noise = {2: Other(KERNEL_PROCESS, 1, (0x1F40,)), 16: Other(THREAD_CLASSIC, 36)}
+    others = sorted(set(range(2, max(events) + 1)) - set(events))  # the kernel's process event, then the thread's
+    noise = dict(zip(others, (Other(KERNEL_PROCESS, 1, (0x1F40,)), Other(THREAD_CLASSIC, 36)), strict=True))
     items = []
     for number in range(2, max(events) + 1):
         e = events.get(number)

@@ -139,7 +139,7 @@ def test_parquet_types(tmp_path):
     assert allocations.schema.field("number").type == "int64"
     json_out, _ = run(["sample", "--json"])
     found = sum(len(json.loads(line)["findings"]) for line in json_out.splitlines())
-    assert pq.read_table(tmp_path / "findings.parquet").num_rows == found == 20
+    assert pq.read_table(tmp_path / "findings.parquet").num_rows == found == 21
 
 
 def test_a_trace_without_findings_still_gets_every_table(tmp_path):

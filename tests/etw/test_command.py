@@ -38,7 +38,7 @@ def test_sample_json_lines():
     assert (status, err) == (1, "")
     assert out == (GOLDEN / "sample.jsonl").read_text()
     lines = [json.loads(line) for line in out.splitlines()]
-    assert len(lines) == 72
+    assert len(lines) == 82
     others = [line["symbol"] for line in lines if line["event"] not in ENTRIES]
     assert others and sorted(set(others)) == list(sample_other_kinds())
     for line in lines:
@@ -61,7 +61,7 @@ def test_tables_go_to_the_directory_and_nothing_to_stdout(tmp_path):
     out, err, status = etw("sample", "--format", "csv", "--output", target)
     assert status == 1 and out == ""
     assert err.startswith("d3dkmddi: wrote 4 rows of segments, 41 rows of allocations, ")
-    assert err.endswith(f", 20 rows of findings, 1 row of AdapterDCStart, 2 rows of PagingOpTransfer to {target}\n")
+    assert err.endswith(f", 21 rows of findings, 1 row of AdapterDCStart, 2 rows of NodeMetadata to {target}\n")
     for rows in ("3 rows of device_allocations", "5 rows of residency", "7 rows of placements", "3 rows of priorities"):
         assert f", {rows}, " in err
     assert sorted(p.name for p in target.iterdir()) == sorted(f"{name}.csv" for name in table_names() +

@@ -73,12 +73,37 @@ def test_the_samples_picture_draws_the_values_of_its_tables(monkeypatch, tmp_pat
     for sid, size in segments.items():
         (y,) = set(drawn[f"segment {sid} Size {_size_text(size)}"][1].tolist())
         assert y == size
-    of_events = [name[:-4] for name in tables if name not in ("findings.csv", "live.csv", "processes.csv")]
+    state = {t.name for e in etw.ENTRIES.values() for t in e.state_tables}  # tables of the end, not of events
+    of_events = [name[:-4] for name in tables if name != "findings.csv" and name[:-4] not in state]
     assert errors == sum(int(r["errors"]) for name in of_events for r in table(tables, name))
     findings = [r for r in table(tables, "findings") if r["severity"] == "error"]
     assert sum(picture.rules.values()) == len(findings) and picture.rules
     (a,) = picture.adapters.values()
     assert sorted(a.marks.numbers) == sorted({int(r["number"]) for r in findings})
+
+
+def test_the_pressure_panels_draw_the_paging_evictions_and_over_budget_tables(monkeypatch, tmp_path):
+    """The paging panel: per direction the paging table's bytes summed from the start, a tick at each eviction row;
+    the usage panel shades each over_budget row's stretch."""
+    picture, _errors = series(SAMPLE_PATH)
+    fig = figure(picture)
+    drawn = lines(fig)
+    tables = csv_tables(SAMPLE_PATH.read_bytes(), monkeypatch, tmp_path)
+    totals: dict = {}
+    for r in table(tables, "paging"):
+        key = f"{r['source_segment'] or '-'} -> {r['destination_segment'] or '-'}"
+        so_far = totals.setdefault(key, [])
+        so_far.append((so_far[-1] if so_far else 0) + int(r["bytes"] or 0))
+    assert len(totals) == 4 and {k: steps(drawn[k]) for k in totals} == totals
+    (a,) = picture.adapters.values()
+    (evicted,) = a.group("evicted").values()
+    assert list(evicted.numbers) == [int(r["number"]) for r in table(tables, "evictions")]
+    (row,) = table(tables, "over_budget")
+    (spans,) = [list(ax.patches) for ax in fig.axes if "shaded: over it" in ax.get_title(loc="left")]
+    (span,) = spans
+    start, end = span.get_x(), span.get_x() + span.get_width()
+    origin = picture.origin * 1000
+    assert (start * 1000 + origin, end * 1000 + origin) == pytest.approx((float(row["start_ms"]), float(row["end_ms"])))
 
 
 def test_the_live_bytes_are_the_trackers_live_allocations_after_each_event():
@@ -260,7 +285,7 @@ def test_plot_from_the_command_writes_the_picture_and_says_what_it_holds(monkeyp
     status = run_stderr(["sample", "--plot", str(out)], err)
     assert status == 1  # the sample has error findings, as its tables
     assert out.read_bytes().startswith(b"<?xml")
-    assert err.getvalue() == f"d3dkmddi: wrote the picture of 1 adapter (8 series, 11 error findings) to {out}\n"
+    assert err.getvalue() == f"d3dkmddi: wrote the picture of 1 adapter (13 series, 11 error findings) to {out}\n"
 
 
 def run_stderr(argv, err) -> int:

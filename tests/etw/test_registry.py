@@ -79,7 +79,7 @@ def test_an_event_given_an_entry_is_in_every_output_and_read_as_before_without_i
     (dict(ids=(78,)), "event id 78 is ReportSegment Info"),
     (dict(ids=(60000,)), "event id 60000 is not an event of the Microsoft-Windows-DxgKrnl manifest"),
     (dict(ids=(273, 272)), "has another template or version than 273"),
-    (dict(event="PagingOpFill"), "the name is the symbol of event 54, which is not among its ids"),
+    (dict(event="NodeMetadata"), "the name is the symbol of event 250, which is not among its ids"),
     (dict(mapping=()), "MAPPING must name every field of every version once"),
     (dict(adapter="Nothing"), "the adapter field Nothing is not a field"),
     (dict(newer=(registry.Newer(1, (("Huge", "UInt128"),), (("../shared/x", "y"),)),)),
@@ -92,11 +92,11 @@ def test_an_event_given_an_entry_is_in_every_output_and_read_as_before_without_i
     (dict(table=TableSpec("../made_up")), r"table name '\.\./made_up' must be letters, digits and _ \(it names a file"),
     (dict(table=TableSpec("findings")), "table name 'findings' must be letters, digits and _ .*not findings or "
                                         "undecoded"),
-    (dict(table=TableSpec("PagingOpTransfer")), "table name 'PagingOpTransfer' .*not an event's symbol"),
+    (dict(table=TableSpec("NodeMetadata")), "table name 'NodeMetadata' .*not an event's symbol"),
     (dict(table=TableSpec("made_up", (), ("segment descriptor",))),
      r"table mirror 'segment descriptor' is not a mirror type .* or is packed from another entry's events "
      r"\(ReportSegment\)"),
-    (dict(batched=True), "a batched event's records are checked column-wise as DXGK_ALLOCATIONINFO"),
+    (dict(batched=True), "a batched event without a mirror record is applied column-wise by its track"),
     (dict(unchecked=("Stop",)), r"unchecked names an opcode its ids do not have \(Info\)"),
     (dict(json_names={"Nothing": "Flags.Value"}), "json_names names a field the templates lack"),
     (dict(rules=("NO.SUCH_RULE",)), "rule NO.SUCH_RULE is not a rule id"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, Mapping, manifest_fields, register
 from ..model.section import SeriesSection
+from ._pressure import budget_sample
 from .process_usage import MAPPING as USAGE_MAPPING, MEMORY_TABLE, key, key_text, memory
 
 EVENT = "VidMmProcessBudgetChange"
@@ -25,9 +26,12 @@ MAPPING = tuple(Mapping(EVENT, m.field, m.mirror_type, m.mirror, m.reason) for m
 
 
 def apply(tracker, event) -> tuple:
-    """One more sample of the process's budget; returns (usage, budget) after it."""
+    """One more sample of the process's budget (a stretch over budget may begin or end); returns (usage, budget)
+    after it."""
     tracker.sample(event, "budget", key(event), event.fields["NewBudget"])
-    return memory(tracker, event)
+    found = memory(tracker, event)
+    budget_sample(tracker, event, *found)
+    return found
 
 
 register(EventEntry(

@@ -6,21 +6,20 @@ from __future__ import annotations
 from operator import itemgetter
 
 from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
-from ..model.templates import map_names
 from ..outputs import panels as draw
 from ..model.section import SeriesSection, bytes_text
+from ._pressure import GROUP_NAMES, budget_sample
 
 EVENT = "VidMmProcessUsageChange"
 FIELDS = manifest_fields(367)  # the manifest's template
-# the manifest's D3DKMT_MEMORY_SEGMENT_GROUP value map (VidMmProcessBudgetChange's MemorySegmentGroup has it)
-GROUP_NAMES = map_names("D3DKMT_MEMORY_SEGMENT_GROUP")[1]
 
 MAPPING = (
     Mapping(EVENT, "NewUsage", None, None, "the process's usage now, in bytes: the kernel's count, no mirror member"),
     Mapping(EVENT, "OldUsage", None, None, "the usage before this change (the series keeps the new values)"),
     Mapping(EVENT, "pDxgAdapter", None, None, "the kernel's adapter object: it groups the series by adapter"),
-    Mapping(EVENT, "ProcessId", None, None, "the process's id (a number, not the hProcessId pointer of the "
-                                            "allocation events)"),
+    Mapping(EVENT, "ProcessId", None, None, "the process's id: its allocations' hProcessId holds the same number "
+                                            "([reading]: a HANDLE-sized field holding the process id, as the kernel's "
+                                            "process ids are HANDLEs), so paging and evictions meet it there"),
     Mapping(EVENT, "PhysicalAdapterIndex", None, None, "the linked adapter's index: a series per index"),
     Mapping(EVENT, "MemorySegmentGroup", None, None, "the D3DKMT_MEMORY_SEGMENT_GROUP (0 Local, 1 NonLocal, 2 "
                                                      "NonBudget): the kernel's grouping, no descriptor member"),
@@ -47,9 +46,11 @@ def memory(tracker, event) -> tuple:
 
 
 def apply(tracker, event) -> tuple:
-    """One more sample of the process's usage; returns ``memory``."""
+    """One more sample of the process's usage (a stretch over budget may begin or end); returns ``memory``."""
     tracker.sample(event, "usage", key(event), event.fields["NewUsage"])
-    return memory(tracker, event)
+    found = memory(tracker, event)
+    budget_sample(tracker, event, *found)
+    return found
 
 
 def _field(name: str):
@@ -87,11 +88,32 @@ def take(collector, np, cells, x, numbers, adapters) -> None:
                          [values[i] for i in rows], x[rows], numbers[rows])
 
 
+def over_budget(np, picture, usage, budget) -> list:
+    """(x from, x to) of each stretch the usage stood above the budget, in event order as the tables' over_budget
+    rows (``_pressure.budget_sample``) find them: after each sample, the last usage against the last budget."""
+    numbers = np.concatenate([np.frombuffer(s.numbers, dtype=np.int64) for s in (usage, budget)])
+    xs = np.concatenate([picture.x(usage), picture.x(budget)])
+    values = np.concatenate([np.frombuffer(s.values, dtype=np.uint64) for s in (usage, budget)])
+    is_usage = np.r_[np.ones(len(usage), dtype=bool), np.zeros(len(budget), dtype=bool)]
+    order = np.argsort(numbers, kind="stable")
+    xs, values, is_usage = xs[order], values[order], is_usage[order]
+    at = np.arange(len(order))
+    last_usage = np.maximum.accumulate(np.where(is_usage, at, -1))  # the index of the last usage sample so far
+    last_budget = np.maximum.accumulate(np.where(is_usage, -1, at))
+    seen = (last_usage >= 0) & (last_budget >= 0)
+    over = seen & (values[np.maximum(last_usage, 0)] > values[np.maximum(last_budget, 0)])
+    edges = np.flatnonzero(np.diff(np.r_[False, over, False].astype(np.int8)))
+    out = []
+    for begin, stop in zip(edges[0::2].tolist(), edges[1::2].tolist()):
+        out.append((float(xs[begin]), float(xs[stop]) if stop < len(xs) else picture.end))
+    return out
+
+
 def panel(np, picture, a, ax, columns: int) -> None:
     """Each process's usage per segment group, and dashed, its budget."""
     usage, budget = a.group("usage"), a.group("budget")
-    title = f"adapter 0x{a.pointer:x}: usage per process and segment group ({EVENT}), dashed: its budget " \
-            f"(VidMmProcessBudgetChange)"
+    title = f"adapter 0x{a.pointer:x}: usage per process and group ({EVENT}), dashed: budget " \
+            f"(VidMmProcessBudgetChange), shaded: over it"
     if not usage and not budget:
         return draw.empty(ax, title, f"no {EVENT} or VidMmProcessBudgetChange events for this adapter: "
                                      f"{draw.record_hint((367, 366))}")
@@ -103,6 +125,10 @@ def panel(np, picture, a, ax, columns: int) -> None:
                columns)
     draw.lines(np, picture, ax, [(f"{key_text(k)}: budget", budget[k], colors[k]) for k in keys if k in budget],
                columns, linestyle="--")
+    for k in keys:
+        if k in usage and k in budget:
+            for start, end in over_budget(np, picture, usage[k], budget[k]):
+                ax.axvspan(start, end, color=colors[k], alpha=0.15, linewidth=0)
     draw.marks(np, picture, a, ax, columns)
     draw.legend(ax, len(merged) - len(keys), "process groups")
 

@@ -166,13 +166,18 @@ class EventEntry:
     findings: object = None  # findings(tracker, event, applied) -> [Finding]
     text: object = None  # its section of the text (a section.Section); None: the default one
     rules: tuple = ()  # rule ids its own findings report (outside the record checks)
-    batched: bool = False  # its findings are checked column-wise in batches (AdapterAllocation)
+    batched: bool = False  # read column-wise in batches: its records checked so (AdapterAllocation), or, with no
+    # mirror in its table, its rows applied by ``track`` (the paging events): their value columns and findings then
+    # read only what ``apply`` and ``track``'s rows returned (a Resolved-like object with ``adapter`` and ``findings``)
     unchecked: tuple = ()  # opcodes whose mirror record is not checked (a Stop: the allocation is gone)
     track: object = None  # track(np, tracker, columns, unchecked, adapters, numbers, times) -> advance(n): apply's
-    # state for the next n of a batch's rows (the other events among them apply in between)
+    # state for the next n of a batch's rows (the other events among them apply in between); advance returns what
+    # apply would for each row (a list) where the table has no mirror, else None.  ``adapters`` is None for an
+    # entry without an adapter field
     barrier: bool = False  # it changes what batched events are checked against (ReportSegment)
     record: object = None  # record(tracker, event, applied) -> (mirror kind, bytes, adapter, checked) for --json
     json_names: dict = field(default_factory=dict)  # event field -> the record leaf whose names --json shows
+    resolved: object = None  # resolved(applied) -> dict: what apply found (an allocation, its process), for --json
     order: int = 100  # where its table and text come among the others' (the lowest first)
     state_tables: tuple = ()  # StateTable: tables of the state its events leave at the trace's end
     panel: object = None  # its part of the picture (a Panel), or None
@@ -401,7 +406,7 @@ def _kinds(entry) -> None:
             raise bad_argument(f"{at}: bit_maps[{_short(name)}]", flag_type, "a flag type (an enum.IntFlag)")
     for name, params in (("apply", "tracker, event"), ("findings", "tracker, event, applied"),
                          ("record", "tracker, event, applied"), ("state", "tracker"), ("finish", "tracker"),
-                         ("view", "tracker, adapter"),
+                         ("view", "tracker, adapter"), ("resolved", "applied"),
                          ("track", "np, tracker, columns, unchecked, adapters, numbers, times")):
         _function(getattr(entry, name), f"{at}: {name}", params)
     from .section import Section  # here: the text's module is not needed to read a trace
@@ -528,9 +533,12 @@ def _problem(entry: EventEntry) -> str | None:
         if kind not in MIRROR_TYPES or owner is not None and owner != entry.event:
             return f"{entry.event}: table mirror {kind!r} is not a mirror type ({', '.join(MIRROR_TYPES)}) or is " \
                    f"packed from another entry's events ({owner})"
-    if entry.batched and (tuple(spec.mirror[:1]) != (ALLOCATION_TYPE,) or entry.record is None):
+    if entry.batched and spec.mirror and (tuple(spec.mirror[:1]) != (ALLOCATION_TYPE,) or entry.record is None):
         return f"{entry.event}: a batched event's records are checked column-wise as {ALLOCATION_TYPE}: its table's " \
                f"first mirror type is that and it has a record function"
+    if entry.batched and not spec.mirror and (entry.track is None or entry.apply is None):
+        return f"{entry.event}: a batched event without a mirror record is applied column-wise by its track and one " \
+               f"by one by its apply: give both"
     if entry.batched and any(not f.fixed for fields in entry.layouts.values() for f in fields):
         return f"{entry.event}: a batched event's templates are of fixed width (read as columns)"
     if any(any(k not in COLUMN_KINDS for _n, k in t.columns) or

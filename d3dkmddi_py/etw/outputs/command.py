@@ -180,9 +180,10 @@ def _bits(named: dict, value) -> str:
 
 
 def event_json(event, type_name: str | None, findings, checked: bool, record: dict | None = None,
-               adapter=None) -> dict:
+               adapter=None, resolved: dict | None = None) -> dict:
     """One event as --json writes it; ``record``: its mirror record as ``decode --json`` writes it;
-    ``adapter``: the adapter its state change found, for an event that names none."""
+    ``adapter``: the adapter its state change found, for an event that names none; ``resolved``: what its entry
+    found through its handles (the allocation, its process)."""
     types, namers = _field_facts(event)
     fields = {n: json_value(n, types.get(n, ""), v) for n, v in event.fields.items()}
     names = {n: namer(event.fields[n]) for n, namer in namers.items() if n in event.fields}
@@ -204,6 +205,8 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
             out["payload"] = odd.payload.hex()
         if odd.unread:
             out["unread"] = dict(odd.unread)
+    if resolved is not None:
+        out["resolved"] = resolved
     out.update({"checked": checked, "findings": [_finding(f) for f in findings], "record": record})
     return out
 
@@ -247,11 +250,11 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     pk = tracker.packer
     tracker.entries = False  # the lines hold each event: no live allocation is kept whole
 
-    def write(event, findings, record, adapter=None, checked=True):
+    def write(event, findings, record, adapter=None, checked=True, resolved=None):
         nonlocal errors
         errors += render.count_severity(findings, "error")
         if record is None:
-            stdout.write(json.dumps(event_json(event, None, findings, checked, None, adapter)) + "\n")
+            stdout.write(json.dumps(event_json(event, None, findings, checked, None, adapter, resolved)) + "\n")
             return
         kind, data, view, checked = record
         made = records.of(kind, data, view, findings, checked)
@@ -262,19 +265,20 @@ def _json(reader, tracker: Tracker, stdout) -> int:
     def flush():
         batched: dict = {}  # each batched entry's record type -> its events, checked column-wise at once
         for e, a, _f, entry, _r in pending:
-            if entry is not None and entry.batched:
+            if entry is not None and entry.batched and entry.table.mirror:
                 batched.setdefault(type_of(pk, entry.table.mirror[0]), []).append((e, a))
         checked = {name: iter(tracker._batch_findings(name, items)) for name, items in batched.items()}
         for event, applied, findings, entry, reports in pending:
             if entry is None:  # an event no entry reads, or one its entry cannot apply (fields missing)
                 write(event, reports, None, checked=False)
-            elif entry.batched:
+            elif entry.batched and entry.table.mirror:
                 found = next(checked[type_of(pk, entry.table.mirror[0])])
                 write(event, reports + list(found), entry.record(tracker, event, applied))
             else:
                 record = entry.record(tracker, event, applied) if entry.record is not None else None
                 write(event, reports + findings, record, getattr(applied, "adapter", None),
-                      entry.findings is not None and getattr(applied, "checked", True))  # whether anything was checked
+                      entry.findings is not None and getattr(applied, "checked", True),  # whether anything was checked
+                      entry.resolved(applied) if entry.resolved is not None else None)
         pending.clear()
 
     for event in reader:
@@ -283,8 +287,8 @@ def _json(reader, tracker: Tracker, stdout) -> int:
             flush()
         applied = tracker._apply(event)
         reports = tracker.odd.take(event)
-        pending.append((event, applied, None if entry is None or entry.batched else tracker._findings(event, applied),
-                        entry, reports))
+        records_later = entry is None or entry.batched and entry.table.mirror  # checked column-wise when written
+        pending.append((event, applied, None if records_later else tracker._findings(event, applied), entry, reports))
         if len(pending) >= CHUNK_EVENTS:
             flush()
     flush()

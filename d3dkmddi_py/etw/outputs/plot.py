@@ -95,10 +95,12 @@ class _Collector:
 
     def __init__(self):
         self.np = numpy_module()
-        self.panels: dict = {}  # table name -> [Panel] that take its rows
+        self.panels: dict = {}  # table name -> [Panel] that take its rows (entries sharing a table and a take: once)
         for entry in ENTRIES.values():
             if entry.panel is not None:
-                self.panels.setdefault(entry.table.name, []).append(entry.panel)
+                takes = self.panels.setdefault(entry.table.name, [])
+                if all(p.take is not entry.panel.take for p in takes):
+                    takes.append(entry.panel)
         self.reset()
 
     def reset(self) -> None:

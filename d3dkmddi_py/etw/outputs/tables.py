@@ -92,7 +92,8 @@ class TraceTables:
         self.counts = dict.fromkeys(self.names, 0)
         self.errors = 0
         self.events = 0
-        self._pending: dict = {}  # batched event -> [(event, its record's bytes)] not yet written
+        self._pending: dict = {}  # batched event -> [(event, its record's bytes or what apply returned)] not written
+        self._hold = False  # inside a stretch of a batch: its rows are written after it
         self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
         self._rows: dict = {}  # table -> [(entry, event, applied, findings, time in ns)] of the other events
         self._kinds: dict = {}  # table of events no entry reads (or undecoded) -> [(event, time in ns, reports)]
@@ -216,7 +217,7 @@ class TraceTables:
                 (entry, event, applied, reports + tracker._findings(event, applied),
                  time_ns(event.time) if ns is _UNSET else ns))
         self._buffered += 1
-        if self._buffered >= self.chunk:
+        if self._buffered >= self.chunk and not self._hold:
             self.flush()
 
     def read(self, reader, *, columns: bool = True) -> None:
@@ -280,25 +281,42 @@ class TraceTables:
                 self.add(batch.event(i, header.utc(int(batch.times[i])), source))
             return
         singles = np.flatnonzero(~(np.isin(ids, [i for i, e in ENTRY_OF.items() if e.batched]) & in_matrix))
+        owner = np.full(stop - start, -2, dtype=np.int64)  # per row: the track that applies it, -1 an Event
+        owner[singles] = -1
         tracks = []
         for event_name, rows in runs:
             entry = ENTRIES[event_name]
             part, advance = _rows_of_batch(np, entry, self.tracker, batch, start, stop, rows, header)
             self._run(entry, part)
-            if advance is not None:  # each single sees the state of the batched rows before it
-                tracks.append((advance, np.diff(np.searchsorted(rows, singles), prepend=0).tolist(), len(rows)))
+            if advance is not None:
+                owner[rows] = len(tracks)
+                tracks.append((advance, part))
         batched = stop - start - len(singles)
         self.events += batched
-        self._buffered += batched  # the stretch fits in the chunk: only its last event's ``add`` can flush
+        self._buffered += batched  # the stretch fits in the chunk: the tables are written after it, not in it
         raw = batch.times[start:stop][singles]
         times = _list(header.nanoseconds(np, raw))
-        events = batch.events((singles + start).tolist(), [header.utc(t) for t in raw.tolist()], source)
-        for j, event in enumerate(events):
-            for advance, before, _n in tracks:
-                advance(before[j])
-            self.add(event, times[j])
-        for advance, before, total in tracks:
-            advance(total - sum(before))
+        events = iter(batch.events((singles + start).tolist(), [header.utc(t) for t in raw.tolist()], source))
+        times = iter(times)
+        # every row in its order: a run of one track's rows applied at once, each Event where it falls, so each sees
+        # the state of every row before it (a paging row finds the allocation started just before it)
+        owner = owner[owner != -2]
+        if len(owner):
+            cuts = np.flatnonzero(owner[1:] != owner[:-1]) + 1
+            firsts = np.concatenate(([0], cuts))
+            self._hold = True
+            try:
+                for who, n in zip(owner[firsts].tolist(), np.diff(np.append(firsts, len(owner))).tolist()):
+                    if who < 0:
+                        for _ in range(n):
+                            self.add(next(events), next(times))
+                        continue
+                    advance, part = tracks[who]
+                    got = advance(n)
+                    if got is not None:
+                        part.results += got
+            finally:
+                self._hold = False
 
     def _run(self, entry, rows) -> None:
         """A run of a batched event's rows, after any of its Events buffered before it."""
@@ -332,12 +350,16 @@ class TraceTables:
             found += self._write_kind(table, items)
         pending, self._pending = self._pending, {}
         runs, self._runs = self._runs, {}
+        tables: dict = {}  # table -> (an entry of it, the runs of every entry that writes it)
         for name in dict.fromkeys(list(runs) + list(pending)):
             entry = ENTRIES[name]
             parts = runs.get(name, [])
             if name in pending:
                 parts = parts + [_rows_of_events(entry, self.tracker, pending[name])]
-            found += self._batched_rows(entry, _merged(parts))
+            tables.setdefault(entry.table.name, (entry, []))[1].append(parts)
+        for entry, parts in tables.values():  # a table several entries write: their rows in event order
+            rows = _merged([p for own in parts for p in own])
+            found += self._batched_rows(entry, rows if len(parts) == 1 else _in_order(rows))
         if found:
             found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order
             self._write_findings([n for n, _f in found], [f for _n, f in found])
@@ -398,11 +420,19 @@ class TraceTables:
         return self._write(table, names, kinds, columns, decoded, [i[3] for i in items], [e.number for e in events])
 
     def _batched_rows(self, entry, rows) -> list:
-        first = entry.table.mirror[0]
-        found = self.tracker._findings_of_rows(self._types[first], rows.adapters, rows.checked, rows.data[first])
         read = [c for c in entry.table.columns if self._reads(entry.table.name, c.name)]
+        if entry.table.mirror:
+            first = entry.table.mirror[0]
+            found = self.tracker._findings_of_rows(self._types[first], rows.adapters, rows.checked, rows.data[first])
+            adapters = rows.adapters
+        else:  # rows a track applied (or apply, one by one): what each returned gives its findings and adapter
+            results = rows.results
+            found = [list(r.findings) for r in results]
+            adapters = [r.adapter for r in results]
+            nothing = [None] * len(results)
+            rows.fields.update({c.name: c._cells(nothing, results) for c in read if c.field is None})
         names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
-        columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), rows.adapters]
+        columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), adapters]
         for c in read:
             _put(names, kinds, columns, c.name, c.kind, _list(rows.fields[c.name]))  # typed by kind
         target = self.tracker.target
@@ -572,7 +602,10 @@ def _by_event(np, ids, in_matrix) -> list:
 class _Rows:
     """A batched event's rows as columns: what its table is written from."""
 
-    __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data")
+    __slots__ = ("numbers", "times", "opcodes", "pids", "adapters", "checked", "fields", "data", "results")
+
+    def __init__(self):
+        self.results = []  # what apply returned for each row (a batched entry without a mirror record)
 
 
 def _merged(parts: list) -> _Rows:
@@ -581,9 +614,26 @@ def _merged(parts: list) -> _Rows:
         return parts[0]
     out = _Rows()
     for name in ("numbers", "times", "opcodes", "pids", "adapters", "checked"):
-        setattr(out, name, list(chain.from_iterable(_list(getattr(part, name)) for part in parts)))
+        values = [getattr(part, name) for part in parts]  # adapters None: an entry without (its results have them)
+        setattr(out, name, None if any(v is None for v in values) else list(chain.from_iterable(map(_list, values))))
     out.fields = {c: list(chain.from_iterable(_list(part.fields[c]) for part in parts)) for c in parts[0].fields}
     out.data = {kind: b"".join(part.data[kind] for part in parts) for kind in parts[0].data}
+    out.results = list(chain.from_iterable(part.results for part in parts))
+    return out
+
+
+def _in_order(rows: _Rows) -> _Rows:
+    """Rows of several entries' runs (a shared table without a mirror) in event order."""
+    numbers = _list(rows.numbers)
+    order = sorted(range(len(numbers)), key=numbers.__getitem__)
+    if order == list(range(len(numbers))):
+        return rows
+    out = _Rows()
+    for name in ("numbers", "times", "opcodes", "pids", "adapters", "checked", "results"):
+        values = getattr(rows, name)
+        setattr(out, name, None if values is None else [v for v in map(_list(values).__getitem__, order)])
+    out.fields = {c: list(map(_list(v).__getitem__, order)) for c, v in rows.fields.items()}
+    out.data = rows.data
     return out
 
 
@@ -595,6 +645,11 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
         [e.opcode for e in events]
     rows.pids, rows.adapters = [e.process_id for e in events], [e.adapter for e in events]
     rows.checked = [e.opcode not in entry.unchecked for e in events]
+    if not entry.table.mirror:  # the value columns are made from what apply returned when written
+        rows.results = [a for _e, a in items]
+        rows.fields = {c.name: c._cells(events, rows.results) for c in entry.table.columns if c.field is not None}
+        rows.data = {}
+        return rows
     rows.fields = {c.name: c._cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
@@ -615,12 +670,14 @@ def _rows_of_batch(np, entry, tracker, batch, start: int, stop: int, rows, heade
     out.numbers, out.times = part.numbers, header.nanoseconds(np, part.times)
     opcodes = [entry.opcodes[i] for i in part.ids.tolist()]
     out.opcodes, out.pids = opcodes, part.pids
-    adapters = part.column(event, entry.adapter)
-    out.adapters = adapters.tolist()
+    adapters = part.column(event, entry.adapter) if entry.adapter is not None else None
+    out.adapters = adapters.tolist() if adapters is not None else None
     out.checked = [o not in entry.unchecked for o in opcodes]
     columns = {name: part.column(event, name) for name in etlcolumns.positions(event)}
     out.fields = {}
     for c in entry.table.columns:
+        if c.field is None:  # a value column of a batched entry without a mirror: made from its rows' results
+            continue
         values = columns[c.field]
         if c.field in OPTIONAL[event]:  # only in the versions whose template has it
             has = np.isin(part.versions, [v for v, fields in TEMPLATES[event].items() if c.field in dict(fields)])

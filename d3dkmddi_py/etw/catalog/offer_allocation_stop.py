@@ -1,0 +1,19 @@
+"""OfferAllocationStop (event 188, template EvictAllocationArgs): an offer ended.  A row of the ``residency_changes``
+table, shared with the other residency changes (``_pressure``): the allocation found through its global handle, its
+process."""
+from __future__ import annotations
+
+from ..model.registry import EventEntry, TableSpec, manifest_fields, register
+from ._pressure import CHANGE_COLUMNS, change_apply, change_mapping, change_track, findings, resolved
+
+EVENT = "OfferAllocationStop"
+FIELDS = manifest_fields(188)  # the manifest's template
+MAPPING = change_mapping(EVENT, FIELDS, {
+    "hGlobalAllocationHandle": "global",
+})
+
+register(EventEntry(
+    event=EVENT, ids=(188,), mapping=MAPPING, table=TableSpec("residency_changes", CHANGE_COLUMNS), batched=True,
+    apply=change_apply("hGlobalAllocationHandle", EVENT, False),
+    track=change_track("hGlobalAllocationHandle", EVENT, False),
+    findings=findings, resolved=resolved, order=67))

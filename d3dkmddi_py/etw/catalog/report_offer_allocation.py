@@ -1,0 +1,21 @@
+"""ReportOfferAllocation (event 189, template ReportOfferAllocationArgs): an offered allocation's state.  A row of the
+``residency_changes`` table, shared with the other residency changes (``_pressure``): the allocation found through
+its global handle, its process."""
+from __future__ import annotations
+
+from ..model.registry import EventEntry, TableSpec, manifest_fields, register
+from ._pressure import CHANGE_COLUMNS, change_apply, change_mapping, change_track, findings, resolved
+
+EVENT = "ReportOfferAllocation"
+FIELDS = manifest_fields(189)  # the manifest's template
+MAPPING = change_mapping(EVENT, FIELDS, {
+    "hGlobalAllocationHandle": "global",
+    "State": "the kernel's offer state (no value map in the manifest); in --json only",
+    "Priority": "the offer's priority, the kernel's; in --json only",
+})
+
+register(EventEntry(
+    event=EVENT, ids=(189,), mapping=MAPPING, table=TableSpec("residency_changes", CHANGE_COLUMNS), batched=True,
+    apply=change_apply("hGlobalAllocationHandle", EVENT, False),
+    track=change_track("hGlobalAllocationHandle", EVENT, False),
+    findings=findings, resolved=resolved, order=68))
