@@ -201,3 +201,36 @@ def test_pressure_picture_draws_the_bytes_paged_evictions_and_the_stretch_over_b
     fig = figure(picture)
     (usage,) = [ax for ax in fig.axes if "shaded: over it" in ax.get_title(loc="left")]
     assert len(usage.patches) == 1
+
+
+def test_an_event_about_an_allocation_the_trace_did_not_show_starting_is_counted_and_said(tmp_path):
+    """A transfer, an eviction and a page-in naming allocations never started (by global handle, by a device's
+    handle): their rows are written with the process empty, each kind counted in the text, nothing refused."""
+    from d3dkmddi_py.samples import etl_build
+
+    k = etw.KINDS
+    events = [
+        etl_build.dxgkrnl_event(k[53], {"pDxgAdapter": ADAPTER, "hDmaBuffer": 1, "ContinueNextBuffer": False,
+                                        "hAllocationGlobalHandle": 0xDEAD0, "TransferOffset": 0,
+                                        "TransferSize": MB, "SourceSegmentId": 1, "SourceSegmentOffset": 0,
+                                        "DestinationSegmentId": 2, "DestinationSegmentOffset": 0, "Flags": 0},
+                                ticks=1),
+        etl_build.dxgkrnl_event(k[321], {"pVidMmAlloc": 0xBEEF0, "ResidencyCount": 1}, ticks=2),
+        etl_build.dxgkrnl_event(k[74], {"hGlobalAllocationHandle": 0xDEAD0}, ticks=3),
+        etl_build.dxgkrnl_event(k[73], {"hAllocationHandle": 0xBEEF0, "uiSegmentId": 1, "uliOffset": 0}, ticks=4),
+    ]
+    path = tmp_path / "t.etl"
+    path.write_bytes(etl_build.etl_bytes(events))
+    text, status = run([str(path)])
+    assert status == 0
+    for name in ("PagingOpTransfer (53)", "VidMmEvict (321)", "EvictAllocation (74)", "PageInAllocation (73)"):
+        line = text[text.index(name):].splitlines()
+        assert line[1] == "   1 event named an allocation the trace did not show starting (its process and segment " \
+                          "sets unknown)", name
+    out = tmp_path / "tables"
+    _out, status = run([str(path), "--format", "csv", "-o", str(out)])
+    rows = list(csv.DictReader(io.StringIO((out / "evictions.csv").read_text())))
+    assert [(r["operation"], r["allocation"], r["process"], r["size"]) for r in rows] == [
+        ("VidMmEvict", "", "", ""), ("EvictAllocation", "0xdead0", "", "")]
+    (paging,) = csv.DictReader(io.StringIO((out / "paging.csv").read_text()))
+    assert (paging["allocation"], paging["process"], paging["bytes"]) == ("0xdead0", "", str(MB))
