@@ -127,6 +127,11 @@ def write_text(reader, tracker, stdout, name: str) -> int:
     others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
     for name in sorted(others):
         out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
+    back = tracker.back
+    if back.count:
+        number, time, before = back.first
+        out.line(f"times that go back: {plural(back.count, 'event')} whose time is before the time of the event before "
+                 f"them, each read in the order given (the first: event #{number} at {time}, after {before})")
     if odd.events:
         out.line(f"events not as their template says: {odd.events:,} (" + ", ".join(
             f"{rule} {n:,}" for rule, n in sorted(odd.counts.items())) + "), each kind reported once above")
