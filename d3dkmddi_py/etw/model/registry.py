@@ -22,7 +22,7 @@ from functools import cached_property
 from ..._records import dataclass, field
 from ...bulk.table import KINDS as COLUMN_KINDS
 from ...errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
-                      items_argument, mapping_argument, name_argument, text_argument)
+                      items_argument, listed, mapping_argument, name_argument, text_argument)
 from ...names import InterfaceVersion, parse_version
 from ...span import _short
 from .dxgkrnl_manifest import EVENTS as MANIFEST_EVENTS, PROVIDER as PROVIDER_NAME, TASKS
@@ -616,7 +616,7 @@ def register(entry: EventEntry) -> EventEntry:
 def unregister(event: str) -> None:
     """Remove an event registered before (a test's made-up event), by its name: its ids are the manifest's again."""
     if not isinstance(event, str) or event not in ENTRIES:
-        raise InvalidArgument(f"unregister takes the name of a registered event ({', '.join(ENTRIES)}), not "
+        raise InvalidArgument(f"unregister takes the name of a registered event ({listed(ENTRIES)}), not "
                               f"{_short(event)}")
     entry = ENTRIES.pop(event)
     for event_id, opcode in entry.opcodes.items():
