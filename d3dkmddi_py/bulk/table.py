@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from itertools import islice
 
 from ..csvtext import csv_bool, csv_cell
@@ -193,6 +194,16 @@ class _TextWriter:
     def close(self) -> None:
         pass
 
+    def park(self) -> None:
+        """While no chunk comes: the output's descriptor closed, if it is a ``outfile.Parkable``."""
+        _park(self.out)
+
+
+def _park(out) -> None:
+    park = getattr(out, "park", None)
+    if park is not None:
+        park()
+
 
 class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
@@ -272,7 +283,8 @@ def _handle_texts(values) -> list:
 
 
 def _float_texts(values) -> list:
-    return [None if v is None else repr(float(v)) for v in _plain(values)]
+    """A float's shortest round trip; none for NaN and infinities (JSON has no number for them: ``null``, empty)."""
+    return [None if v is None or v - v != 0 else repr(float(v)) for v in _plain(values)]
 
 
 _TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "float": _float_texts, "bool": None}
@@ -320,21 +332,76 @@ class _Bytes:
         self.out.flush()
 
 
+class _Nowhere:
+    """Where a discarded Parquet file's last bytes go."""
+
+    def write(self, data):
+        return len(data)
+
+    def flush(self):
+        pass
+
+
 class ParquetWriter:
     """Chunks as row groups of ``ROW_GROUP_ROWS`` rows (the last one of a file may have fewer): small chunks
-    are held until they fill one, a chunk of that many rows or more is written as it comes."""
+    are held until they fill one, a chunk of that many rows or more is written as it comes.  ``park()``: the held
+    chunks go to a temporary file in ``spill`` (None: the system's temporary folder) until the next chunk or the
+    end, and the output's descriptor is closed, so a writer of many tables holds neither their rows nor their
+    files; the chunks come back as they were, so the file is the same bytes."""
 
-    def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS):
+    def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS, spill=None):
         self.pa = _need("pyarrow", "arrow", "--format parquet")
         self.pq = _need("pyarrow.parquet", "arrow", "--format parquet")
         self.out = _Bytes(binary_stream(out))
         self.group_rows = group_rows
+        self.spill = spill
         self.writer = None
         self.schema = None
         self.held: list = []  # chunks not yet written, fewer rows than a group in all
         self.held_rows = 0
+        self.spilled = None  # the temporary file holding the held chunks while parked
+
+    def park(self) -> None:
+        if self.held_rows and self.spilled is None:
+            import tempfile
+
+            fd, path = tempfile.mkstemp(prefix=".", suffix=".spill", dir=self.spill)
+            os.close(fd)
+            try:
+                with self.pa.OSFile(path, "wb") as sink, self.pa.ipc.new_stream(sink, self.schema) as stream:
+                    for chunk in self.held:  # a batch per chunk: they come back chunked as they went
+                        for batch in chunk.to_batches():
+                            stream.write_batch(batch)
+            except BaseException:
+                os.unlink(path)
+                raise
+            self.spilled, self.held = path, []
+        _park(self.out.out)
+
+    def _unpark(self) -> None:
+        path, self.spilled = self.spilled, None
+        try:
+            with self.pa.OSFile(path, "rb") as source:
+                self.held = [self.pa.ipc.open_stream(source).read_all()]
+        finally:
+            os.unlink(path)
+
+    def discard(self) -> None:
+        """The file is being thrown away: the spilled chunks' file goes, and nothing more is written (the footer
+        pyarrow writes when its writer closes goes nowhere); ``close`` then does nothing."""
+        path, self.spilled, self.held, self.held_rows, self.schema = self.spilled, None, [], 0, None
+        self.out.out = _Nowhere()
+        writer, self.writer = self.writer, None
+        try:
+            if writer is not None:
+                writer.close()
+        finally:
+            if path is not None:
+                os.unlink(path)
 
     def write(self, table: Table) -> None:
+        if self.spilled is not None:
+            self._unpark()
         pa = self.pa
         types = _arrow_types(pa)
         held = (self.held_rows + table.rows) % self.group_rows != 0  # some rows wait: the caller may reuse its arrays
@@ -363,6 +430,8 @@ class ParquetWriter:
         self.held, self.held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
+        if self.spilled is not None:
+            self._unpark()
         if self.schema is not None and (self.held or self.writer is None):
             self._write(final=True)
         if self.writer is not None:
@@ -391,14 +460,15 @@ def _arrow(pa, column, kind: str, kind_type, *, copy: bool = False):
     return pa.array(list(column), type=kind_type)
 
 
-def writer(fmt: str, out):
-    """The writer of ``fmt`` over an open file (text for csv and jsonl, binary for parquet)."""
+def writer(fmt: str, out, *, spill=None):
+    """The writer of ``fmt`` over an open file (text for csv and jsonl, binary for parquet; ``spill``: where a
+    parked Parquet writer keeps its held chunks)."""
     if fmt == "csv":
         return CsvWriter(out)
     if fmt == "jsonl":
         return JsonlWriter(out)
     if fmt == "parquet":
-        return ParquetWriter(out)
+        return ParquetWriter(out, spill=spill)
     raise ValueError(f"unknown table format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
