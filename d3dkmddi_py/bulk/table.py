@@ -344,10 +344,11 @@ class _Nowhere:
 
 class ParquetWriter:
     """Chunks as row groups of ``ROW_GROUP_ROWS`` rows (the last one of a file may have fewer): small chunks
-    are held until they fill one, a chunk of that many rows or more is written as it comes.  ``park()``: the held
-    chunks go to a temporary file in ``spill`` (None: the system's temporary folder) until the next chunk or the
-    end, and the output's descriptor is closed, so a writer of many tables holds neither their rows nor their
-    files; the chunks come back as they were, so the file is the same bytes."""
+    are held until they fill one, a chunk of that many rows or more is written as it comes.  ``park()``: the chunks
+    held in memory are appended to a temporary file in ``spill`` (None: the system's temporary folder) and the
+    output's descriptor is closed, so a writer of many tables holds neither their rows nor their files; they come
+    back, as they were, when a row group is written or the file ends (each row is spilled at most once), so the file
+    is the same bytes."""
 
     def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS, spill=None):
         self.pa = _need("pyarrow", "arrow", "--format parquet")
@@ -357,34 +358,44 @@ class ParquetWriter:
         self.spill = spill
         self.writer = None
         self.schema = None
-        self.held: list = []  # chunks not yet written, fewer rows than a group in all
-        self.held_rows = 0
-        self.spilled = None  # the temporary file holding the held chunks while parked
+        self.held: list = []  # chunks in memory not yet written
+        self.held_rows = 0  # rows not yet written, fewer than a group: those held and those spilled
+        self.spilled = None  # the temporary file of chunks spilled while parked, one IPC stream a park
+        self.streams: list = []  # the bytes of each stream in it
 
     def park(self) -> None:
-        if self.held_rows and self.spilled is None:
-            import tempfile
+        if self.held:
+            sink = self.pa.BufferOutputStream()
+            with self.pa.ipc.new_stream(sink, self.schema) as stream:
+                for chunk in self.held:  # a batch per chunk: they come back chunked as they went
+                    stream.write_table(chunk)
+            data = sink.getvalue()
+            if self.spilled is None:
+                import tempfile
 
-            fd, path = tempfile.mkstemp(prefix=".", suffix=".spill", dir=self.spill)
-            os.close(fd)
-            try:
-                with self.pa.OSFile(path, "wb") as sink, self.pa.ipc.new_stream(sink, self.schema) as stream:
-                    for chunk in self.held:  # a batch per chunk: they come back chunked as they went
-                        for batch in chunk.to_batches():
-                            stream.write_batch(batch)
-            except BaseException:
-                os.unlink(path)
-                raise
-            self.spilled, self.held = path, []
+                fd, self.spilled = tempfile.mkstemp(prefix=".", suffix=".spill", dir=self.spill)
+                os.close(fd)
+            with open(self.spilled, "ab") as f:
+                f.write(data)
+            self.streams.append(len(data))
+            self.held = []
         _park(self.out.out)
 
-    def _unpark(self) -> None:
+    def _unspill(self) -> None:
+        """The spilled chunks back in memory, before those held, and their file gone."""
         path, self.spilled = self.spilled, None
+        if path is None:
+            return
         try:
-            with self.pa.OSFile(path, "rb") as source:
-                self.held = [self.pa.ipc.open_stream(source).read_all()]
+            with open(path, "rb") as f:
+                data = self.pa.py_buffer(f.read())
         finally:
             os.unlink(path)
+        back, start = [], 0
+        for size in self.streams:
+            back.append(self.pa.ipc.open_stream(data.slice(start, size)).read_all())
+            start += size
+        self.held, self.streams = back + self.held, []
 
     def discard(self) -> None:
         """The file is being thrown away: the spilled chunks' file goes, and nothing more is written (the footer
@@ -400,8 +411,6 @@ class ParquetWriter:
                 os.unlink(path)
 
     def write(self, table: Table) -> None:
-        if self.spilled is not None:
-            self._unpark()
         pa = self.pa
         types = _arrow_types(pa)
         held = (self.held_rows + table.rows) % self.group_rows != 0  # some rows wait: the caller may reuse its arrays
@@ -420,6 +429,7 @@ class ParquetWriter:
 
     def _write(self, *, final: bool) -> None:
         """The held chunks as whole groups (``final``: the rest too, as the last group)."""
+        self._unspill()
         if self.writer is None:
             self.writer = self.pq.ParquetWriter(self.out, self.schema)
         held = self.held[0] if len(self.held) == 1 else self.pa.concat_tables(self.held)
@@ -430,8 +440,7 @@ class ParquetWriter:
         self.held, self.held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
-        if self.spilled is not None:
-            self._unpark()
+        self._unspill()
         if self.schema is not None and (self.held or self.writer is None):
             self._write(final=True)
         if self.writer is not None:

@@ -201,7 +201,7 @@ def test_an_array_value_is_written_as_its_scalar_cell(kind):
         assert cells([(value, value)], "text", kind) == [f"{expected} {expected}"], value
 
 
-def entry_for(event_id: int, *, newer=(), columns=None) -> EventEntry:
+def entry_for(event_id: int, *, newer=(), columns=None, table: str = "made_up") -> EventEntry:
     """A made-up entry for a manifest event no entry reads: a column per field (counted arrays text)."""
     fields = list(registry.manifest_fields(event_id)) + [pair for n in newer for pair in n.adds]
     name = MANIFEST[event_id][0]
@@ -209,7 +209,7 @@ def entry_for(event_id: int, *, newer=(), columns=None) -> EventEntry:
     optional = {n for v in newer for n, _t in v.adds}
     return EventEntry(event=name, ids=(event_id,), mapping=tuple(Mapping(name, n, None, None, "made up for the test")
                                                                   for n, _t in fields),
-                      table=TableSpec("made_up", field_columns(fields, arrays=counted, optional=optional)
+                      table=TableSpec(table, field_columns(fields, arrays=counted, optional=optional)
                                       if columns is None else columns), newer=newer)
 
 
@@ -510,3 +510,19 @@ def test_summary_shows_at_most_8_ids_of_every_provider_dxgkrnl_too(tmp_path):
     (line,) = [line for line in out.splitlines() if "ids 250" in line]
     assert status == 0 and line.endswith(", 2006: 1, and 23 more (--summary --json lists every one)")
     assert len(json.loads(cli.run(["etw", str(path), "--summary", "--json"])[0])["providers"][0]["ids"]) == 31
+
+
+def test_a_table_named_as_another_entrys_newer_version_is_refused():
+    """The sibling of a table named by an event's symbol: AdapterAllocation's version 3 events it cannot apply go to
+    AdapterAllocationStart_V3; an entry's table of that name would mix the two."""
+    with pytest.raises(InvalidArgument, match="NodeMetadata: table AdapterAllocationStart_V3 would be "
+                                              "AdapterAllocation's too"):
+        registry.register(entry_for(250, table="AdapterAllocationStart_V3"))
+
+
+def test_a_versions_table_name_is_no_other_events():
+    """A newer version's table is named by its symbol with that version (``versioned_symbol``); no two events of the
+    manifest share a symbol without its ``_V<n>`` (case aside: file systems that ignore case), so such a name is
+    never another event's table."""
+    bases = [registry.versioned_symbol(row[0], None).lower() for row in MANIFEST.values()]
+    assert len(set(bases)) == len(bases) == 451

@@ -506,6 +506,15 @@ def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
 RESERVED_TABLES = ("findings", "undecoded")  # the tables of every trace that no entry may take
 
 
+def _table_names(entry: EventEntry) -> list:
+    return [entry.table.name] + [t.name for t in entry.state_tables]
+
+
+def _version_tables(entry: EventEntry) -> list:
+    """The tables of an entry's events of a newer version that it cannot apply (tables.kind_table names them)."""
+    return [versioned_symbol(m.symbol, n.version) for n in entry.newer for m in entry._manifest]
+
+
 def _problem(entry: EventEntry) -> str | None:
     """Why an entry of the right kinds cannot be registered, or None."""
     if entry.event in ENTRIES:
@@ -534,12 +543,6 @@ def _problem(entry: EventEntry) -> str | None:
         if not n.evidence or not all(where and said for where, said in n.evidence):
             return f"{entry.event}: newer version {n.version} names no evidence (a file under ../shared or a " \
                    f"public source, and what it says)"
-    symbols = {row[0].lower(): i for i, row in MANIFEST_EVENTS.items() if i not in entry.ids}
-    clash = next(((n.version, versioned_symbol(m.symbol, n.version)) for n in entry.newer for m in entry._manifest
-                  if versioned_symbol(m.symbol, n.version).lower() in symbols), None)
-    if clash is not None:
-        return f"{entry.event}: newer version {clash[0]}'s symbol {clash[1]} (its table's name) is the symbol of " \
-               f"event {symbols[clash[1].lower()]}"
     for version, fields in entry.layouts.items():
         problem = check_template(fields, f"{entry.event} version {version}")
         if problem is not None:
@@ -578,7 +581,13 @@ def _problem(entry: EventEntry) -> str | None:
     problem = next(filter(None, (_column_problem(entry, c, types, every) for c in spec.columns)), None)
     if problem is not None:
         return problem
-    names = [spec.name] + [t.name for t in entry.state_tables]
+    names = _table_names(entry)
+    for other in ENTRIES.values():  # a newer version's events it cannot apply go to a table of that version's symbol
+        for mine, theirs in ((names, _version_tables(other)), (_version_tables(entry), _table_names(other))):
+            clash = next((n for n in mine if n.lower() in {t.lower() for t in theirs}), None)
+            if clash is not None:
+                return f"{entry.event}: table {clash} would be {other.event}'s too (an entry's table, or the table of " \
+                       f"the events of a newer version that its entry cannot apply, named by that version's symbol)"
     bad_name = next((n for n in names if not n.isidentifier() or n in RESERVED_TABLES
                      or any(n.lower() == row[0].lower() for row in MANIFEST_EVENTS.values())), None)
     if bad_name is not None:

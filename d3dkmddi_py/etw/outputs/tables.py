@@ -10,7 +10,8 @@ columns its entry declares, then (for an event that fills a mirror structure) th
 are left out, they would only read 0), then the event's error and warning counts.  ``findings``: one
 row per finding, keyed by event number.  Batched events (allocations) are decoded and checked
 column-wise a chunk at a time, each against the segments reported before it; each file appears
-complete or not at all (``outfile.open_output``).
+complete or not at all (``outfile.open_output``), at most ``OPEN_TABLES`` of them open at once (the least recently
+written parked, whatever the kinds a trace holds).  Every cell of an event's field is made by ``registry.cells``.
 """
 from __future__ import annotations
 
@@ -511,9 +512,9 @@ class TraceTables:
         if table == UNDECODED:
             columns = UNDECODED_COLUMNS
             made = head + [[e.event_id for e in events], [e.version for e in events],
-                            [e.kind.symbol or None for e in events], [e.odd.why for e in events],
-                            [None if e.odd.payload is None else e.odd.payload.hex() for e in events],
-                            [_data_text(e.extra) for e in events]]
+                           [e.kind.symbol or None for e in events], [e.odd.why for e in events],
+                           [None if e.odd.payload is None else e.odd.payload.hex() for e in events],
+                           [_data_text(e.extra) for e in events]]
         else:
             key = (events[0].kind.event_id, events[0].version)  # one table a version: all of them have it
             columns = _kind_columns(*key)
