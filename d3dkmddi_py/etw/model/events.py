@@ -695,11 +695,14 @@ _HEX_KINDS = ("pointer",)
 
 
 def json_value(name: str, in_type: str, value):
-    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, others as
-    they are; a counted array as a list of them."""
+    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, a float that
+    JSON has no number for as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, others as they are; a counted
+    array as a list of them."""
     if value.__class__ is int:  # the common case first
         return wide_text(value) if _hex(in_type) else value
-    if isinstance(value, (bool, str, float)):
+    if isinstance(value, float):
+        return value if value - value == 0 else "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, (bytes, bytearray)):
         return value.hex()

@@ -90,6 +90,11 @@ class OddReports:
         self.reported: list = []  # (event number, event name, Finding) of each report, for the text (the first ones)
         self.unreported = 0  # kinds past KEYS_KEPT
 
+    def tally(self) -> str:
+        """How many events were odd, by rule: the words every output says them in."""
+        return f"events not as their template says: {self.events:,} (" + \
+            ", ".join(f"{rule} {n:,}" for rule, n in sorted(self.counts.items())) + ")"
+
     def take(self, event) -> list:
         """The findings to report for one event (none for an event that is what its template says, or whose kind of
         oddity was reported already)."""
