@@ -15,7 +15,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from ...semantics import Placement, check
-from ..model.registry import Column, StateTable
+from ..model.registry import Applied, Column, StateTable
 from ..outputs import panels as draw
 from ..outputs.panels import grouped, plain
 from ..model.section import Section, bytes_text, plural
@@ -194,12 +194,12 @@ def paging_apply(fields: tuple, operation: str):
 
 
 PAGING_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("source_segment", "opt", value=lambda e, r: r.source),
-    Column("destination_segment", "opt", value=lambda e, r: r.destination),
-    Column("bytes", "ohex", value=lambda e, r: r.bytes),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("source_segment", "opt", value=Applied("source")),
+    Column("destination_segment", "opt", value=Applied("destination")),
+    Column("bytes", "ohex", value=Applied("bytes")),
 )
 
 
@@ -253,12 +253,12 @@ def evict_apply(handle_field: str, operation: str, through_device: bool = False)
 
 
 EVICTION_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("size", "ohex", value=lambda e, r: r.size),
-    Column("segment", "opt", value=lambda e, r: r.segment),
-    Column("resident_ms", "float", value=lambda e, r: r.resident_ms),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("size", "ohex", value=Applied("size")),
+    Column("segment", "opt", value=Applied("segment")),
+    Column("resident_ms", "float", value=Applied("resident_ms")),
 )
 
 
@@ -287,10 +287,10 @@ def change_apply(handle_field: str, operation: str, through_device: bool, segmen
 
 
 CHANGE_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("segment", "opt", value=lambda e, r: r.segment),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("segment", "opt", value=Applied("segment")),
 )
 
 
