@@ -38,12 +38,15 @@ BEFORE = "7d7fc84"  # main before issue 29: 13 event ids read, the others counte
 OLD_TEMPLATE = (80,)  # ReportCommittedAllocation: the package before refuses its manifest payload (four fields more)
 
 
-def run(tree: str, args: list) -> tuple:
-    """(seconds, peak RSS in MB) of ``python -m d3dkmddi_py ARGS`` with the package of ``tree``."""
+def run(tree: str, args: list, refusal: bool = False) -> tuple:
+    """(seconds, peak RSS in MB) of ``python -m d3dkmddi_py ARGS`` with the package of ``tree``; with ``refusal``,
+    exit 2 (the trace refused, as a package before issue 29 refuses events it does not know) gives None."""
     env = dict(os.environ, PYTHONPATH=tree)
     out = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "d3dkmddi_py", *args], cwd=tree,
                          env=env, capture_output=True, text=True, check=True).stdout.split()
     status = int(out[2])
+    if refusal and status == 2:
+        return None
     if status not in (0, 1):
         raise SystemExit(f"{' '.join(args)} with {tree} exited {status}")
     return float(out[0]), int(out[1]) / 1024
@@ -77,9 +80,20 @@ def kinds_trace(path: str, n: int, kinds: int, seed: int = 29) -> list:
     return chosen
 
 
+def ids_read_by(tree: str) -> set:
+    """The event ids the catalog of the package in ``tree`` reads (its ENTRIES' ids)."""
+    out = subprocess.run([sys.executable, "-c", "from d3dkmddi_py.etw.catalog import ENTRIES\n"
+                          "print(*sorted({i for e in ENTRIES.values() for i in e.ids}))"],
+                         cwd=tree, env=dict(os.environ, PYTHONPATH=tree), capture_output=True, text=True, check=True)
+    return {int(i) for i in out.stdout.split()}
+
+
 def mixed_tables(args, tmp: str, before: str) -> None:
+    """The mixed trace of the events the package read before (but OLD_TEMPLATE's), so both trees do the same work:
+    the catalog's later entries (memory pressure) would be work the tree before does not do."""
     mixed = os.path.join(tmp, "mixed.etl")
-    memory_trace(mixed, args.events, skip=OLD_TEMPLATE)
+    old = ids_read_by(before)
+    memory_trace(mixed, args.events, skip=set(ENTRY_OF) - old | set(OLD_TEMPLATE))
     times = {"before": [], "now": []}
     peaks = {"before": [], "now": []}
     for r in range(args.runs):
@@ -88,9 +102,9 @@ def mixed_tables(args, tmp: str, before: str) -> None:
             times[label].append(t)
             peaks[label].append(peak)
     ratio = statistics.median(times["now"]) / statistics.median(times["before"])
-    print(f"the tables of the {args.events:,}-event mixed trace (etw --format parquet -o DIR; without "
-          f"event {', '.join(map(str, OLD_TEMPLATE))}, which the package before refuses), {args.runs} runs "
-          f"each, alternated:")
+    print(f"the tables of the {args.events:,}-event mixed trace (etw --format parquet -o DIR; the {len(old)} event ids "
+          f"the package before read, without {', '.join(map(str, OLD_TEMPLATE))}, which it refuses), {args.runs} "
+          f"runs each, alternated:")
     for label in ("before", "now"):
         print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label])}, "
               f"peak RSS {max(peaks[label]):.0f} MB")
@@ -116,16 +130,19 @@ def kinds_outputs(args, tmp: str, before: str) -> None:
         for r in range(args.runs):
             for which, tree in (("before", before), ("now", ROOT)):
                 more = [e + f"-{which}-{r}" if e.startswith(tmp) else e for e in extra]
-                got[which].append(run(tree, ["etw", path, *more]))
+                got[which].append(run(tree, ["etw", path, *more], refusal=which == "before"))
         results[label] = got
     base = statistics.median(t for t, _p in results["--summary"]["now"])
     for label, got in results.items():
         now = [t for t, _p in got["now"]]
+        head = (f"  {label:<17} now {spread(now)} = {args.events / statistics.median(now):,.0f} events/s, "
+                f"{statistics.median(now) / base:.1f} x --summary, peak RSS {max(p for _t, p in got['now']):.0f} MB; ")
+        if any(r is None for r in got["before"]):
+            print(head + "before: the trace refused (exit 2)")
+            continue
         then = [t for t, _p in got["before"]]
-        print(f"  {label:<17} now {spread(now)} = {args.events / statistics.median(now):,.0f} events/s, "
-              f"{statistics.median(now) / base:.1f} x --summary, peak RSS {max(p for _t, p in got['now']):.0f} MB; "
-              f"before {spread(then)}, peak RSS {max(p for _t, p in got['before']):.0f} MB; "
-              f"now / before {statistics.median(now) / statistics.median(then):.3f}")
+        print(head + f"before {spread(then)}, peak RSS {max(p for _t, p in got['before']):.0f} MB; "
+                     f"now / before {statistics.median(now) / statistics.median(then):.3f}")
 
 
 def main(argv=None) -> int:
