@@ -57,9 +57,10 @@ def shell_lines(body) -> list:
 
 def shown_in(shown: list, printed: str) -> str:
     """'' if every line ``shown`` is in ``printed`` in order, each right after the one before unless a ``...``
-    line stands between them; else what is missing."""
+    line stands between them, from the first printed line to the last (a ``...`` first or last stands for lines
+    before or after); else what is missing or printed more."""
     lines = [line.rstrip() for line in printed.splitlines()]
-    at, adjacent = 0, False
+    at, adjacent = 0, True
     for want in shown:
         want = want.rstrip()
         if want == "...":
@@ -75,6 +76,8 @@ def shown_in(shown: list, printed: str) -> str:
             except ValueError:
                 return f"not printed (in this order): {want!r}"
         adjacent = True
+    if adjacent and at < len(lines):
+        return f"printed after the last line shown (end the output with ... if it goes on): {lines[at]!r}"
     return ""
 
 
@@ -92,6 +95,9 @@ def test_the_output_check_holds_order_and_adjacency():
     assert shown_in(["a", "c"], printed) != ""           # c is not right after a
     assert shown_in(["c", "...", "a"], printed) != ""    # a is not after c
     assert shown_in(["x"], printed) != ""
+    assert shown_in(["a", "b"], printed) != ""           # c and d printed after, with no ...
+    assert shown_in(["b", "c", "d"], printed) != ""      # a printed before, with no ...
+    assert shown_in(["...", "b", "c", "..."], printed) == ""
 
 
 def installed_bin() -> Path:
