@@ -6,7 +6,7 @@
   event the catalog read before but ReportCommittedAllocation, whose manifest payload the package before refused,
   on 4 processors), ``etw --format parquet -o DIR`` end to end, by this tree and
   by the package at ``--before`` (a temporary git worktree of that commit), the two alternated, R runs each:
-  medians with their spread, and the ratio.  Goal: within 1.1 x the time before.
+  CPU-time medians with their spread, and the ratio.  Goal: within 1.1 x the time before.
 - An N-event trace of K kinds of event no entry reads (the first K of the manifest whose templates have numbers,
   pointers, Booleans, GUIDs, strings or counted arrays, their values made from the manifest's templates, in turn),
   read by ``--summary`` (the header walk), ``--json`` and ``--format csv`` / ``jsonl`` / ``parquet`` (a table per
@@ -27,7 +27,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench import _WRAPPER  # noqa: E402  (a command's own time and peak RSS, in a child of its own)
+# a command's CPU time (user and system: what it costs, which the other work of a shared machine moves less than the
+# clock) and peak RSS, in a child of its own
+_WRAPPER = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(u.ru_utime + u.ru_stime, u.ru_maxrss, p.returncode)\n")
 from bench_etl import memory_trace  # noqa: E402
 from d3dkmddi_py.etw.catalog import ENTRY_OF, KINDS  # noqa: E402
 from d3dkmddi_py.etw.model.registry import layout_of  # noqa: E402
@@ -53,7 +58,7 @@ def run(tree: str, args: list, refusal: bool = False) -> tuple:
 
 
 def spread(values: list) -> str:
-    return f"{statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f})"
+    return f"{statistics.median(values):.2f} s of CPU (min {min(values):.2f}, max {max(values):.2f})"
 
 
 def kinds_trace(path: str, n: int, kinds: int, seed: int = 29) -> list:

@@ -217,14 +217,15 @@ def paging_apply(fields: tuple, operation: str):
     return apply
 
 
-PAGING_COLUMNS = (
-    Column("operation", "text", value=Applied("operation")),
-    Column("allocation", "handle", value=Applied("allocation")),
-    Column("process", "opt", value=Applied("process")),
-    Column("source_segment", "opt", value=Applied("source")),
-    Column("destination_segment", "opt", value=Applied("destination")),
-    Column("bytes", "ohex", value=Applied("bytes")),
-)
+def applied_columns(*columns) -> tuple:
+    """Columns of what ``apply`` returned: (name, kind) or (name, kind, attribute) where the two names differ;
+    every table of these events starts with the operation, the allocation and its process."""
+    head = (("operation", "text"), ("allocation", "handle"), ("process", "opt"))
+    return tuple(Column(c[0], c[1], value=Applied(c[-1] if len(c) > 2 else c[0])) for c in head + columns)
+
+
+PAGING_COLUMNS = applied_columns(("source_segment", "opt", "source"), ("destination_segment", "opt", "destination"),
+                                 ("bytes", "ohex"))
 
 
 # ---- evictions
@@ -278,14 +279,7 @@ def evict_apply(handle_field: str, operation: str, through_device: bool = False)
     return apply
 
 
-EVICTION_COLUMNS = (
-    Column("operation", "text", value=Applied("operation")),
-    Column("allocation", "handle", value=Applied("allocation")),
-    Column("process", "opt", value=Applied("process")),
-    Column("size", "ohex", value=Applied("size")),
-    Column("segment", "opt", value=Applied("segment")),
-    Column("resident_ms", "float", value=Applied("resident_ms")),
-)
+EVICTION_COLUMNS = applied_columns(("size", "ohex"), ("segment", "opt"), ("resident_ms", "float"))
 
 
 # ---- other residency changes
@@ -313,12 +307,7 @@ def change_apply(handle_field: str, operation: str, through_device: bool, segmen
     return apply
 
 
-CHANGE_COLUMNS = (
-    Column("operation", "text", value=Applied("operation")),
-    Column("allocation", "handle", value=Applied("allocation")),
-    Column("process", "opt", value=Applied("process")),
-    Column("segment", "opt", value=Applied("segment")),
-)
+CHANGE_COLUMNS = applied_columns(("segment", "opt"))
 
 
 def _global_of(tracker):
