@@ -39,14 +39,19 @@ from ..readers.xmlreader import read, summary
 SAMPLE_FILE = "etw_trace.xml"
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "samples" / SAMPLE_FILE
 SAMPLE_WORD = "sample"
+# Its .etl twin (samples.etw_build writes both from the same events): ``sample.etl``, and what ``sample --summary``
+# reads (a summary reads .etl files only).
+SAMPLE_ETL_FILE = "etw_trace.etl"
+SAMPLE_ETL_PATH = SAMPLE_PATH.with_name(SAMPLE_ETL_FILE)
+SAMPLE_ETL_WORD = "sample.etl"
 CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="FILE",
                         help="an .etl file, or its XML (tracerpt -of XML, Event Viewer), told apart by content; '-' "
-                             "for standard input, or the word 'sample' for the bundled trace (a file named sample: "
-                             "./sample)")
+                             "for standard input; the word 'sample' for the bundled trace (its XML; --summary reads "
+                             "its .etl twin), 'sample.etl' for that twin (a file named so: ./sample, ./sample.etl)")
     parser.add_argument("--abi", default="x64", help=f"the traced machine's ABI: {', '.join(ABIS)} (default x64)")
     parser.add_argument("--ddi", default=NEWEST.name, metavar="VERSION",
                         help=f"the driver's DXGKDDI_INTERFACE_VERSION (the trace does not say it): a name (WDDM2_0) "
@@ -68,6 +73,8 @@ def add_arguments(parser) -> None:
 
 def _source(args):
     """(source for read(), display name, the input as outfile compares it: a path, or "-" for standard input)."""
+    if args.file == SAMPLE_ETL_WORD or args.file == SAMPLE_WORD and args.summary:
+        return SAMPLE_ETL_PATH, f"<samples>/{SAMPLE_ETL_FILE}", SAMPLE_ETL_PATH
     if args.file == SAMPLE_WORD:
         return SAMPLE_PATH, f"<samples>/{SAMPLE_FILE}", SAMPLE_PATH
     if args.file == "-":
