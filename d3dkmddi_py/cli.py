@@ -52,8 +52,9 @@ EXIT_STATUS = {
     "layout": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
     "types": {EXIT_OK: "printed", EXIT_USAGE: _BAD_INPUT},
     "demo": {EXIT_OK: "printed (the sample's findings do not change it)", EXIT_USAGE: "a bad option"},
-    "etw": {EXIT_OK: "no error-level finding",
-            EXIT_FINDINGS: "an error-level finding, after the text, JSON or tables are written",
+    "etw": {EXIT_OK: "no error-level finding and every event as its template says",
+            EXIT_FINDINGS: "an error-level finding or an event not as its template says, after the text, JSON, tables "
+                           "or picture are written",
             EXIT_USAGE: "bad input: one line naming the event and field (a damaged .etl file: the buffer and byte)"},
 }
 SIGNAL_STATUS = {EXIT_INTERRUPTED: "Ctrl-C", EXIT_TERMINATED: "SIGTERM"}

@@ -37,6 +37,13 @@ def shown(value, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def listed(names, limit: int = 8) -> str:
+    """Names for a one-line message: the first ``limit``, then how many more (a registry grows with every entry)."""
+    names = list(names)
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
 class InvalidFieldValue(D3dkmddiError, ValueError):
     """A value that does not fit the field it is assigned to."""
 

@@ -26,6 +26,11 @@ import threading
 
 from .errors import OutputError, bad_argument, shown
 
+try:  # here, not when a file cannot be opened: importing it then may need a descriptor too
+    import resource
+except ImportError:  # not on Windows
+    resource = None
+
 __all__ = ["OutputError", "Terminated", "binary_stream", "check_output", "make_output_folder", "open_output",
            "remove_made_folders", "safe_name"]
 
@@ -369,8 +374,74 @@ def _sync_folder(folder: str) -> None:
         os.close(fd)
 
 
+class Parkable:
+    """``open_output``'s temporary file when asked ``parkable``: ``park()`` closes its descriptor while it waits, and
+    the next write opens it again to append (the same file: its device and inode are checked), so a writer of many
+    files holds few descriptors.  Failing to open it again names the file and the process's open-file limit."""
+
+    def __init__(self, fd: int, temp: str, name: str, binary: bool, encoding: str, newline: str):
+        self._temp, self._name = temp, name
+        self._mode = dict(mode="ab") if binary else dict(mode="a", encoding=encoding, newline=newline)
+        info = os.fstat(fd)
+        self._identity = (info.st_dev, info.st_ino)
+        self._f = os.fdopen(fd, "wb" if binary else "w", **{k: v for k, v in self._mode.items() if k != "mode"})
+        self.closed = False
+
+    def _file(self):
+        f = self._f
+        if f is None:
+            flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) \
+                | getattr(os, "O_BINARY", 0)
+            try:
+                fd = os.open(self._temp, flags)
+            except OSError as exc:
+                if exc.errno not in _FILES_ERRNOS:
+                    raise
+                raise _too_many_files(self._name, exc) from None
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) != self._identity:
+                os.close(fd)
+                raise OutputError(self._name, f"cannot write {safe_name(self._name)}: its temporary file was "
+                                              f"replaced while it was written")
+            mode = self._mode
+            f = self._f = os.fdopen(fd, mode["mode"], **{k: v for k, v in mode.items() if k != "mode"})
+        return f
+
+    def write(self, data):
+        return self._file().write(data)
+
+    def flush(self) -> None:
+        if self._f is not None:
+            self._f.flush()
+
+    def fileno(self) -> int:
+        return self._file().fileno()
+
+    def park(self) -> None:
+        """Close the descriptor (what was written is flushed to the file) until the next write."""
+        f, self._f = self._f, None
+        if f is not None:
+            f.close()
+
+    def close(self) -> None:
+        self.park()
+        self.closed = True
+
+
+_FILES_ERRNOS = frozenset((errno.EMFILE, errno.ENFILE))  # no descriptor left, the process's or the system's
+
+
+def _too_many_files(name: str, exc: OSError) -> OutputError:
+    """The one line for a file that cannot be opened for want of a descriptor, naming the process's limit."""
+    limit = "the process's open-file limit" if resource is None else \
+        f"the open-file limit is {resource.getrlimit(resource.RLIMIT_NOFILE)[0]}"
+    return OutputError(name, f"cannot write {safe_name(name)}: {exc.strerror} ({limit}: raise it with ulimit -n); "
+                             f"nothing was written")
+
+
 @contextlib.contextmanager
-def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8", newline: str = ""):
+def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8", newline: str = "",
+                parkable: bool = False):
     """A file object for ``path`` that replaces it atomically when the block ends without error.
 
     ``"-"`` yields ``sys.stdout`` (its ``.buffer`` when ``binary``; ``encoding``/``newline``
@@ -380,6 +451,7 @@ def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8
     SIGTERM) the temporary file is removed and an existing file is left as it was.  A
     full disk and any failure to complete the file raise OutputError naming the path.
     Replacing a file gives it a new inode: other hard links to it keep the old content.
+    ``parkable``: the file is a ``Parkable`` (its descriptor closed while it waits, opened again to append).
     """
     final = check_output(path, inputs=inputs, binary=binary)
     if final == "-":
@@ -398,7 +470,10 @@ def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8
         try:
             fd, temp = _create_beside(final)
             _keep_owner_and_mode(fd, final)
-            f = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, newline=newline)
+            if parkable:
+                f = Parkable(fd, temp, name, binary, encoding, newline)
+            else:
+                f = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, newline=newline)
             fd = None
             yield f
             committing = True
@@ -410,6 +485,8 @@ def open_output(path, *, binary: bool = False, inputs=(), encoding: str = "utf-8
             _sync_folder(os.path.dirname(final))
         except BaseException as exc:
             _discard(fd, f, temp)
+            if isinstance(exc, OSError) and exc.errno in _FILES_ERRNOS:
+                raise _too_many_files(name, exc) from exc
             if isinstance(exc, OSError) and (committing or exc.errno in _WRITE_ERRNOS):
                 existed = os.path.exists(final)
                 reason = exc.strerror or str(exc)

@@ -9,8 +9,9 @@
   medians with their spread, and the ratio.  Goal: within 1.1 x the time before.
 - An N-event trace of K kinds of event no entry reads (the first K of the manifest whose templates have numbers,
   pointers, Booleans, GUIDs, strings or counted arrays, their values made from the manifest's templates, in turn),
-  read by ``--summary`` (the header walk), ``--json`` and ``--format csv`` / ``parquet`` (a table per kind):
-  medians and spread, each as a ratio to ``--summary``'s time, and each one's peak RSS.
+  read by ``--summary`` (the header walk), ``--json`` and ``--format csv`` / ``jsonl`` / ``parquet`` (a table per
+  kind), by this tree and by ``--before``, alternated: medians and spread, each as a ratio to ``--summary``'s time
+  and to the same output before, and each one's peak RSS.
 """
 from __future__ import annotations
 
@@ -76,6 +77,57 @@ def kinds_trace(path: str, n: int, kinds: int, seed: int = 29) -> list:
     return chosen
 
 
+def mixed_tables(args, tmp: str, before: str) -> None:
+    mixed = os.path.join(tmp, "mixed.etl")
+    memory_trace(mixed, args.events, skip=OLD_TEMPLATE)
+    times = {"before": [], "now": []}
+    peaks = {"before": [], "now": []}
+    for r in range(args.runs):
+        for label, tree in (("before", before), ("now", ROOT)):
+            t, peak = run(tree, ["etw", mixed, "--format", "parquet", "-o", os.path.join(tmp, f"out-{label}-{r}")])
+            times[label].append(t)
+            peaks[label].append(peak)
+    ratio = statistics.median(times["now"]) / statistics.median(times["before"])
+    print(f"the tables of the {args.events:,}-event mixed trace (etw --format parquet -o DIR; without "
+          f"event {', '.join(map(str, OLD_TEMPLATE))}, which the package before refuses), {args.runs} runs "
+          f"each, alternated:")
+    for label in ("before", "now"):
+        print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label])}, "
+              f"peak RSS {max(peaks[label]):.0f} MB")
+    print(f"  ratio of the medians {ratio:.3f} (goal <= {GOAL_MIXED_RATIO}: "
+          f"{'met' if ratio <= GOAL_MIXED_RATIO else 'NOT met'})")
+
+
+def kinds_outputs(args, tmp: str, before: str) -> None:
+    """The kinds trace by every output, this tree and ``before`` alternated: each one's time as a ratio to
+    --summary's (this tree's) and to the same output before."""
+    path = os.path.join(tmp, "kinds.etl")
+    chosen = kinds_trace(path, args.events, args.kinds)
+    print(f"\na {args.events:,}-event trace of {len(chosen)} kinds no entry reads "
+          f"({chosen[0].symbol} .. {chosen[-1].symbol}), {os.path.getsize(path) / 1e6:.0f} MB, "
+          f"{args.runs} runs each, {args.before} and this tree alternated:")
+    modes = {"--summary": ["--summary"], "--json": ["--json"],
+             "--format csv": ["--format", "csv", "-o", os.path.join(tmp, "csv")],
+             "--format jsonl": ["--format", "jsonl", "-o", os.path.join(tmp, "jsonl")],
+             "--format parquet": ["--format", "parquet", "-o", os.path.join(tmp, "parquet")]}
+    results = {}
+    for label, extra in modes.items():
+        got = {"before": [], "now": []}
+        for r in range(args.runs):
+            for which, tree in (("before", before), ("now", ROOT)):
+                more = [e + f"-{which}-{r}" if e.startswith(tmp) else e for e in extra]
+                got[which].append(run(tree, ["etw", path, *more]))
+        results[label] = got
+    base = statistics.median(t for t, _p in results["--summary"]["now"])
+    for label, got in results.items():
+        now = [t for t, _p in got["now"]]
+        then = [t for t, _p in got["before"]]
+        print(f"  {label:<17} now {spread(now)} = {args.events / statistics.median(now):,.0f} events/s, "
+              f"{statistics.median(now) / base:.1f} x --summary, peak RSS {max(p for _t, p in got['now']):.0f} MB; "
+              f"before {spread(then)}, peak RSS {max(p for _t, p in got['before']):.0f} MB; "
+              f"now / before {statistics.median(now) / statistics.median(then):.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -85,52 +137,15 @@ def main(argv=None) -> int:
     parser.add_argument("--only", choices=("mixed", "kinds"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.only in (None, "mixed"):
-            before = os.path.join(tmp, "before")
-            subprocess.run(["git", "-C", ROOT, "worktree", "add", "-q", "--detach", before, args.before], check=True)
-            try:
-                mixed = os.path.join(tmp, "mixed.etl")
-                memory_trace(mixed, args.events, skip=OLD_TEMPLATE)
-                times = {"before": [], "now": []}
-                peaks = {"before": [], "now": []}
-                for r in range(args.runs):
-                    for label, tree in (("before", before), ("now", ROOT)):
-                        t, peak = run(tree, ["etw", mixed, "--format", "parquet", "-o",
-                                             os.path.join(tmp, f"out-{label}-{r}")])
-                        times[label].append(t)
-                        peaks[label].append(peak)
-                ratio = statistics.median(times["now"]) / statistics.median(times["before"])
-                print(f"the tables of the {args.events:,}-event mixed trace (etw --format parquet -o DIR; without "
-                      f"event {', '.join(map(str, OLD_TEMPLATE))}, which the package before refuses), {args.runs} runs "
-                      f"each, alternated:")
-                for label in ("before", "now"):
-                    print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label])}, "
-                          f"peak RSS {max(peaks[label]):.0f} MB")
-                print(f"  ratio of the medians {ratio:.3f} (goal <= {GOAL_MIXED_RATIO}: "
-                      f"{'met' if ratio <= GOAL_MIXED_RATIO else 'NOT met'})")
-            finally:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", before], check=False)
-        if args.only in (None, "kinds"):
-            path = os.path.join(tmp, "kinds.etl")
-            chosen = kinds_trace(path, args.events, args.kinds)
-            print(f"\na {args.events:,}-event trace of {len(chosen)} kinds no entry reads "
-                  f"({chosen[0].symbol} .. {chosen[-1].symbol}), {os.path.getsize(path) / 1e6:.0f} MB, "
-                  f"{args.runs} runs each:")
-            modes = {"--summary": ["--summary"], "--json": ["--json"],
-                     "--format csv": ["--format", "csv", "-o", os.path.join(tmp, "csv")],
-                     "--format parquet": ["--format", "parquet", "-o", os.path.join(tmp, "parquet")]}
-            results = {}
-            for label, extra in modes.items():
-                got = []
-                for r in range(args.runs):
-                    more = [e + f"-{r}" if e.startswith(tmp) else e for e in extra]
-                    got.append(run(ROOT, ["etw", path, *more]))
-                results[label] = got
-            base = statistics.median(t for t, _p in results["--summary"])
-            for label, got in results.items():
-                times = [t for t, _p in got]
-                print(f"  {label:<17} {spread(times)} = {args.events / statistics.median(times):,.0f} events/s, "
-                      f"{statistics.median(times) / base:.1f} x --summary, peak RSS {max(p for _t, p in got):.0f} MB")
+        before = os.path.join(tmp, "before")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "-q", "--detach", before, args.before], check=True)
+        try:
+            if args.only in (None, "mixed"):
+                mixed_tables(args, tmp, before)
+            if args.only in (None, "kinds"):
+                kinds_outputs(args, tmp, before)
+        finally:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", before], check=False)
     return 0
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from itertools import islice
 
 from ..csvtext import csv_bool, csv_cell
@@ -193,6 +194,16 @@ class _TextWriter:
     def close(self) -> None:
         pass
 
+    def park(self) -> None:
+        """While no chunk comes: the output's descriptor closed, if it is a ``outfile.Parkable``."""
+        _park(self.out)
+
+
+def _park(out) -> None:
+    park = getattr(out, "park", None)
+    if park is not None:
+        park()
+
 
 class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
@@ -272,7 +283,8 @@ def _handle_texts(values) -> list:
 
 
 def _float_texts(values) -> list:
-    return [None if v is None else repr(float(v)) for v in _plain(values)]
+    """A float's shortest round trip; none for NaN and infinities (JSON has no number for them: ``null``, empty)."""
+    return [None if v is None or v - v != 0 else repr(float(v)) for v in _plain(values)]
 
 
 _TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "float": _float_texts, "bool": None}
@@ -320,19 +332,83 @@ class _Bytes:
         self.out.flush()
 
 
+class _Nowhere:
+    """Where a discarded Parquet file's last bytes go."""
+
+    def write(self, data):
+        return len(data)
+
+    def flush(self):
+        pass
+
+
 class ParquetWriter:
     """Chunks as row groups of ``ROW_GROUP_ROWS`` rows (the last one of a file may have fewer): small chunks
-    are held until they fill one, a chunk of that many rows or more is written as it comes."""
+    are held until they fill one, a chunk of that many rows or more is written as it comes.  ``park()``: the chunks
+    held in memory are appended to a temporary file in ``spill`` (None: the system's temporary folder) and the
+    output's descriptor is closed, so a writer of many tables holds neither their rows nor their files; they come
+    back, as they were, when a row group is written or the file ends (each row is spilled at most once), so the file
+    is the same bytes."""
 
-    def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS):
+    def __init__(self, out, *, group_rows: int = ROW_GROUP_ROWS, spill=None):
         self.pa = _need("pyarrow", "arrow", "--format parquet")
         self.pq = _need("pyarrow.parquet", "arrow", "--format parquet")
         self.out = _Bytes(binary_stream(out))
         self.group_rows = group_rows
+        self.spill = spill
         self.writer = None
         self.schema = None
-        self.held: list = []  # chunks not yet written, fewer rows than a group in all
-        self.held_rows = 0
+        self.held: list = []  # chunks in memory not yet written
+        self.held_rows = 0  # rows not yet written, fewer than a group: those held and those spilled
+        self.spilled = None  # the temporary file of chunks spilled while parked, one IPC stream a park
+        self.streams: list = []  # the bytes of each stream in it
+
+    def park(self) -> None:
+        if self.held:
+            sink = self.pa.BufferOutputStream()
+            with self.pa.ipc.new_stream(sink, self.schema) as stream:
+                for chunk in self.held:  # a batch per chunk: they come back chunked as they went
+                    stream.write_table(chunk)
+            data = sink.getvalue()
+            if self.spilled is None:
+                import tempfile
+
+                fd, self.spilled = tempfile.mkstemp(prefix=".", suffix=".spill", dir=self.spill)
+                os.close(fd)
+            with open(self.spilled, "ab") as f:
+                f.write(data)
+            self.streams.append(len(data))
+            self.held = []
+        _park(self.out.out)
+
+    def _unspill(self) -> None:
+        """The spilled chunks back in memory, before those held, and their file gone."""
+        path, self.spilled = self.spilled, None
+        if path is None:
+            return
+        try:
+            with open(path, "rb") as f:
+                data = self.pa.py_buffer(f.read())
+        finally:
+            os.unlink(path)
+        back, start = [], 0
+        for size in self.streams:
+            back.append(self.pa.ipc.open_stream(data.slice(start, size)).read_all())
+            start += size
+        self.held, self.streams = back + self.held, []
+
+    def discard(self) -> None:
+        """The file is being thrown away: the spilled chunks' file goes, and nothing more is written (the footer
+        pyarrow writes when its writer closes goes nowhere); ``close`` then does nothing."""
+        path, self.spilled, self.held, self.held_rows, self.schema = self.spilled, None, [], 0, None
+        self.out.out = _Nowhere()
+        writer, self.writer = self.writer, None
+        try:
+            if writer is not None:
+                writer.close()
+        finally:
+            if path is not None:
+                os.unlink(path)
 
     def write(self, table: Table) -> None:
         pa = self.pa
@@ -353,6 +429,7 @@ class ParquetWriter:
 
     def _write(self, *, final: bool) -> None:
         """The held chunks as whole groups (``final``: the rest too, as the last group)."""
+        self._unspill()
         if self.writer is None:
             self.writer = self.pq.ParquetWriter(self.out, self.schema)
         held = self.held[0] if len(self.held) == 1 else self.pa.concat_tables(self.held)
@@ -363,6 +440,7 @@ class ParquetWriter:
         self.held, self.held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
+        self._unspill()
         if self.schema is not None and (self.held or self.writer is None):
             self._write(final=True)
         if self.writer is not None:
@@ -391,14 +469,15 @@ def _arrow(pa, column, kind: str, kind_type, *, copy: bool = False):
     return pa.array(list(column), type=kind_type)
 
 
-def writer(fmt: str, out):
-    """The writer of ``fmt`` over an open file (text for csv and jsonl, binary for parquet)."""
+def writer(fmt: str, out, *, spill=None):
+    """The writer of ``fmt`` over an open file (text for csv and jsonl, binary for parquet; ``spill``: where a
+    parked Parquet writer keeps its held chunks)."""
     if fmt == "csv":
         return CsvWriter(out)
     if fmt == "jsonl":
         return JsonlWriter(out)
     if fmt == "parquet":
-        return ParquetWriter(out)
+        return ParquetWriter(out, spill=spill)
     raise ValueError(f"unknown table format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 

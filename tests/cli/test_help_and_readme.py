@@ -51,7 +51,8 @@ def test_each_commands_exit_statuses_are_the_same_in_its_help_and_the_readme(nam
 
 
 def test_etw_says_it_exits_1_after_writing_its_output():
-    assert "1 an error-level finding, after the text, JSON or tables are written" in cli.exit_text("etw")
+    assert "1 an error-level finding or an event not as its template says, after the text, JSON, tables or picture " \
+           "are written" in cli.exit_text("etw")
     assert cli.EXIT_STATUS["validate"][cli.EXIT_FINDINGS] and cli.EXIT_FINDINGS not in cli.EXIT_STATUS["decode"]
 
 

@@ -331,7 +331,8 @@ VALID = {
     "Leaf()": lambda: _fields(kmd.leaves(ALLOC)[0]),
     "Target()": lambda: (("x64", kmd.InterfaceVersion.WDDM3_0), {"force_padding": False}),
     "EffectiveSegmentSet()": lambda: _fields(kmd.semantics.effective_segment_set(_info())),
-    "Placement()": lambda: ((), {"alloc_info": _info(), "segment_id": 1, "offset": 0x1000, "target": SAMPLE}),
+    "Placement()": lambda: ((), {"alloc_info": _info(), "segment_id": 1, "offset": 0x1000, "target": SAMPLE,
+                                    "how": "committed to"}),
     "Preferences()": lambda: _fields(kmd.decode_bank_preference(0x0183)),
     "BankPreferenceEntry()": lambda: _fields(kmd.decode_bank_preference(0x0183).entries[0]),
     "SegmentPreferenceEntry()": lambda: _fields(kmd.decode_segment_preference(0x8C1).entries[0]),
@@ -627,7 +628,7 @@ def _entry_fields() -> list:
 
 # the wrong values that are right for the field (None where it is optional, a name that is a name, any integer order)
 RIGHT_FOR = {("EventEntry", f, "None") for f in ("adapter", "apply", "findings", "text", "track", "record", "panel",
-                                                  "state", "finish", "view", "adapter_state")} | {
+                                                  "state", "finish", "view", "adapter_state", "resolved")} | {
     ("EventEntry", "barrier", "True"), ("EventEntry", "order", "-1"), ("EventEntry", "order", "huge int"),
     ("Mapping", "mirror_type", "None"), ("Mapping", "mirror", "None"), ("Mapping", "reason", "'sample'"),
     ("TableSpec", "name", "'sample'"), ("StateTable", "name", "'sample'")}

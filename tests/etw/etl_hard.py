@@ -1,7 +1,7 @@
 """Test-only: .etl files built to be hard for a reader (processors out of order, clocks that step back,
 ties across processors, mid-trace segment reports, Stop events, two adapters, versions 2 and 3; with
 ``memory``, the events that say where memory is among them: device allocations, placements with their
-counted arrays, priority changes, residency, usage and budgets)."""
+counted arrays, priority changes, residency, usage and budgets, paging, evictions and page-ins)."""
 from __future__ import annotations
 
 import random
@@ -18,8 +18,26 @@ def memory_event(rng, adapter: int, handle: int, mask: int):
     """(kind, fields) of one random event that says where memory is, about allocation ``handle``."""
     name = rng.choice(("DeviceAllocation", "ReportCommittedAllocation", "ReportCommittedGlobalAllocation",
                        "SetAllocationPriority", "TotalBytesResidentInSegment", "VidMmProcessUsageChange",
-                       "VidMmProcessBudgetChange"))
+                       "VidMmProcessBudgetChange", "PagingOpTransfer", "PagingOpFill", "EvictAllocation", "VidMmEvict",
+                       "PageInAllocation"))
     device = 0x9000 + handle % 64
+    if name in ("PagingOpTransfer", "PagingOpFill"):  # paging: the allocation's process found, its destination checked
+        fields = dict(pDxgAdapter=adapter, hDmaBuffer=0x5000, ContinueNextBuffer=False,
+                      hAllocationGlobalHandle=handle & mask)
+        if name == "PagingOpFill":
+            fields.update(FillSize=rng.randrange(1 << 24), FillPattern=0, SegmentId=rng.randrange(4), SegmentOffset=0)
+        else:
+            fields.update(TransferOffset=0, TransferSize=rng.randrange(1 << 24), SourceSegmentId=rng.randrange(4),
+                          SourceSegmentOffset=0, DestinationSegmentId=rng.randrange(4),
+                          DestinationSegmentOffset=rng.randrange(1 << 20), Flags=0)
+        return KIND_BY_NAME[(name, "Info")], fields
+    if name == "EvictAllocation":
+        return KIND_BY_NAME[(name, "Info")], dict(hGlobalAllocationHandle=handle & mask)
+    if name == "VidMmEvict":
+        return KIND_BY_NAME[(name, "Info")], dict(pVidMmAlloc=device, ResidencyCount=0)
+    if name == "PageInAllocation":
+        return KIND_BY_NAME[(name, "Info")], dict(hAllocationHandle=device, uiSegmentId=rng.randrange(1, 4),
+                                                  uliOffset=0)
     if name == "DeviceAllocation":
         fields = {n: 0 for n in ("hProcessId", "hDevice", "hDxgResource", "hDxgSharedResource", "hThunkAllocation",
                                  "hThunkResource", "PrivateRuntimeResourceHandle", "pVirtualAddress",

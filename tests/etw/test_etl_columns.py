@@ -63,7 +63,9 @@ def test_memory_events_among_the_allocations_leave_them_column_wise(chunk, tmp_p
     batches.clear()
     exact = tables(data, tmp_path, False, chunk=chunk)
     assert not batches and "error" not in exact and fast == exact
-    assert exact["placements.csv"].count(b"\n") > 300 and b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"]
+    assert exact["placements.csv"].count(b"\n") > 150 and b"ALLOCINFO.COMMITTED_OUTSIDE_SETS" in exact["findings.csv"]
+    assert exact["paging.csv"].count(b"\n") > 100 and exact["evictions.csv"].count(b"\n") > 50  # rows with a process
+    assert len({line.split(b",")[4] for line in exact["paging.csv"].splitlines()[1:]}) > 1
 
 
 def test_reading_the_tables_leaves_the_collectors_frozen_objects_as_it_found_them(tmp_path):

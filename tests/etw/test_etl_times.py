@@ -146,3 +146,38 @@ def test_the_column_wise_time_rule_is_the_rule(clock_type, perf_freq, cpu_mhz, s
     for values in (timestamps, near):
         got = header.nanoseconds(np, np.array(values, dtype=np.int64))
         assert list(got.tolist() if hasattr(got, "tolist") else got) == [time_ns(header.utc(t)) for t in values]
+
+
+@pytest.mark.parametrize("form", ["etl", "xml with two offsets"])
+def test_a_time_that_goes_back_is_said_with_the_first_event_and_every_event_read_in_order(form, tmp_path):
+    """A processor's clock that steps back (.etl), or times in two zones out of order (XML): the text counts the
+    events whose time is before the one before them and names the first; nothing is re-sorted or dropped."""
+    from d3dkmddi_py.etw.model.tracker import Tracker
+    from tests.etw.helpers import trace as xml_trace, tracerpt_event
+
+    if form == "etl":  # one processor's clock: 20 and 35 go back
+        start = KIND_BY_NAME[("AdapterAllocation", "Start")]
+        data = etl_build.etl_bytes([etl_build.dxgkrnl_event(start, alloc_fields(hDxgGlobalAlloc=i + 1), ticks=t)
+                                    for i, t in enumerate([10, 30, 20, 40, 35])], processors=1)
+        events = list(read(data))
+        want = (2, events[2].number)
+    else:
+        times = ("2026-11-23T10:00:00.000000002+0100", "2026-11-23T09:00:00.000000001Z",
+                 "2026-11-23T09:00:00.000000003Z")  # the second is 1 ns before the first, in another form
+        default = 'SystemTime="2026-11-23T10:00:00.000000001+0100"'
+        events = list(read(xml_trace(*(tracerpt_event(78, seg_fields(i + 1, 0x11)).replace(
+            default, f'SystemTime="{t}"') for i, t in enumerate(times)))))
+        want = (1, events[1].number)
+    tracker = Tracker()
+    for e in events:
+        tracker._apply(e)
+    assert (tracker.back.count, tracker.back.first[0]) == want
+    assert [e.number for e in events] == sorted(e.number for e in events)
+    if form == "etl":
+        from tests.etw.helpers import run
+
+        path = tmp_path / "back.etl"
+        path.write_bytes(data)
+        text, _status = run([str(path)])
+        assert f"times that go back: 2 events whose time is before the time of the event before them, each read in " \
+               f"the order given (the first: event #{want[1]} at {events[2].time}, after {events[1].time})" in text

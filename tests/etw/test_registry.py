@@ -88,7 +88,9 @@ def test_an_event_given_an_entry_is_in_every_output_and_read_as_before_without_i
     (dict(newer=(registry.Newer(0, (("More", "UInt32"),), (("../shared/x", "y"),)),)),
      "newer version 0 is the manifest's"),
     (dict(table=TableSpec("segments")), "table segments is ReportSegment's, with other columns"),
-    (dict(table=TableSpec("vsync_planes", field_columns(FIELDS))), "a counted array's column is text"),
+    (dict(table=TableSpec("vsync_planes", field_columns(FIELDS))),
+     "table column ScannedPhysicalAddress reads field ScannedPhysicalAddress, a counted array of UInt64: its kind must "
+     "be text, not hex"),
     (dict(table=TableSpec("../made_up")), r"table name '\.\./made_up' must be letters, digits and _ \(it names a file"),
     (dict(table=TableSpec("findings")), "table name 'findings' must be letters, digits and _ .*not findings or "
                                         "undecoded"),

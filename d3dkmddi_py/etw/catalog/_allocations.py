@@ -189,7 +189,8 @@ def track(np, tracker, columns: dict, stops, adapters, numbers, times):
     tracks the next n rows (the other events between them read the state up to their point)."""
     fields = [columns[n].tolist() if n != "pDxgAdapter" else adapters.tolist() for n in LIVE_ROW[1:-2]]
     rows = zip(stops.tolist(), *fields, _list(numbers), _list(times))
-    return lambda n: allocations(tracker).track(islice(rows, n))
+    follow = allocations(tracker).track  # called once a run between other events: found once
+    return lambda n: follow(islice(rows, n))
 
 
 def _list(values) -> list:

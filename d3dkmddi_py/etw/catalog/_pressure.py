@@ -24,6 +24,7 @@ from ..model.times import time_ns
 from ._allocations import LIVE_ADAPTER, LIVE_PROCESS, LIVE_SIZE, MOST_BYTES, allocations
 
 OWNER = "PagingOpTransfer"  # the entry whose part this is (Tracker.part)
+UNSEEN = "named an allocation the trace did not show starting (its process and segment sets unknown)"
 EVICTED_SHOWN = 8  # evicted allocations a stretch names; the rest are counted
 GROUP_NAMES = map_names("D3DKMT_MEMORY_SEGMENT_GROUP")[1]  # the manifest's value map of MemorySegmentGroup
 READ_SET, WRITE_SET = 1, 2  # in a live allocation's kept row (``_allocations.LIVE_ROW`` after its handle)
@@ -97,7 +98,12 @@ class Pressure:
         self.open: dict = {}  # (adapter, ProcessId, PhysicalAdapterIndex, MemorySegmentGroup) -> its Stretch now
         self.open_of: dict = {}  # (adapter, process) -> the keys of its open stretches
         self.closed: list = []  # Stretch, in the order they ended
-        self.unseen = {"paging": 0, "eviction": 0, "change": 0}  # rows of allocations the trace did not show starting
+
+    def unseen(self, operation: str) -> None:
+        """A row named an allocation the trace did not show starting: counted where the text says an entry's notes
+        (the Tracker's, as ``Tracker.note`` counts them; a batch's row has no Event to give it)."""
+        notes = self.tracker.notes.setdefault(operation, {})
+        notes[UNSEEN] = notes.get(UNSEEN, 0) + 1
 
     def counters(self, adapter, process) -> list:
         found = self.by_process.get((adapter, process))
@@ -123,7 +129,7 @@ def move(state: Pressure, live, packer, target, adapter: int, handle: int, sourc
     tally[3] = ns
     found = live.row(handle)
     if found is None:
-        state.unseen["paging"] += 1
+        state.unseen(operation)
         return Moved(adapter, handle, None, source, destination, size, operation)
     key, kept = found
     process = kept[LIVE_PROCESS]
@@ -203,7 +209,7 @@ def evict(state: Pressure, live, handle, number: int, ns, operation: str) -> Evi
     event names was not seen): its process's evictions, and the open stretches of its process name it."""
     found = live.row(handle) if handle is not None else None
     if found is None:
-        state.unseen["eviction"] += 1
+        state.unseen(operation)
         return Evicted(None, handle, None, None, None, None, operation)
     key, kept = found
     adapter, process, size = kept[LIVE_ADAPTER], kept[LIVE_PROCESS], kept[LIVE_SIZE]
@@ -262,7 +268,7 @@ def change(state: Pressure, live, handle, segment, number: int, ns, operation: s
     names: its process; a page-in's segment is where the allocation is from then on."""
     found = live.row(handle) if handle is not None else None
     if found is None:
-        state.unseen["change"] += 1
+        state.unseen(operation)
         return Changed(None, handle, None, segment, operation)
     key, kept = found
     if segment is not None:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from operator import itemgetter
 
 from ...bulk.table import INT64_MAX
-from ...errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, mapping_argument,
-                      shown, text_argument)
+from ...errors import (EtwInputError, InvalidArgument, bad_argument, integer_argument, items_argument, listed,
+                      mapping_argument, shown, text_argument)
 from ...jsonvalue import wide_text
 from .registry import ENTRIES, ENTRY_OF, KIND_BY_NAME, KINDS, SYMBOLS, layout_of, on_change
 from .schema import BOOLEAN, OPCODES, EventKind, flag_names, in_type_range
@@ -199,7 +199,7 @@ def registered_kind(kind, name: str) -> EventKind:
     if not isinstance(kind, EventKind):
         raise bad_argument(name, kind, "an EventKind of an event registered now (a value of etw.KINDS)")
     if KINDS.get(kind.event_id) != kind:
-        raise EtwInputError(f"{name} is {kind.label}, not an event registered now ({', '.join(ENTRIES)}): etw.register "
+        raise EtwInputError(f"{name} is {kind.label}, not an event registered now ({listed(ENTRIES)}): etw.register "
                             f"its entry first")
     return kind
 
@@ -647,7 +647,7 @@ def kind_of(record: dict, where: str) -> EventKind:
             return kind
     raise EtwInputError(f"{where}: event {shown(name, 60)} is not an event of the {PROVIDER} manifest (give 'event' as "
                         f"an id such as 33, a symbol such as AdapterAllocationStart_V2, or an entry's name ("
-                        f"{', '.join(sorted(ENTRIES))}) with 'opcode')", field="event")
+                        f"{listed(sorted(ENTRIES))}) with 'opcode')", field="event")
 
 
 def from_records(records):
@@ -695,11 +695,14 @@ _HEX_KINDS = ("pointer",)
 
 
 def json_value(name: str, in_type: str, value):
-    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, others as
-    they are; a counted array as a list of them."""
+    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, a float that
+    JSON has no number for as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, others as they are; a counted
+    array as a list of them."""
     if value.__class__ is int:  # the common case first
         return wide_text(value) if _hex(in_type) else value
-    if isinstance(value, (bool, str, float)):
+    if isinstance(value, float):
+        return value if value - value == 0 else "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, (bytes, bytearray)):
         return value.hex()

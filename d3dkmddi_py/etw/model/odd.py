@@ -6,7 +6,7 @@ holds (a length, a name), so a trace of a newer Windows build whose events each 
 is one report and a count, and every event read."""
 from __future__ import annotations
 
-from ...errors import shown
+from ...errors import listed, shown
 from ...semantics._rules import finding
 
 LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNREADABLE, UNDECODED = (
@@ -76,10 +76,8 @@ def _odd_value(value):
 
 
 def _list(names) -> str:
-    names = list(names)
-    return ", ".join(shown(n, 60)[1:-1] if isinstance(n, str) and n else "a <Data> without a Name" if n == "" else
-                     shown(n, 60) for n in names[:6]) + \
-        (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return listed((shown(n, 60)[1:-1] if isinstance(n, str) and n else "a <Data> without a Name" if n == "" else
+                   shown(n, 60) for n in names), 6)
 
 
 class OddReports:
@@ -91,6 +89,11 @@ class OddReports:
         self.events = 0  # odd events, each once
         self.reported: list = []  # (event number, event name, Finding) of each report, for the text (the first ones)
         self.unreported = 0  # kinds past KEYS_KEPT
+
+    def tally(self) -> str:
+        """How many events were odd, by rule: the words every output says them in."""
+        return f"events not as their template says: {self.events:,} (" + \
+            ", ".join(f"{rule} {n:,}" for rule, n in sorted(self.counts.items())) + ")"
 
     def take(self, event) -> list:
         """The findings to report for one event (none for an event that is what its template says, or whose kind of

@@ -17,12 +17,13 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import re
 from functools import cached_property
 
 from ..._records import dataclass, field
 from ...bulk.table import KINDS as COLUMN_KINDS
 from ...errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
-                      items_argument, mapping_argument, name_argument, text_argument)
+                      items_argument, listed, mapping_argument, name_argument, text_argument)
 from ...names import InterfaceVersion, parse_version
 from ...span import _short
 from .dxgkrnl_manifest import EVENTS as MANIFEST_EVENTS, PROVIDER as PROVIDER_NAME, TASKS
@@ -82,20 +83,65 @@ class Column:
         if (self.field is None) == (self.value is None):
             raise InvalidArgument(f"Column {self.name}: give it a field or a value function, one of the two")
 
-    def _cells(self, events, applied) -> list:
-        """The column's cell of each event (and what its ``apply`` returned), in one pass."""
+    def _values(self, events, applied) -> list:
+        """The column's value of each event (and what its ``apply`` returned), before the cell rule: a field the
+        event lacks (its version's template has none, or its in-type could not read it) is None."""
         if self.value is not None:
             return [self.value(e, a) for e, a in zip(events, applied)]
         name = self.field
-        if self.kind == "text":
-            return [_cell(e.fields.get(name)) for e in events]
-        return [int(f[name]) if name in f else None for f in [e.fields for e in events]]  # a number, a flag, a bool
+        return [e.fields.get(name) for e in events]
+
+    def _cells(self, events, applied, elements=None) -> list:
+        """The column's cell of each event, by ``cells``; ``elements``: its entry's ``elements``."""
+        return cells(self._values(events, applied), self.kind, (elements or {}).get(self.field))
 
 
-def _cell(value):
-    if isinstance(value, tuple):  # a counted array: its values, space-separated
-        return " ".join(f"0x{v:x}" for v in value)
-    return value if value is None or isinstance(value, str) else int(value)
+# ---- the one cell rule, for every table of events (an entry's, a kind's; scalars and counted arrays)
+_BOOLS = {0: False, 1: True}  # False and True are equal to 0 and 1, so they find themselves
+_HEX_KINDS = frozenset(("hex", "ohex", "handle"))
+
+
+def cells(values: list, kind: str, element: str | None = None) -> list:
+    """The table cells of a column of ``kind`` (bulk.table's) from its values: numbers as
+    they are (the kind writes signed ones decimal, unsigned as it says), a Boolean ``True``/``False`` and one that is
+    neither 0 nor 1 empty (its number is in --json and its report), a float that is not finite (NaN, inf) empty, None
+    (a field the event's version lacks, or one its in-type cannot read: Odd.unread) empty, never ``int()`` of a float.
+    A ``text`` column holds a string, a Binary as hex, a counted array as its values separated by spaces, each as
+    ``element`` (the kind its field's in-type gives one value, ``field_kind``) writes it in text: decimal, ``0x...``
+    for the hex kinds, ``true``/``false``, a float's shortest round trip; a value that would be an empty cell alone
+    is an empty item there (two spaces, or one at the end), so every value keeps its place."""
+    if kind == "bool":
+        return [_BOOLS.get(v) if v.__class__ is not float else None for v in values]
+    if kind == "float":
+        return [v if v is None or v - v == 0 else None for v in values]  # v - v is NaN for NaN and +-inf
+    if kind == "text":
+        return [v if v is None or v.__class__ is str else _text(v, element) for v in values]
+    return values
+
+
+def _text(value, element: str | None) -> str | None:
+    """A value of a text column that is not a string: a counted array, Binary, or a number."""
+    if isinstance(value, tuple):
+        return " ".join(_item(v, element) for v in value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return _item(value, element)
+
+
+def _item(value, kind: str | None) -> str:
+    """One value as text, as a cell of ``kind`` holds it ("" where that cell would be empty)."""
+    if value is None:
+        return ""
+    if kind == "bool" or value.__class__ is bool:
+        found = _BOOLS.get(value) if value.__class__ is not float else None
+        return "" if found is None else "true" if found else "false"
+    if value.__class__ is float or kind == "float":
+        return repr(float(value)) if value - value == 0 else ""
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    if isinstance(value, int):
+        return f"0x{value:x}" if kind in _HEX_KINDS and value >= 0 else str(int(value))
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -238,6 +284,12 @@ class EventEntry:
         return {f.name: f.count for fields in self.layouts.values() for f in fields if isinstance(f.count, str)}
 
     @cached_property
+    def elements(self) -> dict:
+        """counted array field -> the kind (``field_kind``) of one of its values: how its table cell writes each."""
+        types = {n: t for fields in self.versions.values() for n, t in fields}
+        return {name: field_kind(types[name]) for name in self.arrays}
+
+    @cached_property
     def value_maps(self) -> dict:
         """field -> {name: value} of the manifest's value map it is named by."""
         out = {}
@@ -302,6 +354,13 @@ def classic_kind(class_type: int, opcode: int) -> EventKind:
 def manifest_fields(event_id: int) -> tuple:
     """((name, in-type), ...) of a manifest event's template, for an entry's own columns and rows."""
     return tuple((f.name, f.in_type) for f in manifest_event(event_id).fields)
+
+
+def versioned_symbol(symbol: str, version: int | None) -> str:
+    """A manifest symbol as other readers print it for ``version`` (``AdapterAllocationStart_V3``: its ``_V<n>``
+    replaced), or for None its base, without one."""
+    base = re.sub(r"_V\d+$", "", symbol)
+    return base if version is None else f"{base}_V{version}"
 
 
 _LAYOUT_OF: dict = {}
@@ -459,6 +518,15 @@ def _leaf_paths(type_name: str, abi: str, version: int) -> frozenset:
 RESERVED_TABLES = ("findings", "undecoded")  # the tables of every trace that no entry may take
 
 
+def _table_names(entry: EventEntry) -> list:
+    return [entry.table.name] + [t.name for t in entry.state_tables]
+
+
+def _version_tables(entry: EventEntry) -> list:
+    """The tables of an entry's events of a newer version that it cannot apply (tables.kind_table names them)."""
+    return [versioned_symbol(m.symbol, n.version) for n in entry.newer for m in entry._manifest]
+
+
 def _problem(entry: EventEntry) -> str | None:
     """Why an entry of the right kinds cannot be registered, or None."""
     if entry.event in ENTRIES:
@@ -521,7 +589,17 @@ def _problem(entry: EventEntry) -> str | None:
     missing = [c.field for c in spec.columns if c.field is not None and c.field not in types]
     if missing:
         return f"{entry.event}: table column {missing[0]} reads a field the templates lack"
-    names = [spec.name] + [t.name for t in entry.state_tables]
+    every = set(types).intersection(*(dict(fields) for fields in entry.versions.values()))  # in every version
+    problem = next(filter(None, (_column_problem(entry, c, types, every) for c in spec.columns)), None)
+    if problem is not None:
+        return problem
+    names = _table_names(entry)
+    for other in ENTRIES.values():  # a newer version's events it cannot apply go to a table of that version's symbol
+        for mine, theirs in ((names, _version_tables(other)), (_version_tables(entry), _table_names(other))):
+            clash = next((n for n in mine if n.lower() in {t.lower() for t in theirs}), None)
+            if clash is not None:
+                return f"{entry.event}: table {clash} would be {other.event}'s too (an entry's table, or the table of " \
+                       f"the events of a newer version that its entry cannot apply, named by that version's symbol)"
     bad_name = next((n for n in names if not n.isidentifier() or n in RESERVED_TABLES
                      or any(n.lower() == row[0].lower() for row in MANIFEST_EVENTS.values())), None)
     if bad_name is not None:
@@ -566,12 +644,35 @@ def _problem(entry: EventEntry) -> str | None:
     unknown = [r for r in entry.rules if r not in RULES]
     if unknown:
         return f"{entry.event}: rule {unknown[0]} is not a rule id; semantics.RULES lists them"
-    if any(c.field in entry.arrays and c.kind != "text" for c in spec.columns):
-        return f"{entry.event}: a counted array's column is text (its values, space-separated)"
     for other in ENTRIES.values():
         if other.table.name == spec.name and [(c.name, c.kind) for c in other.table.columns] != \
                 [(c.name, c.kind) for c in spec.columns]:
             return f"{entry.event}: table {spec.name} is {other.event}'s, with other columns"
+    return None
+
+
+# the column kinds a field of each in-type kind (templates.IN_TYPES) is written as: a number, a Boolean, a float or text
+KINDS_OF_FIELDS = {"int": ("int", "hex", "opt", "ohex", "handle"), "pointer": ("int", "hex", "opt", "ohex", "handle"),
+                   "bool": ("bool",), "float": ("float",), "guid": ("text",), "unicode": ("text",),
+                   "ansi": ("text",), "binary": ("text",)}
+EMPTY_KINDS = ("opt", "ohex", "handle", "text", "time", "float", "bool")  # the kinds whose cell may be empty
+
+
+def _column_problem(entry: EventEntry, column: Column, types: dict, required: set) -> str | None:
+    """Why a column cannot hold its field's values, or None: its kind must fit the field's in-type (a counted array
+    is text), and a field some versions lack needs a kind whose cell may be empty."""
+    if column.field is None:
+        return None
+    in_type = types[column.field]
+    allowed = ("text",) if column.field in entry.arrays else KINDS_OF_FIELDS[IN_TYPES[in_type].kind]
+    what = f"a counted array of {in_type}" if column.field in entry.arrays else f"a {in_type}"
+    if column.kind not in allowed:
+        return f"{entry.event}: table column {column.name} reads field {column.field}, {what}: its kind must be " \
+               f"{' or '.join(allowed)}, not {column.kind}"
+    if column.field not in required and column.kind not in EMPTY_KINDS:
+        return f"{entry.event}: table column {column.name} reads field {column.field}, which some versions lack: " \
+               f"its kind must be one whose cell may be empty ({', '.join(k for k in allowed if k in EMPTY_KINDS)}), " \
+               f"not {column.kind}"
     return None
 
 
@@ -593,9 +694,9 @@ def register(entry: EventEntry) -> EventEntry:
         ENTRY_OF[event_id] = entry
         symbol = entry.symbols[event_id]
         SYMBOLS[symbol] = kind
-        base = symbol.rsplit("_V", 1)[0]
+        base = versioned_symbol(symbol, None)
         for version in entry.versions:  # the versioned symbols other readers print (_V2, _V3)
-            SYMBOLS.setdefault(f"{base}_V{version}", kind)
+            SYMBOLS.setdefault(versioned_symbol(symbol, version), kind)
         if base != entry.event:  # the task's own name takes an opcode (kind_of)
             SYMBOLS.setdefault(base, kind)
     for kind in entry.table.mirror:
@@ -616,7 +717,7 @@ def register(entry: EventEntry) -> EventEntry:
 def unregister(event: str) -> None:
     """Remove an event registered before (a test's made-up event), by its name: its ids are the manifest's again."""
     if not isinstance(event, str) or event not in ENTRIES:
-        raise InvalidArgument(f"unregister takes the name of a registered event ({', '.join(ENTRIES)}), not "
+        raise InvalidArgument(f"unregister takes the name of a registered event ({listed(ENTRIES)}), not "
                               f"{_short(event)}")
     entry = ENTRIES.pop(event)
     for event_id, opcode in entry.opcodes.items():

@@ -16,6 +16,7 @@ from ...target import as_target
 from .registry import ENTRIES, ENTRY_OF
 from .mapping import applies, keep, packer
 from .events import Event, registered_kind
+from .times import time_ns
 from .odd import OddReports
 from .schema import EventKind
 from .state import SERIES_GROUPS, AdapterTrace, Series
@@ -42,6 +43,31 @@ def _event_argument(event, name: str):
     return event
 
 
+class TimeBack:
+    """Events whose time is before the time of the event before them (a processor's clock that stepped back, or a
+    trace put together out of order): counted, the first kept to be said, every event read in its order."""
+
+    def __init__(self):  # a plain object: it pickles with the Tracker by every protocol
+        self.last = None  # the time of the event before
+        self.count = 0
+        self.first = None  # (event number, its time, the time before it)
+
+    def take(self, event) -> None:
+        time, last = event.time, self.last
+        self.last = time
+        if time is None or last is None:
+            return
+        if len(time) == len(last) and time[-1] == last[-1] == "Z":  # one form (an .etl's, UTC): compared as text
+            back = time < last
+        else:
+            now, before = time_ns(time), time_ns(last)
+            back = now is not None and before is not None and now < before
+        if back:
+            self.count += 1
+            if self.first is None:
+                self.first = (event.number, time, last)
+
+
 class Tracker:
     """Applies events in order (each event's entry says how), checking records against the segments reported so
     far; ``finish()`` lets each entry finish its state and gives the adapters.
@@ -65,6 +91,7 @@ class Tracker:
         self._views: dict = {}  # pointer -> (Adapter or None, note)
         self.odd = OddReports()  # events not as their template says: reported once a kind, counted
         self.partial: dict = {}  # entry name -> events of it whose payload lacked fields (read, not applied)
+        self.back = TimeBack()  # events whose time is before the one before them
 
     # ---- what a user calls
     def apply(self, event):
@@ -169,6 +196,7 @@ class Tracker:
         kind = event.kind
         name = kind.event
         self.counts[name] = self.counts.get(name, 0) + 1
+        self.back.take(event)
         entry = ENTRY_OF.get(kind.event_id)
         if entry is None or entry.apply is None:
             return None

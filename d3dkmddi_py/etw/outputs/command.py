@@ -100,16 +100,24 @@ def run(args, stdout, stderr=None) -> int:
     if args.summary:
         if args.format or args.output is not None:
             raise EtwInputError("--summary writes text, or JSON with --json; not --format or --output")
-        return _summary(summary(source, name=name), args.json, stdout)
+        return _summary(summary(source, name=name), args.json, stdout)  # it decodes no payload: nothing is found
     reader = read(source, name=name)
     tracker = Tracker(tgt)
     if args.plot is not None:
-        return plot_run(args, reader, tracker, stderr, path)
-    if args.format:
-        return _tables(args, reader, tracker, stderr, path)
-    if args.json:
-        return _json(reader, tracker, stdout)
-    return write_text(reader, tracker, stdout, name)
+        found = plot_run(args, reader, tracker, stderr, path)
+    elif args.format:
+        found = _tables(args, reader, tracker, stderr, path)
+    elif args.json:
+        found = _json(reader, tracker, stdout)
+    else:
+        found = write_text(reader, tracker, stdout, name)
+    return exit_status(*found)
+
+
+def exit_status(errors: int, odd) -> int:
+    """The exit status of every output that reads the events (text, --json, --format, --plot), once written: 1 when
+    an error-level finding or an event not as its template says (``odd``: the reading's OddReports) was reported."""
+    return 1 if errors or odd.events else 0
 
 
 # ------------------------------------------------------------------ --summary
@@ -119,6 +127,9 @@ _SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("wi
                   ("timer_resolution", "timer resolution"), ("events_lost", "events lost"),
                   ("buffers_lost", "buffers lost"), ("buffers_written", "buffers written"), ("buffers", "buffers read"),
                   ("events", "events"))
+
+
+SUMMARY_IDS = 8  # the ids the text shows of each provider (the lowest first); --json has every one
 
 
 def _summary(facts: dict, as_json: bool, stdout) -> int:
@@ -135,9 +146,10 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
     w(f"\n{count} provider{'s' if count != 1 else ''}{', most events first' if count > 1 else ''}:\n")
     for p in facts["providers"]:
         names = p["id_names"]
-        shown = len(p["ids"]) if "symbols" in p else 8  # DxgKrnl's every kind, by its symbol; others' first 8 ids
-        ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}" for k, n in list(p["ids"].items())[:shown])
-        more = f", ... ({len(p['ids'])} ids)" if len(p["ids"]) > shown else ""
+        ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}"
+                        for k, n in list(p["ids"].items())[:SUMMARY_IDS])
+        rest = len(p["ids"]) - SUMMARY_IDS
+        more = f", and {rest:,} more (--summary --json lists every one)" if rest > 0 else ""
         w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
         w(f"             ids {ids}{more}\n")
     return 0
@@ -250,7 +262,8 @@ def type_of(pk, kind: str) -> str:
 def _json(reader, tracker: Tracker, stdout) -> int:
     """Lines in trace order, written a chunk of events at a time: events whose entry is batched
     (allocations) are checked column-wise when their chunk is written (like the --format path), and a
-    chunk is written before any event that changes what they are checked against (a ReportSegment)."""
+    chunk is written before any event that changes what they are checked against (a ReportSegment).
+    Returns (error-level findings, the OddReports)."""
     errors = 0
     pending = []  # (event, what apply returned, its findings: None for a batched event, its entry)
     records = _Records(tracker)
@@ -300,12 +313,13 @@ def _json(reader, tracker: Tracker, stdout) -> int:
             flush()
     flush()
     reader.check_found()
-    return 1 if errors or tracker.odd.events else 0
+    return errors, tracker.odd
 
 
 # ------------------------------------------------------------------ tables
 def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
-    """Each event entry's table and the findings, in the directory --output names."""
+    """Each event entry's table and the findings, in the directory --output names; returns (error-level findings,
+    the OddReports)."""
     progress = None
     if stderr is not None and hasattr(stderr, "isatty") and stderr.isatty():
         progress = Progress(f"etw {args.format}", None, stderr, unit="events")
@@ -320,6 +334,8 @@ def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
         raise
     if progress is not None:
         progress.close(tables.events)
+    odd = tables.tracker.odd  # the Tracker that read the trace to its end (the tables start again with a new one)
     if stderr is not None:
-        stderr.write(f"d3dkmddi: {tables.message()}\n")
-    return 1 if tables.errors else 0
+        stderr.write(f"d3dkmddi: {tables.message()}" + (f"; {odd.tally()}, each kind reported once in findings"
+                                                         if odd.events else "") + "\n")
+    return tables.errors, odd

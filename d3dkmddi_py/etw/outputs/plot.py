@@ -174,6 +174,12 @@ class _Collector:
 def series(source, *, target=None, name: str | None = None, reader=None) -> tuple:
     """(Picture, error-level findings) of a trace: ``source`` as ``etw.read`` takes it (or ``reader``, a
     TraceReader), read into the tables' rows; ``target`` as ``etw.adapters`` takes it."""
+    picture, tables = _series(source, target, name, reader)
+    return picture, tables.errors
+
+
+def _series(source, target, name, reader) -> tuple:
+    """(Picture, the TraceTables that read it) of ``series``."""
     from .tables import TraceTables
     from ..readers.xmlreader import read
 
@@ -188,7 +194,7 @@ def series(source, *, target=None, name: str | None = None, reader=None) -> tupl
     picture = Picture(reader.name, c.adapters, dict(sorted(c.rules.items())), tables.events, c.dropped_events, c.loose,
                       dict(c.said))
     _place(picture)
-    return picture, tables.errors
+    return picture, tables
 
 
 def _place(picture: Picture) -> None:
@@ -308,31 +314,32 @@ def plot(source, output, *, target=None, name: str | None = None) -> Picture:
     return _draw(output, inputs, lambda: series(source, target=target, name=name))[0]
 
 
-def run(args, reader, tracker, stderr, input_path) -> int:
-    """``d3dkmddi etw TRACE --plot OUT``: the picture and a line saying what it holds; 1 when an event had an
-    error finding (as the tables)."""
+def run(args, reader, tracker, stderr, input_path) -> tuple:
+    """``d3dkmddi etw TRACE --plot OUT``: the picture and a line saying what it holds; returns (error-level findings,
+    the OddReports) for ``command.exit_status``."""
     output_format(args.plot)
     try:
         optional_module("matplotlib", EXTRA, "--plot")
     except ImportError as exc:  # the command's one line, exit 2
         raise EtwInputError(str(exc)) from None
-    picture, errors = _draw(args.plot, [input_path], lambda: series(None, target=tracker.target, reader=reader))
+    picture, tables = _draw(args.plot, [input_path], lambda: _series(None, tracker.target, None, reader))
+    odd = tables.tracker.odd  # the Tracker that read the trace to its end
     if stderr is not None:
         count = sum(len(d) for a in picture.adapters.values() for d in a.series.values())
         stderr.write(f"d3dkmddi: wrote the picture of {plural(len(picture.adapters), 'adapter')} "
                      f"({count:,} series, {plural(sum(picture.rules.values()), 'error finding')}) "
-                     f"to {safe_name(args.plot)}\n")
-    return 1 if errors else 0
+                     f"to {safe_name(args.plot)}" + (f"; {odd.tally()}" if odd.events else "") + "\n")
+    return tables.errors, odd
 
 
 def _draw(output, inputs: list, read) -> tuple:
-    """(Picture, error findings) of ``read()``, drawn into ``output``: its name, matplotlib and the path are
+    """(Picture, what else ``read()`` gives) of ``read()``, drawn into ``output``: its name, matplotlib and the path are
     checked before the trace is read."""
     fmt = output_format(output)
     optional_module("matplotlib", EXTRA, "the picture of a trace")
     check_output(output, inputs=inputs, binary=True)
-    picture, errors = read()
+    picture, found = read()
     fig = figure(picture)
     with open_output(output, binary=True, inputs=inputs) as out:
         save(fig, out, fmt, f"{picture.name}: {PROVIDER} video memory over time")
-    return picture, errors
+    return picture, found

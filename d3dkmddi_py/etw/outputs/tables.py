@@ -10,7 +10,8 @@ columns its entry declares, then (for an event that fills a mirror structure) th
 are left out, they would only read 0), then the event's error and warning counts.  ``findings``: one
 row per finding, keyed by event number.  Batched events (allocations) are decoded and checked
 column-wise a chunk at a time, each against the segments reported before it; each file appears
-complete or not at all (``outfile.open_output``).
+complete or not at all (``outfile.open_output``), at most ``OPEN_TABLES`` of them open at once (the least recently
+written parked, whatever the kinds a trace holds).  Every cell of an event's field is made by ``registry.cells``.
 """
 from __future__ import annotations
 
@@ -23,16 +24,17 @@ from itertools import chain
 from ... import bulk, render
 from ..._numpy import numpy_module
 from ...bulk.table import Table, columns_table, writer
-from ...errors import EtwInputError
+from ...errors import EtwInputError, integer_argument
 from ...outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
 from ..readers import etlcolumns
 from ..model.registry import ENTRIES, ENTRY_OF, OPTIONAL, TEMPLATES
 from ..model.mapping import ALLOCATION_TYPE, SEGMENT
 from ..model.tracker import Tracker
-from ..model.registry import HEAD, MIRROR_PREFIX, field_kind, layout_of
+from ..model.registry import HEAD, MIRROR_PREFIX, cells, field_kind, layout_of, versioned_symbol
 from ..model.times import filetime_ns, milliseconds, time_ns
 
 CHUNK_EVENTS = 65536
+OPEN_TABLES = 16  # table files open at once: past them the least recently written is parked (``Parkable``)
 SHORT_RUN = 64  # batched rows of a stretch (between barriers, within a chunk) read as Events, not as columns
 
 
@@ -52,11 +54,26 @@ UNDECODED_COLUMNS = KIND_HEAD + (("id", "int"), ("version", "int"), ("symbol", "
                                  ("payload", "text"), ("data", "text")) + COUNTS
 
 
+def _kind_fields(event_id: int, version: int) -> tuple:
+    """(name, kind, element) of each template field's column in the table of an event no entry reads, of the version
+    the event has: a kind that holds None (a short payload leaves a field empty), a counted array text (``element``:
+    the kind of one of its values, else None)."""
+    return tuple((f.name, "text", field_kind(f.in_type)) if f.count is not None else
+                 (f.name, field_kind(f.in_type, True), None) for f in layout_of(event_id, version))
+
+
 def _kind_columns(event_id: int, version: int) -> tuple:
-    """(name, kind) of each column of the table of an event no entry reads: the head, each template field (a kind
-    that holds None: a short payload leaves a field empty), then extra_bytes, errors and warnings."""
-    return KIND_HEAD + tuple((f.name, "text" if f.count is not None else field_kind(f.in_type, True))
-                             for f in layout_of(event_id, version)) + (("extra_bytes", "text"),) + COUNTS
+    """(name, kind) of each column of the table of an event no entry reads: the head, each template field, then
+    extra_bytes, errors and warnings."""
+    return KIND_HEAD + tuple((n, k) for n, k, _e in _kind_fields(event_id, version)) + (("extra_bytes", "text"),) + \
+        COUNTS
+
+
+def kind_table(event) -> str:
+    """The table of an event no entry reads, or of an entry's event it could not apply: its symbol's, for a version
+    the manifest lacks (an entry's ``Newer``) the symbol that version has (``_V3``), each version's columns its own."""
+    kind = event.kind
+    return kind.symbol if event.version == kind.version else versioned_symbol(kind.symbol, event.version)
 
 
 def __getattr__(name):  # TABLES follows the registry
@@ -78,10 +95,11 @@ class TraceTables:
     """Rows of a trace's events, written into ``directory`` as ``fmt``; use as a context manager."""
 
     def __init__(self, fmt: str, directory, tracker: Tracker, *, inputs=(), progress=None,
-                 chunk: int = CHUNK_EVENTS, sinks: dict | None = None):
+                 chunk: int = CHUNK_EVENTS, sinks: dict | None = None, open_tables: int = OPEN_TABLES):
         """``sinks``: table name -> an object with ``write(Table)`` and ``close()``, in place of the
-        files (``directory`` and ``fmt`` are then not used)."""
+        files (``directory`` and ``fmt`` are then not used); ``open_tables``: files open at once."""
         self.fmt, self.tracker, self.inputs, self.progress, self.chunk = fmt, tracker, inputs, progress, chunk
+        self.open_tables = integer_argument(open_tables, "TraceTables: open_tables", 1)
         tracker.entries = False  # the rows hold each event: no live allocation is kept whole
         self.sinks = sinks
         # a sink's ``columns``: the names of the columns it reads (None or none said: all); cells of other columns
@@ -100,6 +118,7 @@ class TraceTables:
         self._buffered = 0  # events buffered since the last write
         self._stack = contextlib.ExitStack()
         self._writers: dict = {}
+        self._open: dict = {}  # tables whose file is open, the least recently written first
         self._started: set = set()  # tables that have had a chunk
         self._source = None  # the TraceReader read, for the trace's start
         self._first = _UNSET  # the first event's time text, the start of events given without a reader
@@ -127,8 +146,7 @@ class TraceTables:
             check_output(path, inputs=self.inputs, binary=binary)
         try:
             for name, path in zip(self.names, paths):
-                out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
-                self._writers[name] = writer(self.fmt, out)
+                self._open_table(name, path)
         except BaseException:
             self._stack.__exit__(*sys.exc_info())
             raise
@@ -148,14 +166,41 @@ class TraceTables:
         return self._stack.__exit__(exc_type, exc, tb)
 
     def _close_writers(self, *, quiet: bool) -> None:
-        """Close every writer (a Parquet file's footer); ``quiet``: the files are being discarded, so
-        a failure to close one is not the error to report."""
+        """Close every writer (a Parquet file's footer), each parked after (one file open at a time); ``quiet``: the
+        files are being discarded (a Parquet writer's spilled chunks too), so a failure to close one is not the
+        error to report."""
         for w in self._writers.values():
             try:
+                if quiet and hasattr(w, "discard"):
+                    w.discard()
                 w.close()
+                if self.sinks is None:
+                    w.park()
             except Exception:  # noqa: BLE001 - only when quiet: the first failure is the one reported
                 if not quiet:
                     raise
+        self._open.clear()
+
+    def _open_table(self, name: str, path: str):
+        """A table's file (written beside its name, renamed when complete) and its writer."""
+        out = self._stack.enter_context(open_output(path, binary=self.fmt == "parquet", inputs=self.inputs,
+                                                    parkable=True))
+        found = self._writers[name] = writer(self.fmt, out, spill=self.directory)
+        self._use(name)
+        return found
+
+    def _use(self, name: str):
+        """The writer of a table about to be written: its file the most recently used, and the least recently used
+        one parked (its descriptor closed; a Parquet writer's held rows in a temporary file) past ``open_tables``."""
+        found = self._writers[name]
+        if self.sinks is None:
+            self._open.pop(name, None)
+            self._open[name] = None
+            if len(self._open) > self.open_tables:
+                oldest = next(iter(self._open))
+                del self._open[oldest]
+                self._writers[oldest].park()
+        return found
 
     def _state_tables(self) -> None:
         """The tables of the state the trace leaves at its end (live allocations, processes)."""
@@ -171,8 +216,8 @@ class TraceTables:
                     continue
                 rows = list(table.rows(self.tracker, when))
                 columns = [list(c) for c in zip(*rows)] if rows else [[] for _c in table.columns]
-                self._writers[table.name].write(Table([n for n, _k in table.columns], [k for _n, k in table.columns],
-                                                      columns))
+                self._use(table.name).write(Table([n for n, _k in table.columns], [k for _n, k in table.columns],
+                                                  columns))
                 self.counts[table.name] += len(rows)
 
     def _empty_tables(self) -> None:
@@ -203,7 +248,7 @@ class TraceTables:
         reports = tracker.odd.take(event)
         if entry is None:  # read, kept in the table of its kind (or undecoded), not applied
             odd = event.odd
-            name = UNDECODED if odd is not None and odd.why else event.kind.symbol
+            name = UNDECODED if odd is not None and odd.why else kind_table(event)
             if self.sinks is None or name in self.sinks:
                 self._kinds.setdefault(name, []).append((event, time_ns(event.time) if ns is _UNSET else ns, reports))
             elif reports:
@@ -404,14 +449,15 @@ class TraceTables:
             if not self._reads(table, column.name):
                 continue
             if len(shares) <= 1:
-                cells = column._cells(events, applied)
+                made = column._cells(events, applied, entry.elements)
             else:
-                cells = [None] * len(items)
+                made = [None] * len(items)
                 for own, rows in shares.items():
-                    for row, cell in zip(rows, ENTRIES[own].table.columns[j]._cells([events[r] for r in rows],
-                                                                          [applied[r] for r in rows])):
-                        cells[row] = cell
-            _put(names, kinds, columns, column.name, column.kind, cells)
+                    mine = ENTRIES[own]
+                    for row, cell in zip(rows, mine.table.columns[j]._cells([events[r] for r in rows],
+                                                                            [applied[r] for r in rows], mine.elements)):
+                        made[row] = cell
+            _put(names, kinds, columns, column.name, column.kind, made)
         decoded = {}
         for kind in self._mirror(table, entry.table.mirror):
             data = b"".join(self.tracker.packer._record(kind, e.fields, e.where) if kind != SEGMENT else a
@@ -430,11 +476,12 @@ class TraceTables:
             found = [list(r.findings) for r in results]
             adapters = [r.adapter for r in results]
             nothing = [None] * len(results)
-            rows.fields.update({c.name: c._cells(nothing, results) for c in read if c.field is None})
+            rows.fields.update({c.name: c._values(nothing, results) for c in read if c.field is None})
         names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
         columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), adapters]
-        for c in read:
-            _put(names, kinds, columns, c.name, c.kind, _list(rows.fields[c.name]))  # typed by kind
+        for c in read:  # values of either path, made cells here by the one rule
+            _put(names, kinds, columns, c.name, c.kind, cells(_list(rows.fields[c.name]), c.kind,
+                                                              entry.elements.get(c.field)))
         target = self.tracker.target
         decoded = {kind: bulk.decode_array(self._types[kind], rows.data[kind], target=target)
                    for kind in self._mirror(entry.table.name, entry.table.mirror)}
@@ -464,8 +511,8 @@ class TraceTables:
         for i, fs in enumerate(found):
             if fs:
                 errors[i], warnings[i] = render.count_severity(fs, "error"), render.count_severity(fs, "warning")
-        self._writers[table].write(Table(names + ["errors", "warnings"], kinds + ["int", "int"],
-                                         columns + [errors, warnings], masks + [None, None]))
+        self._use(table).write(Table(names + ["errors", "warnings"], kinds + ["int", "int"],
+                                     columns + [errors, warnings], masks + [None, None]))
         self.counts[table] += len(found)
         self.errors += sum(errors)
         self._started.add(table)
@@ -475,16 +522,13 @@ class TraceTables:
         return [(n, f) for n, fs in zip(numbers, found) for f in fs]
 
     def _writer(self, name: str):
-        """The writer of a table made when its first row comes (a table of an event kind, undecoded)."""
-        found = self._writers.get(name)
-        if found is None:
-            path = os.path.join(self.directory, f"{name}.{self.fmt}")
-            binary = self.fmt == "parquet"
-            check_output(path, inputs=self.inputs, binary=binary)
-            out = self._stack.enter_context(open_output(path, binary=binary, inputs=self.inputs))
-            found = self._writers[name] = writer(self.fmt, out)
-            self.counts[name] = 0
-        return found
+        """The writer of a table, made when its first row comes for a table of an event kind (or undecoded)."""
+        if name in self._writers:
+            return self._use(name)
+        path = os.path.join(self.directory, f"{name}.{self.fmt}")
+        check_output(path, inputs=self.inputs, binary=self.fmt == "parquet")
+        self.counts[name] = 0
+        return self._open_table(name, path)
 
     def _write_kind(self, table, items) -> list:
         """Rows of events no entry reads (or undecoded, or, for table None, only their findings): returns their
@@ -497,29 +541,29 @@ class TraceTables:
         head = [[e.number for e in events], times, self._ms(times), [e.process_id for e in events]]
         if table == UNDECODED:
             columns = UNDECODED_COLUMNS
-            cells = head + [[e.event_id for e in events], [e.version for e in events],
-                            [e.kind.symbol or None for e in events], [e.odd.why for e in events],
-                            [None if e.odd.payload is None else e.odd.payload.hex() for e in events],
-                            [_data_text(e.extra) for e in events]]
+            made = head + [[e.event_id for e in events], [e.version for e in events],
+                           [e.kind.symbol or None for e in events], [e.odd.why for e in events],
+                           [None if e.odd.payload is None else e.odd.payload.hex() for e in events],
+                           [_data_text(e.extra) for e in events]]
         else:
-            kind = events[0].kind
-            columns = _kind_columns(kind.event_id, kind.version)
-            cells = head + [[_kind_cell(e.fields.get(name), k) for e in events]
-                            for name, k in columns[len(head):-1 - len(COUNTS)]]
-            cells.append([e.odd.extra_bytes.hex() if e.odd is not None and e.odd.extra_bytes else None
-                          for e in events])
-        cells += [[render.count_severity(r, severity) for _e, _ns, r in items] for severity in ("error", "warning")]
+            key = (events[0].kind.event_id, events[0].version)  # one table a version: all of them have it
+            columns = _kind_columns(*key)
+            made = head + [cells([e.fields.get(name) for e in events], kind, element)
+                           for name, kind, element in _kind_fields(*key)]
+            made.append([e.odd.extra_bytes.hex() if e.odd is not None and e.odd.extra_bytes else None
+                         for e in events])
+        made += [[render.count_severity(r, severity) for _e, _ns, r in items] for severity in ("error", "warning")]
         w = self._writer(table) if self.sinks is None else self._writers[table]
-        w.write(Table([n for n, _k in columns], [k for _n, k in columns], cells))
+        w.write(Table([n for n, _k in columns], [k for _n, k in columns], made))
         self.counts[table] = self.counts.get(table, 0) + len(events)
         self._started.add(table)
         return found
 
     def _write_findings(self, numbers: list, findings: list) -> None:
-        cells = [render.finding_json(f) for f in findings]
-        self._writers["findings"].write(Table(
+        found = [render.finding_json(f) for f in findings]
+        self._use("findings").write(Table(
             ("number", *render.FINDING_CELLS), ("int",) + ("text",) * len(render.FINDING_CELLS),
-            [numbers] + [[c[key] for c in cells] for key in render.FINDING_CELLS]))
+            [numbers] + [[c[key] for c in found] for key in render.FINDING_CELLS]))
         self._started.add("findings")
         self.counts["findings"] += len(numbers)
 
@@ -537,22 +581,6 @@ def _put(names: list, kinds: list, columns: list, name: str, kind: str, cells) -
     names.append(name)
     kinds.append(kind)
     columns.append(cells)
-
-
-def _kind_cell(value, kind: str):
-    """A field's cell in the table of its event kind: a counted array's values space-separated, Binary as hex, a
-    Boolean that is neither 0 nor 1 empty (its number is in the findings and --json)."""
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return " ".join(_kind_cell(v, "text") or "" for v in value)
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    if kind == "bool":
-        return value if isinstance(value, bool) else None
-    if kind == "text":
-        return value if isinstance(value, str) else f"0x{value:x}" if isinstance(value, int) else str(value)
-    return value
 
 
 def _data_text(extra: dict):
@@ -647,10 +675,10 @@ def _rows_of_events(entry, tracker, items) -> _Rows:
     rows.checked = [e.opcode not in entry.unchecked for e in events]
     if not entry.table.mirror:  # the value columns are made from what apply returned when written
         rows.results = [a for _e, a in items]
-        rows.fields = {c.name: c._cells(events, rows.results) for c in entry.table.columns if c.field is not None}
+        rows.fields = {c.name: c._values(events, rows.results) for c in entry.table.columns if c.field is not None}
         rows.data = {}
         return rows
-    rows.fields = {c.name: c._cells(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
+    rows.fields = {c.name: c._values(events, [None] * len(events)) for c in entry.table.columns}  # None: not in
     pk = tracker.packer  # this version of the event
     first = entry.table.mirror[0]
     rows.data = {kind: b"".join(d for _e, d in items) if kind == first else

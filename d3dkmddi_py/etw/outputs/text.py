@@ -74,8 +74,9 @@ def meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
 _DEFAULT = Section()
 
 
-def write_text(reader, tracker, stdout, name: str) -> int:
-    """Read every event, then write the text; returns the exit status (1: an error-level finding shown)."""
+def write_text(reader, tracker, stdout, name: str) -> tuple:
+    """Read every event, then write the text; returns (error-level findings shown, the OddReports) for
+    ``command.exit_status``."""
     from ..model.mapping import RULES_APPLY
 
     for event in reader:
@@ -127,10 +128,14 @@ def write_text(reader, tracker, stdout, name: str) -> int:
     others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
     for name in sorted(others):
         out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
+    back = tracker.back
+    if back.count:
+        number, time, before = back.first
+        out.line(f"times that go back: {plural(back.count, 'event')} whose time is before the time of the event before "
+                 f"them, each read in the order given (the first: event #{number} at {time}, after {before})")
     if odd.events:
-        out.line(f"events not as their template says: {odd.events:,} (" + ", ".join(
-            f"{rule} {n:,}" for rule, n in sorted(odd.counts.items())) + "), each kind reported once above")
+        out.line(f"{odd.tally()}, each kind reported once above")
     out.line(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules))
     out.line("   why: see d3dkmddi_py.etw.RULES_APPLY; " + "; ".join(
         f"{key}: {REASONS[key]}" for key in sorted({RULES_APPLY[r][1] for r in skipped_rules})))
-    return 1 if out.errors or odd.events else 0
+    return out.errors, odd
