@@ -292,9 +292,11 @@ def etl_file(events=None) -> bytes:
     header, *rest = events or sample_events()
     start = time_ns(header.time)
     facts = dict(HEADER_DATA)
-    return etl_build.etl_bytes([e.etl(start) for e in rest], processors=facts["NumberOfProcessors"],
-                               buffer_size=facts["BufferSize"], compress=True,
-                               clock=etl_build.Clock(start_filetime=start // 100 + UNIX_EPOCH_FILETIME))
+    made = [e.etl(start) for e in rest]
+    start_filetime = start // 100 + UNIX_EPOCH_FILETIME
+    return etl_build.etl_bytes(made, processors=facts["NumberOfProcessors"], buffer_size=facts["BufferSize"],
+                               compress=True, clock=etl_build.Clock(start_filetime=start_filetime),
+                               end_filetime=start_filetime + max(e.ticks for e in made))
 
 
 def device_handle(i: int) -> int:

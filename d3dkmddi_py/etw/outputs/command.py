@@ -28,6 +28,7 @@ from ..model.registry import layout_of
 from ..model.templates import manifest_event, map_names
 from .plot import run as plot_run
 from ..model.mapping import SEGMENT
+from ..model.times import time_text
 from ..model.tracker import Tracker
 from ..model.schema import flag_names
 from .tables import TraceTables, table_names
@@ -132,7 +133,11 @@ _SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("wi
 SUMMARY_IDS = 8  # the ids the text shows of each provider (the lowest first); --json has every one
 
 
+SUMMARY_TIMES = ("start_time", "end_time", "boot_time")  # written as every output writes a time (times.utc_text)
+
+
 def _summary(facts: dict, as_json: bool, stdout) -> int:
+    facts = dict(facts, **{k: time_text(facts[k]) for k in SUMMARY_TIMES if k in facts})
     if as_json:
         stdout.write(json.dumps({k: wide_text(v) if k in WIDE_FACTS and type(v) is int else v
                                  for k, v in facts.items()}) + "\n")
@@ -213,7 +218,8 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
     pointer = event.adapter if event.adapter is not None else adapter
     out = {"event": event.event, "symbol": event.symbol or None, "opcode": event.opcode, "number": event.number,
            "id": event.event_id, "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}",
-           "type": type_name, "time": event.time, "fields": fields, "names": names, "extra": dict(event.extra)}
+           "type": type_name, "time": time_text(event.time), "fields": fields, "names": names,
+           "extra": dict(event.extra)}
     odd = event.odd
     if odd is not None:
         if odd.extra_bytes:

@@ -15,6 +15,7 @@ from ...semantics import field_meanings
 from ..model.registry import ENTRIES
 from ..model.mapping import REASONS, carried
 from ..model.section import Section, plural
+from ..model.times import time_text
 
 
 class TextOut:
@@ -132,7 +133,8 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     if back.count:
         number, time, before = back.first
         out.line(f"times that go back: {plural(back.count, 'event')} whose time is before the time of the event before "
-                 f"them, each read in the order given (the first: event #{number} at {time}, after {before})")
+                 f"them, each read in the order given (the first: event #{number} at {time_text(time)}, after "
+                 f"{time_text(before)})")
     if odd.events:
         out.line(f"{odd.tally()}, each kind reported once above")
     out.line(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules))
