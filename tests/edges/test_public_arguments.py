@@ -167,7 +167,7 @@ def _image() -> str:
 
 def _dump() -> str:
     """A kernel crash dump in the working directory, a page of the sample's allocation infos mapped at 0x..1000."""
-    from tests.kdump import Machine, write_dump
+    from d3dkmddi_py.samples.dump_build import Machine, write_dump
 
     machine = Machine()
     machine.write(DUMP_VA, ALLOCATIONS_PATH.read_bytes()[:0x100])
