@@ -125,3 +125,26 @@ def test_times_are_one_form_utc_with_z_in_json_csv_and_summary(word, tmp_path):
     text = run(["sample", "--summary"])[0]
     assert [UTC.match(line.split()[-1]) is not None for line in text.splitlines()
             if line.lstrip().startswith(("start:", "end:"))] == [True, True]
+
+
+WIDE = "--abi x86 reads 4-byte pointers, and 82 events carry pointers above 4 GB, as a 64-bit machine's are"
+
+
+@pytest.mark.parametrize("word", ["sample", "sample.etl"])
+def test_etw_abi_x86_on_a_trace_with_64_bit_pointers_is_said_in_text_json_and_tables(word, tmp_path):
+    """Issue 31: the sample (64-bit pointers) read at --abi x86 was taken silently."""
+    from d3dkmddi_py import cli
+
+    out, err, status = cli.run(["etw", word, "--abi", "x86"])
+    assert status == 1 and err == "" and f"pointers: {WIDE} (the first: event #3 pDeviceObject " in out
+    for argv in (["--json"], ["--format", "csv", "-o", str(tmp_path)]):
+        out, err, status = cli.run(["etw", word, "--abi", "x86", *argv])
+        assert status == 1 and WIDE not in out and f"d3dkmddi: {WIDE}" in err and "pass --abi x64 or arm64" in err
+
+
+@pytest.mark.parametrize("abi", ["x64", "arm64"])
+def test_etw_a_64_bit_abi_on_the_sample_says_nothing_of_pointers(abi):
+    from d3dkmddi_py import cli
+
+    out, err, _status = cli.run(["etw", "sample", "--abi", abi])
+    assert "pointers above 4 GB" not in out + err

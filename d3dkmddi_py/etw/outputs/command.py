@@ -32,7 +32,7 @@ from ..model.times import time_text
 from ..model.tracker import Tracker
 from ..model.schema import flag_names
 from .tables import TraceTables, table_names
-from .text import meanings, write_text
+from .text import meanings, say_pointers, write_text
 from ..readers.xmlreader import read, summary
 
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
@@ -110,6 +110,7 @@ def run(args, stdout, stderr=None) -> int:
         found = _tables(args, reader, tracker, stderr, path)
     elif args.json:
         found = _json(reader, tracker, stdout)
+        say_pointers(tracker, stderr)
     else:
         found = write_text(reader, tracker, stdout, name)
     return exit_status(*found)
@@ -344,4 +345,5 @@ def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
     if stderr is not None:
         stderr.write(f"d3dkmddi: {tables.message()}" + (f"; {odd.tally()}, each kind reported once in findings"
                                                          if odd.events else "") + "\n")
+    say_pointers(tables.tracker, stderr)
     return tables.errors, odd

@@ -26,6 +26,7 @@ from ..model.tracker import Tracker
 from ..model.registry import HEAD
 from ..model.schema import PROVIDER
 from .panels import MAX_SERIES, AdapterPicture, Samples, plain, record_hint
+from .text import say_pointers
 from ..model.section import plural
 from .tables import table_names
 
@@ -329,6 +330,7 @@ def run(args, reader, tracker, stderr, input_path) -> tuple:
         stderr.write(f"d3dkmddi: wrote the picture of {plural(len(picture.adapters), 'adapter')} "
                      f"({count:,} series, {plural(sum(picture.rules.values()), 'error finding')}) "
                      f"to {safe_name(args.plot)}" + (f"; {odd.tally()}" if odd.events else "") + "\n")
+    say_pointers(tables.tracker, stderr)
     return tables.errors, odd
 
 

@@ -65,6 +65,14 @@ class TextOut:
             self.out.write(lead + j["message"] + tail + "\n")
 
 
+def say_pointers(tracker, stderr) -> None:
+    """--json, the tables and the picture: the trace's pointers that do not fit --abi's, one line on standard error
+    (the text says it in its summary)."""
+    note = tracker.pointer_note()
+    if note and stderr is not None:
+        stderr.write(f"d3dkmddi: {note}\n")
+
+
 def meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
     """The meanings of the members the event carried (MAPPING), never of a union arm or member it did not."""
     leaves, records = carried(kind, int(tgt.interface_version))
@@ -129,6 +137,9 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
     for name in sorted(others):
         out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
+    wide = tracker.pointer_note()
+    if wide:
+        out.line(f"pointers: {wide}")
     back = tracker.back
     if back.count:
         number, time, before = back.first
