@@ -235,15 +235,14 @@ def _parser(argv=()) -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     q = command("etw", "decode and validate the segment and allocation events of a DxgKrnl trace (.etl or XML)",
-                "Read a GPU trace's Microsoft-Windows-DxgKrnl events (ReportSegment, AdapterAllocation), decode them\n"
-                "into the mirror structures and check each allocation against its adapter's segments.  The trace\n"
-                "is an .etl file (read directly, on any system) or tracerpt's or Event Viewer's XML of one.",
+                "Read a GPU trace's Microsoft-Windows-DxgKrnl events (.etl or XML).",  # whole below, from the registry
                 ["d3dkmddi etw trace.etl --ddi WDDM2_7", "d3dkmddi etw trace.etl --summary",
                  "d3dkmddi etw sample --json"])
     if "etw" in argv:  # its options load the ETW schema: only when the command is etw
         from .etw.outputs import command as etw_command
 
         etw_command.add_arguments(q)
+        q.description = etw_command.description()
     return p
 
 

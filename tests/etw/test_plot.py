@@ -232,7 +232,7 @@ def test_adapters_past_the_bound_are_counted_and_said(monkeypatch):
     picture, _ = series(twin(items)[0])
     assert list(picture.adapters) == [ADAPTER] and picture.dropped_events == 1
     fig = figure(picture)
-    assert any("1 events of adapters past the first 1 not collected" in t.get_text() for t in fig.texts + [
+    assert any("1 event of adapters past the first 1 not collected" in t.get_text() for t in fig.texts + [
         t for ax in fig.axes for t in ax.texts])
 
 

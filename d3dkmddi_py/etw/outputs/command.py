@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ... import jsonformat, render
-from ..._numpy import parquet_unavailable
+from ..._numpy import install_hint, parquet_unavailable
 from ...errors import EtwInputError
 from ...jsonvalue import wide_text
 from ...names import ABIS, NEWEST, parse_abi, parse_version
@@ -26,11 +26,11 @@ from ..readers.etlfile import WIDE_FACTS
 from ..model.events import json_value
 from ..model.registry import layout_of
 from ..model.templates import manifest_event, map_names
-from .plot import run as plot_run
+from .plot import EXTRA as PLOT_EXTRA, run as plot_run
 from ..model.mapping import SEGMENT
 from ..model.times import time_text
 from ..model.tracker import Tracker
-from ..model.schema import flag_names
+from ..model.schema import PROVIDER, flag_names
 from .tables import TraceTables, table_names
 from .text import meanings, say_pointers, write_text
 from ..readers.xmlreader import read, summary
@@ -46,6 +46,19 @@ SAMPLE_ETL_FILE = "etw_trace.etl"
 SAMPLE_ETL_PATH = SAMPLE_PATH.with_name(SAMPLE_ETL_FILE)
 SAMPLE_ETL_WORD = "sample.etl"
 CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
+
+
+def description(width: int = 100) -> str:
+    """``etw --help``'s description, naming the events a catalog entry reads (from the registry)."""
+    import textwrap
+
+    from ..model.registry import ENTRIES
+
+    text = (f"Read a GPU trace's {PROVIDER} events, decode them into the mirror structures and check each "
+            f"allocation against its adapter's segments.  The trace is an .etl file (read directly, on any system) or "
+            f"tracerpt's or Event Viewer's XML of one.  The events a catalog entry reads ({len(ENTRIES)}): "
+            f"{', '.join(ENTRIES)}; every other {PROVIDER} event is read by its manifest template and tabled.")
+    return textwrap.fill(text, width, break_on_hyphens=False)
 
 
 def add_arguments(parser) -> None:
@@ -68,8 +81,8 @@ def add_arguments(parser) -> None:
                                                              "(created if missing)")
     parser.add_argument("--plot", metavar="OUT.png|OUT.svg",
                         help="a picture: per adapter, resident bytes per segment, process usage against budget, live "
-                             "allocated bytes per process, error findings at their time (needs matplotlib: "
-                             "pip install 'd3dkmddi_py[plot]')")
+                             f"allocated bytes per process, error findings at their time (needs matplotlib: "
+                             f"{install_hint(PLOT_EXTRA)})")
 
 
 def _source(args):
@@ -132,6 +145,7 @@ _SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("wi
 
 
 SUMMARY_IDS = 8  # the ids the text shows of each provider (the lowest first); --json has every one
+NO_NAME = "(no name)"  # a provider the trace does not name (--json: null)
 
 
 SUMMARY_TIMES = ("start_time", "end_time", "boot_time")  # written as every output writes a time (times.utc_text)
@@ -156,7 +170,7 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
                         for k, n in list(p["ids"].items())[:SUMMARY_IDS])
         rest = len(p["ids"]) - SUMMARY_IDS
         more = f", and {rest:,} more (--summary --json lists every one)" if rest > 0 else ""
-        w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
+        w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or NO_NAME}\n")
         w(f"             ids {ids}{more}\n")
     return 0
 

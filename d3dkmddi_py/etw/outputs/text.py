@@ -97,8 +97,9 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     out = TextOut(stdout, tracker)
     tgt = tracker.target
     out.line(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)")
-    out.line(f"{reader.total} events: {reader.decoded} DxgKrnl events read ({reader.decoded - reader.other_dxgkrnl} "
-             f"of them by a catalog entry), {reader.other_providers} of other providers skipped")
+    out.line(f"{plural(reader.total, 'event')}: {plural(reader.decoded, 'DxgKrnl event')} read "
+             f"({reader.decoded - reader.other_dxgkrnl:,} of them by a catalog entry), {reader.other_providers:,} of "
+             f"other providers skipped")
     unknown = [part for _entry, section in sections for part in section.unknown(tracker)]
     out.line(f"not in the events, so unknown (shown as 0 where shown at all): {'; '.join(unknown)}")
     for pointer, a in adapters.items():
