@@ -419,10 +419,31 @@ def compare_text(diff) -> str:
         return "\n".join(out)
     out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
                + (f" ({diff.same} the same)" if diff.same else "") + ":")
+    groups = diff.groups()
     rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
-            for row in diff.leaves]
+            for row in groups if not hasattr(row, "shift")]
     head = ("leaf", a.label, b.label, "differs in")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
-    for row in [head, *rows]:
-        out.append("   " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3])
+    cells = iter(rows)
+    for row in [head, *groups]:
+        if hasattr(row, "shift"):  # a run that moved by one shift: one line, outside the columns
+            first, last = row.leaves[0], row.leaves[-1]
+            out.append(f"   {first.path} .. {last.path}: {len(row.leaves)} leaves, each offset {_shift_text(row.shift)} "
+                       f"({_offsets(r.a for r in row.leaves)} -> {_offsets(r.b for r in row.leaves)}), bit and width "
+                       f"the same")
+            continue
+        cell = row if row is head else next(cells)
+        out.append("   " + "  ".join(c.ljust(w) for c, w in zip(cell, widths)) + "  " + cell[3])
     return "\n".join(out)
+
+
+def _offsets(leaves) -> str:
+    """``+0x014..+0x028``: the offsets a run of leaves spans (one when they share a storage unit)."""
+    offsets = [leaf.offset for leaf in leaves]
+    low, high = min(offsets), max(offsets)
+    return f"+0x{low:03x}" + (f"..+0x{high:03x}" if high != low else "")
+
+
+def _shift_text(shift: int) -> str:
+    """``shifted by +0xc (12)``, ``shifted by -0x4 (-4)``."""
+    return f"shifted by {'-' if shift < 0 else '+'}0x{abs(shift):x} ({shift})"

@@ -63,9 +63,19 @@ class LeafDiff:
 
 
 @dataclass(frozen=True)
+class Shifted:
+    """Consecutive leaves that differ only in offset, each moved by the same ``shift`` bytes (b's offset minus
+    a's): ``leaves`` their LeafDiffs, in layout order."""
+
+    shift: int
+    leaves: tuple
+
+
+@dataclass(frozen=True)
 class LayoutDiff:
     """``layout_diff``: the type, both sides, the leaves that differ (in layout order) and how many leaves
-    the two targets place alike."""
+    the two targets place alike.  ``print(diff)`` prints the ``layout --compare`` table; ``groups()`` the rows
+    as it prints them, leaves that move by the same amount one after another as one ``Shifted``."""
 
     type_name: str
     a: Side
@@ -77,6 +87,35 @@ class LayoutDiff:
     def differs(self) -> bool:
         return bool(self.leaves) or self.a.layout is None or self.b.layout is None or \
             (self.a.layout.size, self.a.layout.align) != (self.b.layout.size, self.b.layout.align)
+
+    def groups(self) -> tuple:
+        """The differing leaves in layout order, each a LeafDiff, but a run of two or more that differ in offset
+        alone by one shift: a Shifted."""
+        out, run = [], []
+
+        def close():
+            out.extend(run) if len(run) < 2 else out.append(Shifted(run[0].b.offset - run[0].a.offset, tuple(run)))
+            run.clear()
+
+        for row in self.leaves:
+            if row.differs != ("offset",):
+                close()
+                out.append(row)
+                continue
+            if run and row.b.offset - row.a.offset != run[0].b.offset - run[0].a.offset:
+                close()
+            run.append(row)
+        close()
+        return tuple(out)
+
+    def __str__(self) -> str:
+        from .dttext import compare_text
+
+        return compare_text(self)
+
+    def __repr__(self) -> str:
+        return (f"<LayoutDiff {self.type_name} {self.a.label} against {self.b.label}: {len(self.leaves)} of "
+                f"{self.same + len(self.leaves)} leaves differ>")
 
 
 def layout_diff(type_, a, b) -> LayoutDiff:
