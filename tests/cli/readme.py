@@ -1,21 +1,36 @@
-"""The README read as its reader reads it: fenced blocks, inline code spans, and shell quoting."""
+"""The README and docs/ read as their reader reads them: fenced blocks, inline code spans, and shell quoting."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+DOCS = REPO / "docs"
+# The documentation a reader has: the README, then every page of docs/ (issue 31 moved most of the README there).
+PAGES = (README, *sorted(DOCS.glob("*.md")))
 
 
-def fenced_blocks(text: str) -> list:
-    """(info string, lines) of every fenced code block."""
-    blocks, info, body = [], None, []
-    for line in text.splitlines():
+def documentation() -> str:
+    """Every page's text, the README first."""
+    return "\n\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+
+
+def page_name(page: Path) -> str:
+    return str(page.relative_to(REPO))
+
+
+def fenced_blocks(text: str, *, numbered: bool = False) -> list:
+    """(info string, lines) of every fenced code block; with ``numbered``, (line number of the fence, info,
+    lines)."""
+    blocks, info, body, start = [], None, [], 0
+    for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("```"):
             if info is None:
-                info, body = line[3:].strip(), []
+                info, body, start = line[3:].strip(), [], number
             else:
-                blocks.append((info, body))
+                blocks.append((start, info, body) if numbered else (info, body))
                 info = None
         elif info is not None:
             body.append(line)
@@ -63,3 +78,17 @@ def bare_backticks(line: str) -> bool:
         elif c == "`":
             return True
     return False
+
+
+COMMAND_WORDS = ("d3dkmddi", "python", "python3", "pip", "gcc", "wpr", "tracerpt", "wevtutil")
+# a word naming a file the reader has and the package does not ship (blob.bin, trace.etl, MEMORY.DMP, ...)
+_INPUT_FILE = re.compile(r"\.(bin|txt|etl|xml|c|log|dmp|DMP)$")
+
+
+def runnable(line: str) -> bool:
+    """A ``d3dkmddi`` line whose inputs are bundled (the samples) or typed on the line."""
+    words = shlex.split(line, comments=True)
+    if not words or words[0] != "d3dkmddi" or any(c in line.split("#")[0] for c in "<>|$"):
+        return False
+    outputs = {words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output")}
+    return not any(_INPUT_FILE.search(w) for w in words if w not in outputs)

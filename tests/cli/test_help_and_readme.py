@@ -1,6 +1,7 @@
 """Issue 22, "help and README agree": the WinDbg formats --windbg takes, each command's exit statuses and
-what TYPE is are said by each command's --help and by the README, from the same constants of cli.py; the
-help's examples paste into bash as the README's do."""
+what TYPE is are said by each command's --help and by the documentation (the README and docs/, since issue 31
+moved the details to docs/command-line.md), from the same constants of cli.py; the help's examples paste into
+bash as the README's do."""
 from __future__ import annotations
 
 import contextlib
@@ -13,7 +14,7 @@ import pytest
 
 from d3dkmddi_py import cli, decode
 from d3dkmddi_py.windbg import WINDBG_COMMANDS
-from tests.cli.readme import README, bare_backticks, prose
+from tests.cli.readme import bare_backticks, documentation, prose
 from tests.conftest import require
 
 COMMANDS = tuple(cli.COMMANDS)
@@ -39,7 +40,7 @@ def windbg_lists(text: str) -> list:
 
 
 def readme_exit_rows() -> dict:
-    rows = re.findall(r"^\| `(\w+)` \| (.+?) \|$", README.read_text(encoding="utf-8"), flags=re.M)
+    rows = re.findall(r"^\| `(\w+)` \| (\d.+?) \|$", documentation(), flags=re.M)  # an exit status starts with one
     return {name: text for name, text in rows if name in COMMANDS}
 
 
@@ -76,11 +77,11 @@ def test_the_readme_lists_every_commands_exit_statuses_once():
 @pytest.mark.parametrize("name", ["decode", "validate", "layout"])
 def test_type_is_described_alike_in_the_help_and_the_readme(name):
     assert flat(cli.TYPE_HELP) in flat(help_of(name))
-    assert flat(cli.TYPE_HELP) in flat(prose(README.read_text(encoding="utf-8")))
+    assert flat(cli.TYPE_HELP) in flat(prose(documentation()))
 
 
 def test_every_list_of_windbg_formats_is_the_one_the_reader_reads():
-    readme = prose(README.read_text(encoding="utf-8"))
+    readme = prose(documentation())
     texts = {"README": readme, "decode --help": help_of("decode"), "validate --help": help_of("validate"),
              "decode()": decode.__doc__}
     for where, text in texts.items():

@@ -1,9 +1,12 @@
-"""Issue 22, "the README's example commands run as pasted into bash".
+"""Issue 22, "the README's example commands run as pasted into bash", on every page since issue 31 moved
+most of the README to docs/.
 
-Every shell line of the README (each line of a ``sh`` block, and each inline code span that starts with a
+Every shell line of the README and of docs/ (each line of a ``sh`` block, each line of a ``text`` block that
+starts with a command: a command on the reader's own files, and each inline code span that starts with a
 command) must parse (``bash -n``) and keep a WinDbg backtick number (``00000000`00000485``) away from the
 shell: a backtick outside single quotes is command substitution.  The lines that need no input file
-besides the bundled samples are then run, as pasted, with the installed ``d3dkmddi`` in a temporary folder.
+besides the bundled samples are then run, as pasted, with the installed ``d3dkmddi`` in a temporary folder
+(tests/docs/test_code_blocks.py holds that every ``sh`` line is such a line or a set-up line).
 """
 from __future__ import annotations
 
@@ -18,47 +21,41 @@ from pathlib import Path
 import pytest
 
 from d3dkmddi_py.cli import EXIT_STATUS
-from tests.cli.readme import README, bare_backticks, code_spans, fenced_blocks, prose
+from tests.cli.readme import (COMMAND_WORDS, PAGES, README, bare_backticks, code_spans, documentation, fenced_blocks,
+                               prose, runnable)
 from tests.conftest import require
 
 SHELL_BLOCKS = ("sh", "bash", "shell")
-COMMAND_WORDS = ("d3dkmddi", "python", "python3", "pip", "gcc", "wpr", "tracerpt", "wevtutil")
-# a word naming a file the reader has and the README does not ship (blob.bin, trace.etl, MEMORY.DMP, ...)
-_INPUT_FILE = re.compile(r"\.(bin|txt|etl|xml|c|log|dmp|DMP)$")
 
 
 def block_lines() -> list:
-    """Every command line of the README's shell blocks."""
-    text = README.read_text(encoding="utf-8")
-    return [line for info, body in fenced_blocks(text) if info in SHELL_BLOCKS
-            for line in body if line.strip() and not line.lstrip().startswith("#")]
+    """Every command line of the shell blocks of every page."""
+    return [line for page in PAGES for info, body in fenced_blocks(page.read_text(encoding="utf-8"))
+            if info in SHELL_BLOCKS for line in body if line.strip() and not line.lstrip().startswith("#")]
+
+
+def text_command_lines() -> list:
+    """Every line of a ``text`` block that is a command (on the reader's own files: shown, not run)."""
+    return [line for page in PAGES for info, body in fenced_blocks(page.read_text(encoding="utf-8"))
+            if info == "text" for line in body if line.split() and line.split()[0] in COMMAND_WORDS]
 
 
 def span_lines() -> list:
     """Every inline code span that starts with a command (``python tools/bench.py``, ``d3dkmddi etw``)."""
-    spans = code_spans(prose(README.read_text(encoding="utf-8")))
+    spans = [span for page in PAGES for span in code_spans(prose(page.read_text(encoding="utf-8")))]
     return [span for span in spans if span.split() and
             (span.split()[0] in COMMAND_WORDS or span.startswith("PYTHONPATH="))]
 
 
-def runnable(line: str) -> bool:
-    """A ``d3dkmddi`` line whose inputs are bundled (the samples) or typed on the line."""
-    words = shlex.split(line, comments=True)
-    if not words or words[0] != "d3dkmddi" or any(c in line.split("#")[0] for c in "<>|$"):
-        return False
-    outputs = {words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output")}
-    return not any(_INPUT_FILE.search(w) for w in words if w not in outputs)
-
-
-LINES = block_lines() + span_lines()
+LINES = block_lines() + text_command_lines() + span_lines()
 RUNNABLE = [line for line in block_lines() if runnable(line)]  # a span may name a command without its input
 
 
 def test_the_readme_shows_its_commands_where_the_test_finds_them():
-    """Every fenced block is sh or python (a block without a language would escape this test), and the
+    """Every fenced block is sh, python or text (a block without a language would escape this test), and the
     lines found include the ones issue 22 names and the inline ones."""
-    text = README.read_text(encoding="utf-8")
-    assert {info for info, _body in fenced_blocks(text)} <= {*SHELL_BLOCKS, "python"}
+    text = documentation()
+    assert {info for info, _body in fenced_blocks(text)} <= {*SHELL_BLOCKS, "python", "text"}
     assert any("00000000`00000485" in line for line in RUNNABLE)
     assert any("--address 'fffff801`2a3b4058'" in line for line in LINES)
     assert {"d3dkmddi demo", "d3dkmddi etw sample"} <= {line.split("#")[0].strip() for line in RUNNABLE}
@@ -118,7 +115,7 @@ def test_the_backtick_number_reaches_the_command_whole(tmp_path):
 
 
 def test_every_readme_python_block_compiles():
-    blocks = [body for info, body in fenced_blocks(README.read_text(encoding="utf-8")) if info == "python"]
+    blocks = [body for info, body in fenced_blocks(documentation()) if info == "python"]
     assert len(blocks) >= 4
     for body in blocks:
         compile("\n".join(body), "README.md", "exec")

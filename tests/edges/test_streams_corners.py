@@ -171,8 +171,8 @@ def test_a_huge_offset_on_an_unsized_input_names_the_offset(source):
 
 
 def test_dev_shm_is_written_as_the_readme_says():
-    """/dev/shm is a tmpfs of regular files: written like any folder, and the README says so."""
-    readme = (REPO / "README.md").read_text()
+    """/dev/shm is a tmpfs of regular files: written like any folder, and the documentation says so."""
+    readme = (REPO / "docs" / "command-line.md").read_text()
     assert "except `/dev/shm`" in readme
     out = "/dev/shm/d3dkmddi-corner-test.txt"
     try:

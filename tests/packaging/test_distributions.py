@@ -23,15 +23,20 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 HEADERS = {"d3dkmddi.h", "d3dukmdt.h", "d3dkmddi_base.h"}
 # What the sdist carries: these folders whole and these files.
 SDIST_FOLDERS = ("d3dkmddi_py", "docs", "headers", "tests", "tools")
-SDIST_FILES = ("LICENSE", "MANIFEST.in", "README.md", "pyproject.toml", "setup.py")
+SDIST_FILES = ("LICENSE", "MANIFEST.in", "README.md", "mkdocs.yml", "pyproject.toml", "setup.py")
 # Tracked files that belong to the repository only (CI's script, git's own settings).
 REPOSITORY_ONLY = (".ci/", ".gitignore")
 _BUILT_HERE = ("__pycache__", ".pyc", ".so", ".pyd", ".egg-info", ".hypothesis", ".pytest_cache", "/build/")
 
 
+# The build backend runs in a subprocess: PYTHONWARNINGS makes its warnings (SetuptoolsDeprecationWarning) errors too.
+BUILD_ENV = dict(os.environ, PYTHONWARNINGS="error")
+
+
 def _run(cmd, **kw) -> str:
     out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=600, **kw)
     assert out.returncode == 0, f"{' '.join(map(str, cmd))}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    assert "eprecat" not in out.stdout + out.stderr, f"{' '.join(map(str, cmd))}: {out.stderr[-3000:]}"
     return out.stdout
 
 
@@ -71,9 +76,12 @@ def dists(tmp_path_factory) -> dict:
                 if not name.startswith(REPOSITORY_ONLY):
                     (source / name).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(REPO / name, source / name)
-            # without isolation: the test extra holds setuptools, wheel and build, so no download
-            _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", root / "from-sdist", source])
-            _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", root / "from-tree", source])
+            # without isolation: the test extra holds setuptools and build, so no download; every warning an error
+            # (issue 31: `project.license` as a table warned of builds failing after 2027-02-18, and nobody saw it)
+            _run([sys.executable, "-W", "error", "-m", "build", "--no-isolation", "--outdir", root / "from-sdist",
+                  source], env=BUILD_ENV)
+            _run([sys.executable, "-W", "error", "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                  root / "from-tree", source], env=BUILD_ENV)
             (root / "done").touch()
     (sdist,) = (root / "from-sdist").glob("d3dkmddi_py-*.tar.gz")
     (from_sdist,) = (root / "from-sdist").glob("d3dkmddi_py-*.whl")
@@ -103,7 +111,7 @@ def test_the_wheel_holds_the_package_and_no_test_code(dists, which):
     with zipfile.ZipFile(dists[which]) as wheel:
         assert wheel.read(licence[0]) == (REPO / "LICENSE").read_bytes()
         metadata = wheel.read(dist_info["METADATA"]).decode()
-    assert "License: MIT" in metadata and "License-File: LICENSE" in metadata
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
 
 @pytest.mark.parametrize("which", ["wheel from the sdist", "wheel from the tree"])

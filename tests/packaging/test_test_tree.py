@@ -1,5 +1,5 @@
 """The test tree follows the package (README, "How the layouts are checked"): a folder per subpackage,
-test_<module>.py per top-level module, five folders that check across the package; and no test module
+test_<module>.py per top-level module, six folders that check across the package (docs/ since issue 31); and no test module
 imports another test module (shared helpers are plain modules)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 PACKAGE = TESTS.parent / "d3dkmddi_py"
-ACROSS = {"compiler", "golden", "golden_output", "edges", "packaging"}
+ACROSS = {"compiler", "golden", "golden_output", "edges", "packaging", "docs"}
 COMMAND = {"cli"}  # cli.py, the command
 
 

@@ -15,7 +15,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from ...semantics import Placement, check
-from ..model.registry import Column, StateTable
+from ..model.registry import Applied, Column, StateTable
 from ..outputs import panels as draw
 from ..outputs.panels import grouped, plain
 from ..model.section import Section, bytes_text, plural, process_text
@@ -25,6 +25,16 @@ from ._allocations import LIVE_ADAPTER, LIVE_PROCESS, LIVE_SIZE, MOST_BYTES, all
 
 OWNER = "PagingOpTransfer"  # the entry whose part this is (Tracker.part)
 UNSEEN = "named an allocation the trace did not show starting (its process and segment sets unknown)"
+ZERO = "named allocation handle 0, which names no allocation (read as one the trace did not show starting)"
+OTHER_ADAPTER = ("named an allocation live on another adapter (read as one the trace did not show starting on the "
+                 "event's adapter: its bytes are not its process's there)")
+BEFORE_PLACED = ("came at a time before the event that put its allocation where it was: resident_ms left empty (not a "
+                 "negative time)")
+# [reading]: the manifest says the bytes go to the segment; the package takes it as where the allocation is then
+WHERE_NEXT = "where the allocation is from then on ([reading]: an eviction's segment and resident_ms start there)"
+ENDED_BEFORE = ("ended a stretch over budget at a time before the time it began: both kept as the events say (see "
+                "\"times that go back\")")
+SHOWN_LINES = 16  # directions and stretches the text shows per adapter; every one is in the pressure and over_budget
 EVICTED_SHOWN = 8  # evicted allocations a stretch names; the rest are counted
 GROUP_NAMES = map_names("D3DKMT_MEMORY_SEGMENT_GROUP")[1]  # the manifest's value map of MemorySegmentGroup
 READ_SET, WRITE_SET = 1, 2  # in a live allocation's kept row (``_allocations.LIVE_ROW`` after its handle)
@@ -99,11 +109,26 @@ class Pressure:
         self.open_of: dict = {}  # (adapter, process) -> the keys of its open stretches
         self.closed: list = []  # Stretch, in the order they ended
 
-    def unseen(self, operation: str) -> None:
-        """A row named an allocation the trace did not show starting: counted where the text says an entry's notes
-        (the Tracker's, as ``Tracker.note`` counts them; a batch's row has no Event to give it)."""
+    def note(self, operation: str, what: str = UNSEEN) -> None:
+        """A row the state could not take as it is (an allocation not seen starting, handle 0, ...): counted where
+        the text says an entry's notes (the Tracker's, as ``Tracker.note`` counts them; a batch's row has no Event
+        to give it)."""
         notes = self.tracker.notes.setdefault(operation, {})
-        notes[UNSEEN] = notes.get(UNSEEN, 0) + 1
+        notes[what] = notes.get(what, 0) + 1
+
+    def found(self, live, handle, operation: str, adapter=None):
+        """(key, kept row) of the live allocation ``handle`` names, or None, the reason noted: handle 0, not seen
+        starting, or (``adapter`` given: a paging event's) live on another adapter."""
+        if handle == 0:
+            self.note(operation, ZERO)
+            return None
+        found = live.row(handle) if handle is not None else None
+        if found is None:
+            self.note(operation)
+        elif adapter is not None and found[1][LIVE_ADAPTER] != adapter:
+            self.note(operation, OTHER_ADAPTER)
+            return None
+        return found
 
     def counters(self, adapter, process) -> list:
         found = self.by_process.get((adapter, process))
@@ -127,19 +152,18 @@ def move(state: Pressure, live, packer, target, adapter: int, handle: int, sourc
     tally[0] += 1
     tally[1] += size or 0
     tally[3] = ns
-    found = live.row(handle)
+    found = state.found(live, handle, operation, adapter)
     if found is None:
-        state.unseen(operation)
         return Moved(adapter, handle, None, source, destination, size, operation)
     key, kept = found
     process = kept[LIVE_PROCESS]
     state.counters(adapter, process)[1] += size or 0
     findings = ()
-    if destination is not None:
+    if destination:
         live.where[key] = (destination, ns, number)
-        if destination:
-            findings = _moved_findings(packer, target, kept[READ_SET], kept[WRITE_SET], destination, offset,
-                                       operation)
+        findings = _moved_findings(packer, target, kept[READ_SET], kept[WRITE_SET], destination, offset, operation)
+    elif destination == 0:  # [reading]: segment 0 is no segment (system memory): it is in none of them then
+        live.where.pop(key, None)
     return Moved(adapter, handle, process, source, destination, size, operation, findings)
 
 
@@ -194,12 +218,12 @@ def paging_apply(fields: tuple, operation: str):
 
 
 PAGING_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("source_segment", "opt", value=lambda e, r: r.source),
-    Column("destination_segment", "opt", value=lambda e, r: r.destination),
-    Column("bytes", "ohex", value=lambda e, r: r.bytes),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("source_segment", "opt", value=Applied("source")),
+    Column("destination_segment", "opt", value=Applied("destination")),
+    Column("bytes", "ohex", value=Applied("bytes")),
 )
 
 
@@ -207,9 +231,8 @@ PAGING_COLUMNS = (
 def evict(state: Pressure, live, handle, number: int, ns, operation: str) -> Evicted:
     """One eviction of the live allocation ``handle`` names (its hVidMmGlobalAlloc; None: the device allocation an
     event names was not seen): its process's evictions, and the open stretches of its process name it."""
-    found = live.row(handle) if handle is not None else None
+    found = state.found(live, handle, operation)
     if found is None:
-        state.unseen(operation)
         return Evicted(None, handle, None, None, None, None, operation)
     key, kept = found
     adapter, process, size = kept[LIVE_ADAPTER], kept[LIVE_PROCESS], kept[LIVE_SIZE]
@@ -225,7 +248,10 @@ def evict(state: Pressure, live, handle, number: int, ns, operation: str) -> Evi
     if where is not None:
         segment, since, _n = where
         if since is not None and ns is not None:
-            resident = (ns - since) / 1e6
+            if ns >= since:
+                resident = (ns - since) / 1e6
+            else:
+                state.note(operation, BEFORE_PLACED)
     return Evicted(adapter, handle, process, size, segment or None, resident, operation)
 
 
@@ -253,12 +279,12 @@ def evict_apply(handle_field: str, operation: str, through_device: bool = False)
 
 
 EVICTION_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("size", "ohex", value=lambda e, r: r.size),
-    Column("segment", "opt", value=lambda e, r: r.segment),
-    Column("resident_ms", "float", value=lambda e, r: r.resident_ms),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("size", "ohex", value=Applied("size")),
+    Column("segment", "opt", value=Applied("segment")),
+    Column("resident_ms", "float", value=Applied("resident_ms")),
 )
 
 
@@ -266,13 +292,14 @@ EVICTION_COLUMNS = (
 def change(state: Pressure, live, handle, segment, number: int, ns, operation: str) -> Changed:
     """One residency change (a page-in, an offer, a migration, a termination) of the live allocation ``handle``
     names: its process; a page-in's segment is where the allocation is from then on."""
-    found = live.row(handle) if handle is not None else None
+    found = state.found(live, handle, operation)
     if found is None:
-        state.unseen(operation)
         return Changed(None, handle, None, segment, operation)
     key, kept = found
-    if segment is not None:
+    if segment:
         live.where[key] = (segment, ns, number)
+    elif segment == 0:  # as a paging operation's destination 0
+        live.where.pop(key, None)
     return Changed(kept[LIVE_ADAPTER], handle, kept[LIVE_PROCESS], segment, operation)
 
 
@@ -287,10 +314,10 @@ def change_apply(handle_field: str, operation: str, through_device: bool, segmen
 
 
 CHANGE_COLUMNS = (
-    Column("operation", "text", value=lambda e, r: r.operation),
-    Column("allocation", "handle", value=lambda e, r: r.allocation),
-    Column("process", "opt", value=lambda e, r: r.process),
-    Column("segment", "opt", value=lambda e, r: r.segment),
+    Column("operation", "text", value=Applied("operation")),
+    Column("allocation", "handle", value=Applied("allocation")),
+    Column("process", "opt", value=Applied("process")),
+    Column("segment", "opt", value=Applied("segment")),
 )
 
 
@@ -332,6 +359,8 @@ def budget_sample(tracker, event, usage, budget) -> None:
             s.peak, s.budget = usage, budget
     elif s is not None:
         s.end, s.end_number = time_ns(event.time), event.number
+        if s.end is not None and s.start is not None and s.end < s.start:
+            tracker.note(event, ENDED_BEFORE)
         s.done = s.inside(state.counters(adapter, process))
         del state.open[key]
         state.open_of[(adapter, process)].discard(key)
@@ -380,6 +409,18 @@ def _segment(n) -> str:
     return "-" if n is None else f"segment {n}"
 
 
+def _sum_text(n: int) -> str:
+    """A sum of byte counts as every output shows it: past what a uint64 holds, that, and said."""
+    return bytes_text(min(n, MOST_BYTES)) + (" (the sum passed 2**64-1: shown as that, in the tables and the picture "
+                                             "too)" if n > MOST_BYTES else "")
+
+
+def _more(out, count: int, what: str, table: str) -> None:
+    if count > SHOWN_LINES:
+        out.line(f"   ... and {count - SHOWN_LINES:,} {what}{'es' if what.endswith('h') else 's'} more (every one in "
+                 f"the {table} table)")
+
+
 class PressureText(Section):
     """Per adapter: the bytes paging moved per direction, the stretches over budget and what was evicted in them."""
 
@@ -389,14 +430,14 @@ class PressureText(Section):
                             key=lambda item: (-item[1][1], str(item[0])))
         if directions:
             out.line("\n-- paging per direction (PagingOp events; source -> destination)")
-            for (_a, source, destination), (operations, moved, _first, _last) in directions:
+            for (_a, source, destination), (operations, moved, _first, _last) in directions[:SHOWN_LINES]:
                 out.line(f"   {_segment(source)} -> {_segment(destination)}: {plural(operations, 'operation')}, "
-                         f"{bytes_text(min(moved, MOST_BYTES))}" + (" (the sum passed 2**64-1: shown as that)"
-                                                                    if moved > MOST_BYTES else ""))
+                         f"{_sum_text(moved)}")
+            _more(out, len(directions), "direction", "pressure")
         mine = [s for s in stretches(state) if s.key[0] == a.pointer]
         if mine:
             out.line("\n-- over budget (VidMmProcessUsageChange above VidMmProcessBudgetChange)")
-            for s in mine:
+            for s in mine[:SHOWN_LINES]:
                 evictions, paged = stretch_counts(state, s)
                 _adapter, process, index, group = s.key
                 until = f"event #{s.end_number}" if s.end_number is not None else "the trace's end (still over)"
@@ -404,18 +445,19 @@ class PressureText(Section):
                          f"event #{s.start_number} "
                          f"to {until}, peak {bytes_text(min(s.peak, MOST_BYTES))} against a budget of "
                          f"{bytes_text(min(s.budget, MOST_BYTES))}; {plural(evictions, 'eviction')}, "
-                         f"{bytes_text(min(paged, MOST_BYTES))} paged")
+                         f"{_sum_text(paged)} paged")
                 for handle, size, number in s.evicted:
                     shown = "size unknown" if size is None else bytes_text(size)
                     out.line(f"      evicted hVidMmGlobalAlloc 0x{handle:x} ({shown}), event #{number}")
                 if s.more:
                     out.line(f"      ... and {plural(s.more, 'eviction')} more")
+            _more(out, len(mine), "stretch", "over_budget")
 
     def counts(self, tracker) -> list:
         state = pressure(tracker)
         moved = sum(v[1] for v in state.directions.values())
         return [f"with the other paging events, {plural(sum(v[0] for v in state.directions.values()), 'operation')} "
-                f"moving {bytes_text(min(moved, MOST_BYTES))}", f"{len(stretches(state)):,} "
+                f"moving {_sum_text(moved)}", f"{len(stretches(state)):,} "
                 f"stretch{'es' if len(stretches(state)) != 1 else ''} over budget"]
 
 
@@ -438,6 +480,9 @@ def paging_take(collector, np, cells, x, numbers, adapters) -> None:
     for key in zip(plain(adapters), source, destination, plain(cells["bytes"])):
         total = totals.get(key[:3], 0) + (key[3] or 0)
         totals[key[:3]] = total
+        if total > MOST_BYTES:  # drawn at what a byte count holds, and said, as live bytes are
+            said = "bytes paged passed 2**64-1 and are drawn at 0xffffffffffffffff"
+            collector.said[said] = collector.said.get(said, 0) + 1
         so_far.append(min(total, MOST_BYTES))
     grouped(collector, np, "paged", plain(adapters), [source, destination], so_far, x, numbers)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...semantics import Placement, check
-from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
+from ..model.registry import ALLOCATION_TYPE, Applied, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
 from ..model.times import time_ns
 from ._allocations import allocations
@@ -79,7 +79,7 @@ def columns(handle: str) -> tuple:
     def field(name):
         return lambda e, r: e.fields.get(name)
 
-    return (Column("allocation", "handle", value=lambda e, r: r.allocation),
+    return (Column("allocation", "handle", value=Applied("allocation")),
             Column("handle", "handle", value=lambda e, r: e.fields[handle]),
             Column("ulSegmentId", "int", field="ulSegmentId"), Column("SegmentOffset", "hex", field="SegmentOffset"),
             Column("hDevice", "handle", value=field("hDevice")), Column("Pinned", "bool", value=field("Pinned")),

@@ -4,13 +4,13 @@ allocation found through its device allocation, its process."""
 from __future__ import annotations
 
 from ..model.registry import EventEntry, TableSpec, manifest_fields, register
-from ._pressure import CHANGE_COLUMNS, change_apply, change_mapping, change_track, findings, resolved
+from ._pressure import CHANGE_COLUMNS, WHERE_NEXT, change_apply, change_mapping, change_track, findings, resolved
 
 EVENT = "PageInAllocation"
 FIELDS = manifest_fields(73)  # the manifest's template
 MAPPING = change_mapping(EVENT, FIELDS, {
     "hAllocationHandle": "device",
-    "uiSegmentId": "the segment it is paged into: where it is from then on (an eviction's segment)",
+    "uiSegmentId": "the segment it is paged into: " + WHERE_NEXT,
     "uliOffset": "the offset in the segment; in --json only",
 })
 

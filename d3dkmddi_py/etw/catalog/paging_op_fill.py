@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, TableSpec, manifest_fields, register
 from ..outputs import panels as draw
-from ._pressure import (PAGING_COLUMNS, RULE, findings, paging_apply, paging_mapping, paging_take, paging_track,
-                        resolved)
+from ._pressure import (PAGING_COLUMNS, RULE, WHERE_NEXT, findings, paging_apply, paging_mapping, paging_take,
+                        paging_track, resolved)
 
 EVENT = "PagingOpFill"
 FIELDS = manifest_fields(54)  # the manifest's template
@@ -15,8 +15,8 @@ MOVE = ("hAllocationGlobalHandle", None, "SegmentId", "FillSize", "SegmentOffset
 MAPPING = paging_mapping(EVENT, FIELDS, {
     "FillSize": "the bytes filled: the row's bytes",
     "FillPattern": "the 32-bit pattern written; in --json only",
-    "SegmentId": "the segment filled: the row's destination_segment, checked against the allocation's segment"
-                 " sets as a placement is",
+    "SegmentId": "the segment filled: the row's destination_segment, " + WHERE_NEXT + ", checked against the "
+                 "allocation's segment sets as a placement is",
     "SegmentOffset": "the offset in the segment: the finding's offset",
 })
 

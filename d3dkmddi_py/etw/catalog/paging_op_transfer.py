@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, TableSpec, manifest_fields, register
 from ..outputs import panels as draw
-from ._pressure import (OVER_BUDGET, PAGING_COLUMNS, PRESSURE, RULE, Pressure, PressureText, findings, paging_apply,
-                        paging_mapping, paging_panel, paging_take, paging_track, resolved)
+from ._pressure import (OVER_BUDGET, PAGING_COLUMNS, PRESSURE, RULE, WHERE_NEXT, Pressure, PressureText, findings,
+                        paging_apply, paging_mapping, paging_panel, paging_take, paging_track, resolved)
 
 EVENT = "PagingOpTransfer"
 FIELDS = manifest_fields(53)  # the manifest's template
@@ -19,8 +19,8 @@ MAPPING = paging_mapping(EVENT, FIELDS, {
     "TransferSize": "the bytes transferred: the row's bytes, its direction's and its process's",
     "SourceSegmentId": "the segment the bytes come from: the row's source_segment",
     "SourceSegmentOffset": "the offset in the source segment; in --json only",
-    "DestinationSegmentId": "the segment the bytes go to: the row's destination_segment, where the allocation"
-                            " is from then on, checked against its segment sets as a placement is",
+    "DestinationSegmentId": "the segment the bytes go to: the row's destination_segment, " + WHERE_NEXT +
+                            ", checked against its segment sets as a placement is",
     "DestinationSegmentOffset": "the offset in the destination segment: the finding's offset",
     "Flags": "the kernel's transfer flags (no bit map in the manifest); in --json only",
 })

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, TableSpec, manifest_fields, register
 from ..outputs import panels as draw
-from ._pressure import (PAGING_COLUMNS, RULE, findings, paging_apply, paging_mapping, paging_take, paging_track,
-                        resolved)
+from ._pressure import (PAGING_COLUMNS, RULE, WHERE_NEXT, findings, paging_apply, paging_mapping, paging_take,
+                        paging_track, resolved)
 
 EVENT = "PagingOpVirtualFill"
 FIELDS = manifest_fields(307)  # the manifest's template
@@ -16,8 +16,8 @@ MAPPING = paging_mapping(EVENT, FIELDS, {
     "AllocationOffset": "the offset in the allocation the fill starts at; in --json only",
     "FillSize": "the bytes filled: the row's bytes",
     "FillPattern": "the 32-bit pattern written; in --json only",
-    "SegmentId": "the segment filled: the row's destination_segment, checked against the allocation's segment"
-                 " sets as a placement is (no offset: the event gives a virtual address)",
+    "SegmentId": "the segment filled: the row's destination_segment, " + WHERE_NEXT + ", checked against the "
+                 "allocation's segment sets as a placement is (no offset: the event gives a virtual address)",
     "DestinationVirtualAddress": "the GPU virtual address written; in --json only",
 })
 

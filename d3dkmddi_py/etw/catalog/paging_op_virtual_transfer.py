@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..model.registry import EventEntry, TableSpec, manifest_fields, register
 from ..outputs import panels as draw
-from ._pressure import (PAGING_COLUMNS, RULE, findings, paging_apply, paging_mapping, paging_take, paging_track,
-                        resolved)
+from ._pressure import (PAGING_COLUMNS, RULE, WHERE_NEXT, findings, paging_apply, paging_mapping, paging_take,
+                        paging_track, resolved)
 
 EVENT = "PagingOpVirtualTransfer"
 FIELDS = manifest_fields(306)  # the manifest's template
@@ -16,9 +16,9 @@ MAPPING = paging_mapping(EVENT, FIELDS, {
     "AllocationOffset": "the offset in the allocation the transfer starts at; in --json only",
     "TransferSize": "the bytes transferred: the row's bytes",
     "SourceSegmentId": "the segment the bytes come from: the row's source_segment",
-    "DestinationSegmentId": "the segment the bytes go to: the row's destination_segment, checked against the "
-                            "allocation's segment sets as a placement is (no offset: the event gives virtual "
-                            "addresses)",
+    "DestinationSegmentId": "the segment the bytes go to: the row's destination_segment, " + WHERE_NEXT +
+                            ", checked against the allocation's segment sets as a placement is (no offset: the "
+                            "event gives virtual addresses)",
     "SourceVirtualAddress": "the GPU virtual address read; in --json only",
     "DestinationVirtualAddress": "the GPU virtual address written; in --json only",
     "SourcePageTable": "the kernel's page table of the source; in --json only",

@@ -128,7 +128,10 @@ def panel(np, picture, a, ax, columns: int) -> None:
     for k in keys:
         if k in usage and k in budget:
             for start, end in over_budget(np, picture, usage[k], budget[k]):
-                ax.axvspan(start, end, color=colors[k], alpha=0.15, linewidth=0)
+                if end > start:
+                    ax.axvspan(start, end, color=colors[k], alpha=0.15, linewidth=0)
+                else:  # begun by the last point drawn: no width to shade, a line where it begins
+                    ax.axvline(start, color=colors[k], alpha=0.4, linewidth=1)
     draw.marks(np, picture, a, ax, columns)
     draw.legend(ax, len(merged) - len(keys), "process groups")
 

@@ -5,7 +5,7 @@ alone (``semantics.check_priority``)."""
 from __future__ import annotations
 
 from ...semantics import check_priority, decode_priority
-from ..model.registry import ALLOCATION_TYPE, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
+from ..model.registry import ALLOCATION_TYPE, Applied, Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..model.state import Resolved
 from ._allocations import allocations
 from .device_allocation import device_allocation
@@ -47,7 +47,7 @@ def findings(tracker, event, resolved: Resolved) -> list:
 
 register(EventEntry(
     event=EVENT, ids=(46,), mapping=MAPPING,
-    table=TableSpec("priorities", (Column("allocation", "handle", value=lambda e, r: r.allocation),
+    table=TableSpec("priorities", (Column("allocation", "handle", value=Applied("allocation")),
                                    Column("hAllocationHandle", "handle", field="hAllocationHandle"),
                                    Column("Priority", "int", field="Priority"))),
     apply=apply, findings=findings, order=52))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import operator
 import re
 from functools import cached_property
 
@@ -63,6 +64,23 @@ class Mapping:
     reason: str
 
 
+class Applied:
+    """A ``Column.value`` that is one attribute of what ``apply`` returned (a NamedTuple's field): the tables read
+    it for a whole chunk at once, with no Python call per row."""
+
+    __slots__ = ("attribute", "get")
+
+    def __init__(self, attribute: str):
+        self.attribute = name_argument(attribute, "Applied: attribute", "the attribute's name (a str)")
+        self.get = operator.attrgetter(attribute)
+
+    def __call__(self, event, applied):
+        return self.get(applied)
+
+    def __repr__(self) -> str:
+        return f"Applied({self.attribute!r})"
+
+
 @dataclass(frozen=True)
 class Column:
     """A table column: its name, its kind (bulk.table's), and where its value comes from: an event
@@ -86,6 +104,8 @@ class Column:
     def _values(self, events, applied) -> list:
         """The column's value of each event (and what its ``apply`` returned), before the cell rule: a field the
         event lacks (its version's template has none, or its in-type could not read it) is None."""
+        if self.value.__class__ is Applied:
+            return list(map(self.value.get, applied))
         if self.value is not None:
             return [self.value(e, a) for e, a in zip(events, applied)]
         name = self.field

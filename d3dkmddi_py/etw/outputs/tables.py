@@ -111,6 +111,7 @@ class TraceTables:
         self.errors = 0
         self.events = 0
         self._pending: dict = {}  # batched event -> [(event, its record's bytes or what apply returned)] not written
+        self._reports: dict = {}  # event number -> the reports of an odd Event of a batched entry, for its row
         self._hold = False  # inside a stretch of a batch: its rows are written after it
         self._runs: dict = {}  # batched event -> [_Rows] of column-wise runs not yet written
         self._rows: dict = {}  # table -> [(entry, event, applied, findings, time in ns)] of the other events
@@ -255,8 +256,8 @@ class TraceTables:
                 self._kinds.setdefault(None, []).append((event, None, reports))  # their findings only
         elif entry.batched:  # checked column-wise when written
             self._pending.setdefault(entry.event, []).append((event, applied))
-            if reports:
-                self._kinds.setdefault(None, []).append((event, None, reports))
+            if reports:  # its row counts them, and the findings table has them with the row's own, as any row's
+                self._reports[event.number] = reports
         else:
             self._rows.setdefault(entry.table.name, []).append(
                 (entry, event, applied, reports + tracker._findings(event, applied),
@@ -402,8 +403,9 @@ class TraceTables:
             if name in pending:
                 parts = parts + [_rows_of_events(entry, self.tracker, pending[name])]
             tables.setdefault(entry.table.name, (entry, []))[1].append(parts)
-        for entry, parts in tables.values():  # a table several entries write: their rows in event order
-            rows = _merged([p for own in parts for p in own])
+        for entry, parts in tables.values():  # rows in event order: several entries', and an odd Event among a run's
+            parts = [p for own in parts for p in own]
+            rows = _merged(parts)
             found += self._batched_rows(entry, rows if len(parts) == 1 else _in_order(rows))
         if found:
             found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order
@@ -477,6 +479,9 @@ class TraceTables:
             adapters = [r.adapter for r in results]
             nothing = [None] * len(results)
             rows.fields.update({c.name: c._values(nothing, results) for c in read if c.field is None})
+        if self._reports:  # an odd Event's reports first, as ``add`` gives a row of an entry not batched
+            reports = self._reports
+            found = [reports.pop(n, []) + list(f) if n in reports else f for n, f in zip(_list(rows.numbers), found)]
         names, kinds = [n for n, _k in HEAD], [k for _n, k in HEAD]
         columns = [_list(rows.numbers), rows.times, self._ms(rows.times), rows.opcodes, _list(rows.pids), adapters]
         for c in read:  # values of either path, made cells here by the one rule
@@ -651,17 +656,21 @@ def _merged(parts: list) -> _Rows:
 
 
 def _in_order(rows: _Rows) -> _Rows:
-    """Rows of several entries' runs (a shared table without a mirror) in event order."""
+    """Rows of several runs (several entries', or an odd Event's made after its run) in event order."""
     numbers = _list(rows.numbers)
     order = sorted(range(len(numbers)), key=numbers.__getitem__)
     if order == list(range(len(numbers))):
         return rows
     out = _Rows()
     for name in ("numbers", "times", "opcodes", "pids", "adapters", "checked", "results"):
-        values = getattr(rows, name)
-        setattr(out, name, None if values is None else [v for v in map(_list(values).__getitem__, order)])
+        values = getattr(rows, name)  # results: empty for an entry with a mirror record
+        setattr(out, name, values if not values and values is not None and name == "results" else
+                None if values is None else list(map(_list(values).__getitem__, order)))
     out.fields = {c: list(map(_list(v).__getitem__, order)) for c, v in rows.fields.items()}
-    out.data = rows.data
+    out.data = {}
+    for kind, blob in rows.data.items():  # each row's record of a kind has one size
+        size = len(blob) // len(order)
+        out.data[kind] = b"".join(blob[i * size:(i + 1) * size] for i in order)
     return out
 
 
