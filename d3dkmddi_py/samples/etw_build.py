@@ -12,8 +12,8 @@ after each DxgKrnl event), from the tables of ``build.py`` through ``etw.MAPPING
   bytes resident per segment, and the process's usage and budget per segment group;
 - events of other providers, and other DxgKrnl events, as noise.
 ``etw_trace.etl`` is its .etl twin (``d3dkmddi etw sample.etl``, and what ``etw sample --summary`` reads): the
-same events, packed by ``etl_build`` as Windows lays them out, its log-file header the XML's first event (times are
-multiples of 100 ns, as a FILETIME holds them, so the two give the same times).
+same events, packed by ``etl_build`` as Windows lays them out, its log-file header the XML's first event; each time
+is the XML's to the 100 ns below (a FILETIME's unit: the XML's nanoseconds end in other digits).
 ``python -m d3dkmddi_py.samples.etw_build`` rewrites both; tests/etw/test_sample.py fails when either is stale.
 """
 from __future__ import annotations
@@ -46,15 +46,15 @@ PRIMARIES = (
 
 
 class _Clock:
-    """tracerpt's local time (UTC+1) of each event in turn, a multiple of 100 ns (a FILETIME's unit, so the
-    .etl twin holds the same times)."""
+    """tracerpt's local time (UTC+1) of each event in turn, to the nanosecond (the .etl twin holds each to its
+    100 ns: a FILETIME's unit)."""
 
     def __init__(self):
         self.tick = 0
 
     def __call__(self) -> str:
         self.tick += 1
-        ns = 123_456_700 + self.tick * 1_048_600
+        ns = 123_456_789 + self.tick * 1_048_576
         return f"2026-11-23T10:15:{2 + ns // 1_000_000_000:02d}.{ns % 1_000_000_000:09d}+0100"
 
 
@@ -144,10 +144,11 @@ class SampleEvent:
         return _event(lambda: self.time, **self.system)
 
     def etl(self, start_ns: int) -> etl_build.EtlEvent:
-        """The EtlEvent: ticks of the 10 MHz clock from the trace's start (``start_ns``, the header's time)."""
+        """The EtlEvent: ticks of the 10 MHz clock from the trace's start (``start_ns``, the header's time), so its
+        FILETIME is this event's time to the 100 ns below."""
         s = self.system
         where = dict(process_id=s.get("pid", 4), thread_id=s.get("tid", 120), processor=1,
-                     ticks=(time_ns(self.time) - start_ns) // 100)
+                     ticks=time_ns(self.time) // 100 - start_ns // 100)
         if self.kind is not None:
             return etl_build.dxgkrnl_event(self.kind, self.fields, **where)
         return etl_build.EtlEvent(s["guid"], s["event_id"], s["version"], self.payload, opcode=s["opcode"],
