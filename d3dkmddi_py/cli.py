@@ -527,12 +527,12 @@ FILE_OPTIONS = ("file", "windbg", "dump", "segments")  # the options that name a
 def _bundled(args, tgt) -> None:
     """Each file option given the word 'sample' made the path of its bundled file (--file's: the blob of TYPE's
     records), its name in messages ``<samples>/NAME`` (``_origin``); './sample' stays a file named sample."""
-    from .samples import DIRECTORY, build
-
     args.origins = {}
     for option in FILE_OPTIONS:
         if getattr(args, option, None) != SAMPLE_WORD:
             continue
+        from .samples import DIRECTORY, build  # only then: the samples load the classes (ctypes)
+
         if option == "file":
             c_name = resolve_layout(args.type, tgt).c_name
             name = build.BLOBS.get(c_name)

@@ -12,6 +12,7 @@ from functools import lru_cache, partial
 from ._records import dataclass
 from .coltext import by_value, object_array
 from .errors import NotAType, flag_argument, text_argument
+from .introspect import compare_text, size_text as _size_text  # noqa: F401 - compare_text: the command's table
 from .layout import TypeLayout, bits_text, union_arms
 from .names import ENUM_CLASSES
 from .render import (_attr, enum_name, finding_json, findings_and_meanings, flag_summary, format_number, is_pointer,
@@ -385,65 +386,3 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
     return "\n".join(out)
-
-
-_ASPECT_WORDS = {"presence": "presence", "offset": "offset", "bit_offset": "bit", "bit_width": "width"}
-
-
-def _leaf_cell(leaf) -> str:
-    """A leaf at one target as a dt line places it: ``+0x010 SIZE_T, 8 bytes`` or ``+0x000 Pos 3, 1 Bit``."""
-    if leaf is None:
-        return "-"
-    if leaf.is_bitfield:
-        return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
-    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
-
-
-def _size_text(layout: TypeLayout) -> str:
-    return f"size 0x{layout.size:x} ({layout.size}), align {layout.align}"
-
-
-def _side_size(side) -> str:
-    return f"not at this target (exists {side.absent})" if side.layout is None else _size_text(side.layout)
-
-
-def compare_text(diff) -> str:
-    """``d3dkmddi layout TYPE --compare A,B``: the leaves whose offset, bit, width or presence differ,
-    each side as dt places it (an ``introspect.LayoutDiff``)."""
-    a, b = diff.a, diff.b
-    out = [f"{diff.type_name}  {a.label}  against  {b.label}", f"   {a.label}: {_side_size(a)}",
-           f"   {b.label}: {_side_size(b)}"]
-    total = diff.same + len(diff.leaves)
-    if not diff.leaves:
-        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
-        return "\n".join(out)
-    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
-               + (f" ({diff.same} the same)" if diff.same else "") + ":")
-    groups = diff.groups()
-    rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
-            for row in groups if not hasattr(row, "shift")]
-    head = ("leaf", a.label, b.label, "differs in")
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
-    cells = iter(rows)
-    for row in [head, *groups]:
-        if hasattr(row, "shift"):  # a run that moved by one shift: one line, outside the columns
-            first, last = row.leaves[0], row.leaves[-1]
-            out.append(f"   {first.path} .. {last.path}: {len(row.leaves)} leaves, each offset {_shift_text(row.shift)} "
-                       f"({_offsets(r.a for r in row.leaves)} -> {_offsets(r.b for r in row.leaves)}), bit and width "
-                       f"the same")
-            continue
-        cell = row if row is head else next(cells)
-        out.append("   " + "  ".join(c.ljust(w) for c, w in zip(cell, widths)) + "  " + cell[3])
-    return "\n".join(out)
-
-
-def _offsets(leaves) -> str:
-    """``+0x014..+0x028``: the offsets a run of leaves spans (one when they share a storage unit)."""
-    offsets = [leaf.offset for leaf in leaves]
-    low, high = min(offsets), max(offsets)
-    return f"+0x{low:03x}" + (f"..+0x{high:03x}" if high != low else "")
-
-
-def _shift_text(shift: int) -> str:
-    """``shifted by +0xc (12)``, ``shifted by -0x4 (-4)``."""
-    return f"shifted by {'-' if shift < 0 else '+'}0x{abs(shift):x} ({shift})"

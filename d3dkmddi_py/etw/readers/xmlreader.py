@@ -66,7 +66,7 @@ class TraceReader:
         """Raise when the trace held none of the events this package reads (call after iterating)."""
         if self.decoded:
             return
-        others = ", ".join(f"{n} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
+        others = ", ".join(f"{n:,} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
         raise EtwInputError(
             f"{self.name}: no event of {PROVIDER}: it has {plural(self.total, 'event')}, {self.other_providers:,} of "
             f"other providers" + (f" ({others})" if others else "") + "; record a GPU trace (wpr -start GPU) or add the "
