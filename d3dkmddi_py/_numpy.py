@@ -39,6 +39,11 @@ def loaded_numpy():
     return module
 
 
+def install_hint(extra: str) -> str:
+    """The one spelling of every install hint: the package with the extra that brings what is missing."""
+    return f"pip install 'd3dkmddi_py[{extra}]'"
+
+
 def optional_module(module: str, extra: str, what: str):
     """An optional library (``pyarrow.parquet``, ``pandas``, ``dask``...) for ``what``, imported under the
     same lock (first imports from many threads at once race as NumPy's do); ImportError naming the
@@ -51,7 +56,7 @@ def optional_module(module: str, extra: str, what: str):
             return __import__(module, fromlist=["_"])
         except ImportError:
             raise ImportError(f"{what} needs {module.split('.')[0]}, which is not installed; "
-                              f"pip install 'd3dkmddi_py[{extra}]'") from None
+                              f"{install_hint(extra)}") from None
 
 
 def pyarrow_installed() -> bool:
@@ -65,6 +70,6 @@ def parquet_unavailable(fmt: str) -> str | None:
     """For a command's ``--format``: why it cannot write Parquet (pyarrow is not installed), else None.
     Checked before any work, so the run ends in one line and leaves no file."""
     if fmt == "parquet" and not pyarrow_installed():
-        return ("--format parquet needs pyarrow, which is not installed; pip install pyarrow (or use --format csv "
-                "or jsonl)")
+        return (f"--format parquet needs pyarrow, which is not installed; {install_hint('arrow')} (or use --format "
+                f"csv or jsonl)")
     return None

@@ -34,9 +34,10 @@ NEWEST_NAME = NEWEST.name
 # The words the help and the README both say (tests/cli/test_help_and_readme.py holds them to each other).
 TYPE_HELP = ("a C type as `d3dkmddi types` lists it, in any case: a typedef, its tag or an alias "
              "(DXGK_ALLOCATIONINFO, _DXGK_SEGMENTFLAGS, PHYSICAL_ADDRESS), or an enum (DXGK_PAGESIZE)")
+SAMPLE_WORD = "sample"  # every file option's word for its bundled file (a file named sample: ./sample)
+SAMPLE_HELP = "'sample' for the bundled"
 WINDBG_HELP = (f"text of WinDbg {'/'.join(WINDBG_COMMANDS)} output, any /c width: one dump or a whole session "
-               f"log ('-' for standard input, 'sample' for the bundled session log)")
-SAMPLE_WORD = "sample"  # --windbg sample: the bundled session log (a file named sample: ./sample)
+               f"log ('-' for standard input, {SAMPLE_HELP} session log)")
 FOLLOW_HELP = ("also decode what the record's pointers point to, recursively, as WinDbg's dx -r shows it "
                "(memory: --windbg, --dump, or --file with --base)")
 SEGMENTS_AT_HELP = ("the address of a DXGK_QUERYSEGMENTOUT* in the same memory (--windbg, --dump, --file with "
@@ -159,11 +160,12 @@ def _parser(argv=()) -> argparse.ArgumentParser:
         q.add_argument("value", metavar="VALUE", nargs="?",
                        help="an integer word (0x485, 1157, 00000000`00000485), e.g. from an ETW event or a register")
         src = q.add_mutually_exclusive_group()
-        src.add_argument("--file", metavar="PATH", help="raw bytes from a file ('-' for standard input); with --base, "
-                                                       "a raw memory image")
+        src.add_argument("--file", metavar="PATH", help=f"raw bytes from a file ('-' for standard input, {SAMPLE_HELP} "
+                                                       f"blob of the TYPE's records); with --base, a raw memory image")
         src.add_argument("--windbg", metavar="PATH", help=WINDBG_HELP)
-        src.add_argument("--dump", metavar="PATH", help="a Windows kernel crash dump (MEMORY.DMP: full, kernel or "
-                                                       "bitmap), read by virtual address (the 'dump' extra)")
+        src.add_argument("--dump", metavar="PATH", help=f"a Windows kernel crash dump (MEMORY.DMP: full, kernel or "
+                                                       f"bitmap), read by virtual address (the 'dump' extra; "
+                                                       f"{SAMPLE_HELP} dump of the session log's memory)")
         src.add_argument("--hex", metavar="HEX", help="bytes in memory order, e.g. '85 04 00 00'")
         q.add_argument("--offset", default="0", help="byte offset of the first record in the input (default 0)")
         q.add_argument("--base", metavar="ADDRESS",
@@ -177,7 +179,8 @@ def _parser(argv=()) -> argparse.ArgumentParser:
                        help="check allocations against an adapter's segments: 'sample' is the bundled adapter's, "
                             "written at the --abi/--ddi target")
         q.add_argument("--segments", metavar="PATH",
-                       help="segment descriptors (raw bytes or WinDbg text) to check allocations against")
+                       help=f"segment descriptors (raw bytes or WinDbg text) to check allocations against "
+                            f"({SAMPLE_HELP} adapter's, as written at x64 WDDM3_0)")
         q.add_argument("--segments-at", metavar="ADDRESS", help=SEGMENTS_AT_HELP)
         q.add_argument("--segment-type", default=None, metavar="TYPE",
                        help=f"the descriptor type in --segments (default DXGK_SEGMENTDESCRIPTOR), or the query type at "
@@ -232,15 +235,14 @@ def _parser(argv=()) -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     q = command("etw", "decode and validate the segment and allocation events of a DxgKrnl trace (.etl or XML)",
-                "Read a GPU trace's Microsoft-Windows-DxgKrnl events (ReportSegment, AdapterAllocation), decode them\n"
-                "into the mirror structures and check each allocation against its adapter's segments.  The trace\n"
-                "is an .etl file (read directly, on any system) or tracerpt's or Event Viewer's XML of one.",
+                "Read a GPU trace's Microsoft-Windows-DxgKrnl events (.etl or XML).",  # whole below, from the registry
                 ["d3dkmddi etw trace.etl --ddi WDDM2_7", "d3dkmddi etw trace.etl --summary",
                  "d3dkmddi etw sample --json"])
     if "etw" in argv:  # its options load the ETW schema: only when the command is etw
         from .etw.outputs import command as etw_command
 
         etw_command.add_arguments(q)
+        q.description = etw_command.description()
     return p
 
 
@@ -268,10 +270,10 @@ def _stdin_bytes(want: int | None = None) -> bytes:
     return pipeline.read_unsized(getattr(sys.stdin, "buffer", sys.stdin), "standard input", want)
 
 
-def _windbg_log(path: str, notes: list):
-    """Every dump of a WinDbg text from a file, standard input ('-') or the bundled session log ('sample'),
-    as memory at addresses; what was skipped goes to ``notes`` (said on standard error once the input is
-    known to be good: bad input is one line).  A file is read a chunk at a time, with no limit."""
+def _windbg_log(path: str, origin: str, notes: list):
+    """Every dump of a WinDbg text from a file or standard input ('-') as memory at addresses; what was skipped
+    goes to ``notes`` (said on standard error once the input is known to be good: bad input is one line).  A
+    file is read a chunk at a time, with no limit."""
     from .memory import WinDbgLog
     from .pipeline.source import read_text
 
@@ -279,12 +281,6 @@ def _windbg_log(path: str, notes: list):
         raw, origin = _stdin_bytes(), "standard input"
         text, head = (text_of_bytes(raw) if raw else ""), raw[:4096]
     else:
-        if path == SAMPLE_WORD:
-            from .samples import SESSION_PATH, build
-
-            path, origin = SESSION_PATH, f"<samples>/{build.SESSION_FILE}"
-        else:
-            origin = safe_name(path)
         text, head = read_text(pipeline.open_input(path, origin), origin)
     if text is None:
         raise UsageError(f"{origin} is not text (UTF-8, or UTF-16 with a byte-order mark); "
@@ -336,23 +332,28 @@ def _memory(args, notes: list):
     if args.base is not None and args.file is None:
         raise UsageError("--base gives the address of --file's first byte (a raw memory image); give --file PATH")
     if args.windbg is not None:
-        return _windbg_log(args.windbg, notes)
+        return _windbg_log(args.windbg, _origin(args, "windbg"), notes)
     if args.dump is not None:
         from .memory import KernelDump, regular_file
 
-        regular_file(args.dump, safe_name(args.dump), "a crash dump")  # stat() first: open() blocks on a FIFO
+        regular_file(args.dump, _origin(args, "dump"), "a crash dump")  # stat() first: open() blocks on a FIFO
         _refuse_flag(args.dump, "dump")
-        return KernelDump(args.dump)
-    if args.file is not None and args.base is not None:
+        memory = KernelDump(args.dump)
+    elif args.file is not None and args.base is not None:
         from .memory import ImageFile, regular_file
 
         if args.file == "-":
             raise UsageError("standard input is not a memory image: a raw image is read by address, so save it to "
                              "a file first (--file PATH --base ADDRESS)")
-        regular_file(args.file, safe_name(args.file), "a memory image")
+        regular_file(args.file, _origin(args, "file"), "a memory image")
         _refuse_flag(args.file, "file")
-        return ImageFile(args.file, parse_address(args.base, "--base"))
-    return None
+        memory = ImageFile(args.file, parse_address(args.base, "--base"))
+    else:
+        return None
+    option = "dump" if args.dump is not None else "file"
+    if option in args.origins:  # a bundled file: named <samples>/NAME as every input names it
+        memory.origin = args.origins[option]
+    return memory
 
 
 def _refuse_flag(path: str, given: str) -> None:
@@ -422,10 +423,10 @@ def _records(args, tgt, memory, notes: list) -> pipeline.Records:
             offset = parse_address(args.address, "--address") - base if args.address is not None else offset
             if offset < 0:
                 raise UsageError(f"--address {_clip(args.address)} is below --base {_clip(args.base)}, the address of "
-                                 f"{safe_name(args.file)}'s first byte")
-            return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count,
+                                 f"{_origin(args, 'file')}'s first byte")
+            return pipeline.Records(layout, path=args.file, origin=_origin(args, "file"), offset=offset, count=count,
                                     address=base)
-        return pipeline.Records(layout, path=args.file, origin=safe_name(args.file), offset=offset, count=count)
+        return pipeline.Records(layout, path=args.file, origin=_origin(args, "file"), offset=offset, count=count)
     if source == "value":
         try:
             number = parse_int(args.value, "VALUE")
@@ -493,12 +494,14 @@ def _adapter(args, tgt, memory, notes: list):
         from .semantics import Adapter
 
         seg_layout = resolve_layout(args.segment_type or "DXGK_SEGMENTDESCRIPTOR", tgt)
-        with pipeline.open_input(args.segments, safe_name(args.segments)) as f:
+        origin = _origin(args, "segments")
+        with pipeline.open_input(args.segments, origin) as f:
             head = f.read(4096)
         if pipeline.looks_like_text_dump(head):
-            records = pipeline.Records.from_memory(seg_layout, _windbg_log(args.segments, notes).memory_at(), 0, "all")
+            records = pipeline.Records.from_memory(seg_layout, _windbg_log(args.segments, origin, notes).memory_at(), 0,
+                                                   "all")
         else:
-            records = pipeline.Records(seg_layout, path=args.segments, origin=safe_name(args.segments), count="all")
+            records = pipeline.Records(seg_layout, path=args.segments, origin=origin, count="all")
         cls = class_of(seg_layout)
         descriptors = [cls.from_buffer_copy(chunk.record(i)) for chunk in records.chunks() for i in range(chunk.count)]
         return Adapter.from_descriptors(descriptors, abi=tgt[0], interface_version=tgt[1])
@@ -518,16 +521,46 @@ def _output_format(args) -> str:
     return fmt
 
 
+FILE_OPTIONS = ("file", "windbg", "dump", "segments")  # the options that name an input file
+
+
+def _bundled(args, tgt) -> None:
+    """Each file option given the word 'sample' made the path of its bundled file (--file's: the blob of TYPE's
+    records), its name in messages ``<samples>/NAME`` (``_origin``); './sample' stays a file named sample."""
+    args.origins = {}
+    for option in FILE_OPTIONS:
+        if getattr(args, option, None) != SAMPLE_WORD:
+            continue
+        from .samples import DIRECTORY, build  # only then: the samples load the classes (ctypes)
+
+        if option == "file":
+            c_name = resolve_layout(args.type, tgt).c_name
+            name = build.BLOBS.get(c_name)
+            if name is None:
+                raise UsageError(f"--file sample is the bundled blob of {' or '.join(build.BLOBS)} records, not "
+                                 f"{c_name}; give --file PATH (a file named sample: --file ./sample)")
+        else:
+            name = {"windbg": build.SESSION_FILE, "dump": build.DUMP_FILE, "segments": build.SEGMENTS_FILE}[option]
+        setattr(args, option, str(DIRECTORY / name))
+        args.origins[option] = f"<samples>/{name}"
+
+
+def _origin(args, option: str) -> str:
+    """An input file's name in messages: ``<samples>/NAME`` for a bundled one, else its path made safe to echo."""
+    return getattr(args, "origins", {}).get(option) or safe_name(getattr(args, option))
+
+
 def _inputs(args) -> list:
-    """Every input the options name; "-" stands for standard input (outfile compares its descriptor)."""
-    return [p for p in (getattr(args, name, None) for name in ("file", "windbg", "dump", "segments"))
-            if p and p != SAMPLE_WORD]
+    """Every input the options name (a bundled file by its path); "-" stands for standard input (outfile compares
+    its descriptor)."""
+    return [p for p in (getattr(args, name, None) for name in FILE_OPTIONS) if p]
 
 
 def _stream(args, stdout, stderr, *, validate: bool) -> int:
     tgt = _target(args)
     fmt = _output_format(args)
     out_path = "-" if args.output is None else args.output
+    _bundled(args, tgt)
     check_output(out_path, inputs=_inputs(args), binary=fmt == "parquet")
     _source(args)
     notes: list = []

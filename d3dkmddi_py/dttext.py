@@ -12,6 +12,7 @@ from functools import lru_cache, partial
 from ._records import dataclass
 from .coltext import by_value, object_array
 from .errors import NotAType, flag_argument, text_argument
+from .introspect import compare_text, size_text as _size_text  # noqa: F401 - compare_text: the command's table
 from .layout import TypeLayout, bits_text, union_arms
 from .names import ENUM_CLASSES
 from .render import (_attr, enum_name, finding_json, findings_and_meanings, flag_summary, format_number, is_pointer,
@@ -384,45 +385,4 @@ def layout_text(layout: TypeLayout, label: str | None = None) -> str:
     for line in lines:
         indent = "   " + "   " * line.depth
         out.append(f"{indent}+0x{line.offset:03x} {line.name.ljust(width - 3 * line.depth)} : {line.kind}")
-    return "\n".join(out)
-
-
-_ASPECT_WORDS = {"presence": "presence", "offset": "offset", "bit_offset": "bit", "bit_width": "width"}
-
-
-def _leaf_cell(leaf) -> str:
-    """A leaf at one target as a dt line places it: ``+0x010 SIZE_T, 8 bytes`` or ``+0x000 Pos 3, 1 Bit``."""
-    if leaf is None:
-        return "-"
-    if leaf.is_bitfield:
-        return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
-    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
-
-
-def _size_text(layout: TypeLayout) -> str:
-    return f"size 0x{layout.size:x} ({layout.size}), align {layout.align}"
-
-
-def _side_size(side) -> str:
-    return f"not at this target (exists {side.absent})" if side.layout is None else _size_text(side.layout)
-
-
-def compare_text(diff) -> str:
-    """``d3dkmddi layout TYPE --compare A,B``: the leaves whose offset, bit, width or presence differ,
-    each side as dt places it (an ``introspect.LayoutDiff``)."""
-    a, b = diff.a, diff.b
-    out = [f"{diff.type_name}  {a.label}  against  {b.label}", f"   {a.label}: {_side_size(a)}",
-           f"   {b.label}: {_side_size(b)}"]
-    total = diff.same + len(diff.leaves)
-    if not diff.leaves:
-        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
-        return "\n".join(out)
-    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
-               + (f" ({diff.same} the same)" if diff.same else "") + ":")
-    rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
-            for row in diff.leaves]
-    head = ("leaf", a.label, b.label, "differs in")
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
-    for row in [head, *rows]:
-        out.append("   " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3])
     return "\n".join(out)

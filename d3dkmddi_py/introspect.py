@@ -63,9 +63,19 @@ class LeafDiff:
 
 
 @dataclass(frozen=True)
+class Shifted:
+    """Consecutive leaves that differ only in offset, each moved by the same ``shift`` bytes (b's offset minus
+    a's): ``leaves`` their LeafDiffs, in layout order."""
+
+    shift: int
+    leaves: tuple
+
+
+@dataclass(frozen=True)
 class LayoutDiff:
     """``layout_diff``: the type, both sides, the leaves that differ (in layout order) and how many leaves
-    the two targets place alike."""
+    the two targets place alike.  ``print(diff)`` prints the ``layout --compare`` table; ``groups()`` the rows
+    as it prints them, leaves that move by the same amount one after another as one ``Shifted``."""
 
     type_name: str
     a: Side
@@ -77,6 +87,33 @@ class LayoutDiff:
     def differs(self) -> bool:
         return bool(self.leaves) or self.a.layout is None or self.b.layout is None or \
             (self.a.layout.size, self.a.layout.align) != (self.b.layout.size, self.b.layout.align)
+
+    def groups(self) -> tuple:
+        """The differing leaves in layout order, each a LeafDiff, but a run of two or more that differ in offset
+        alone by one shift: a Shifted."""
+        out, run = [], []
+
+        def close():
+            out.extend(run) if len(run) < 2 else out.append(Shifted(run[0].b.offset - run[0].a.offset, tuple(run)))
+            run.clear()
+
+        for row in self.leaves:
+            if row.differs != ("offset",):
+                close()
+                out.append(row)
+                continue
+            if run and row.b.offset - row.a.offset != run[0].b.offset - run[0].a.offset:
+                close()
+            run.append(row)
+        close()
+        return tuple(out)
+
+    def __str__(self) -> str:
+        return compare_text(self)
+
+    def __repr__(self) -> str:
+        return (f"<LayoutDiff {self.type_name} {self.a.label} against {self.b.label}: {len(self.leaves)} of "
+                f"{self.same + len(self.leaves)} leaves differ>")
 
 
 def layout_diff(type_, a, b) -> LayoutDiff:
@@ -135,3 +172,66 @@ def _merged_paths(first: list, second: list) -> list:
         out.insert(last, path)
         known.add(path)
     return out
+
+
+_ASPECT_WORDS = {"presence": "presence", "offset": "offset", "bit_offset": "bit", "bit_width": "width"}
+
+
+def _leaf_cell(leaf) -> str:
+    """A leaf at one target as a dt line places it: ``+0x010 SIZE_T, 8 bytes`` or ``+0x000 Pos 3, 1 Bit``."""
+    if leaf is None:
+        return "-"
+    if leaf.is_bitfield:
+        return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
+    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
+
+
+def size_text(layout: TypeLayout) -> str:
+    """``size 0x58 (88), align 8``: a layout's size and alignment as the tables head them."""
+    return f"size 0x{layout.size:x} ({layout.size}), align {layout.align}"
+
+
+def _side_size(side) -> str:
+    return f"not at this target (exists {side.absent})" if side.layout is None else size_text(side.layout)
+
+
+def compare_text(diff) -> str:
+    """``d3dkmddi layout TYPE --compare A,B``: the leaves whose offset, bit, width or presence differ,
+    each side as dt places it (an ``introspect.LayoutDiff``)."""
+    a, b = diff.a, diff.b
+    out = [f"{diff.type_name}  {a.label}  against  {b.label}", f"   {a.label}: {_side_size(a)}",
+           f"   {b.label}: {_side_size(b)}"]
+    total = diff.same + len(diff.leaves)
+    if not diff.leaves:
+        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
+        return "\n".join(out)
+    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
+               + (f" ({diff.same} the same)" if diff.same else "") + ":")
+    groups = diff.groups()
+    rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))
+            for row in groups if not hasattr(row, "shift")]
+    head = ("leaf", a.label, b.label, "differs in")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    cells = iter(rows)
+    for row in [head, *groups]:
+        if hasattr(row, "shift"):  # a run that moved by one shift: one line, outside the columns
+            first, last = row.leaves[0], row.leaves[-1]
+            out.append(f"   {first.path} .. {last.path}: {len(row.leaves)} leaves, each offset {_shift_text(row.shift)} "
+                       f"({_offsets(r.a for r in row.leaves)} -> {_offsets(r.b for r in row.leaves)}), bit and width "
+                       f"the same")
+            continue
+        cell = row if row is head else next(cells)
+        out.append("   " + "  ".join(c.ljust(w) for c, w in zip(cell, widths)) + "  " + cell[3])
+    return "\n".join(out)
+
+
+def _offsets(leaves) -> str:
+    """``+0x014..+0x028``: the offsets a run of leaves spans (one when they share a storage unit)."""
+    offsets = [leaf.offset for leaf in leaves]
+    low, high = min(offsets), max(offsets)
+    return f"+0x{low:03x}" + (f"..+0x{high:03x}" if high != low else "")
+
+
+def _shift_text(shift: int) -> str:
+    """``shifted by +0xc (12)``, ``shifted by -0x4 (-4)``."""
+    return f"shifted by {'-' if shift < 0 else '+'}0x{abs(shift):x} ({shift})"

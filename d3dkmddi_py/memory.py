@@ -651,8 +651,9 @@ class KernelDump:
         try:
             import kdmp_parser
         except ImportError:
-            raise DecodeError("reading a crash dump needs the kdmp-parser package: "
-                              "pip install 'd3dkmddi_py[dump]'") from None
+            from ._numpy import install_hint
+
+            raise DecodeError(f"reading a crash dump needs the kdmp-parser package: {install_hint('dump')}") from None
         try:
             self._parser = kdmp_parser.KernelDumpParser(os.fsdecode(path))
         except (RuntimeError, ValueError, TypeError) as exc:

@@ -21,7 +21,7 @@ from d3dkmddi_py.memory import ImageFile, MemoryGap, Ranges, as_memory
 from d3dkmddi_py.render import is_pointer
 from d3dkmddi_py.semantics.checks import check_record
 from tests.conftest import ALL_TARGETS, require
-from tests.kdump import KINDS, Machine, write_dump
+from d3dkmddi_py.samples.dump_build import KINDS, Machine, write_dump
 from tests.memory_scene import (BANK_ENDS, CREATE, DESCRIPTORS, HINTS, INFOS, QUERY, SEGMENTS, base_of, image,
                                 scene)
 

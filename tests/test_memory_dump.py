@@ -1,5 +1,5 @@
-"""Kernel crash dumps (memory.KernelDump): dumps of each kind the tests write (tests/kdump.py, the layout
-kdmp-parser 0.7.4 reads), read back by virtual address through kdmp-parser's physical pages and the
+"""Kernel crash dumps (memory.KernelDump): dumps of each kind the tests write (samples/dump_build.py, the
+layout kdmp-parser 0.7.4 reads), read back by virtual address through kdmp-parser's physical pages and the
 dump's page tables: every mapped byte is what was written, an unmapped address is refused naming it,
 and a damaged file is refused before kdmp-parser maps it."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from d3dkmddi_py.errors import DecodeError
 from d3dkmddi_py.memory import ImageFile, KernelDump, MemoryGap, MemoryReadError, as_memory, check_dump_file
 from tests.conftest import require
-from tests.kdump import KINDS, Machine, dump32_bytes, dump_bytes, write_dump
+from d3dkmddi_py.samples.dump_build import KINDS, Machine, dump32_bytes, dump_bytes, write_dump
 
 try:
     import kdmp_parser

@@ -2,7 +2,7 @@
 python tools/bench_dump_headers.py [--tree PATH]
 
 Issue 30 case 2: header counts are checked against the file's size first, and what the header lists is read a
-chunk at a time.  Two hostile files, written by the tests' dump writer (tests/kdump.py):
+chunk at a time.  Two hostile files, written by the package's dump writer (d3dkmddi_py/samples/dump_build.py):
 - a sparse kernel dump whose RDMP_HEADER64.MetadataSize is 1 GiB (a few KB on disk, its range list all zeros);
 - a bitmap dump whose 64 MiB bitmap is all ones (512 M pages declared) and that holds no page.
 Each is opened with ``KernelDump(path)`` in a fresh process of the source tree ``--tree`` (default: this one;
@@ -23,7 +23,7 @@ import tempfile
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from tests.kdump import Machine, dump_bytes  # noqa: E402
+from d3dkmddi_py.samples.dump_build import Machine, dump_bytes  # noqa: E402
 
 
 def _machine() -> Machine:

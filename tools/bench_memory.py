@@ -74,7 +74,7 @@ def memories(tmp: str) -> dict:
     out = {"ranges (one record a range)": ranges, "raw image file": ImageFile(path, base)}
     try:
         import kdmp_parser  # noqa: F401
-        from tests.kdump import Machine, write_dump
+        from d3dkmddi_py.samples.dump_build import Machine, write_dump
     except ImportError:
         print("(kdmp-parser not installed: no kernel dump row)")
         return out

@@ -15,7 +15,7 @@ from ._engine import Buffers, decode_numpy, decode_pure, decode_small, small_rec
 from ._plan import plan_for
 from ._source import BulkInputError, InvalidArgument, Source, check_span, records_in, struct_layout
 from .columns import Columns
-from .._numpy import numpy_module
+from .._numpy import install_hint, numpy_module
 from ..layout import TypeLayout
 from ..errors import bad_argument, flag_argument, integer_argument
 from ..outfile import check_output
@@ -43,7 +43,7 @@ def _numpy():
         if not _warned:
             _warned = True
             warnings.warn("NumPy is not installed: d3dkmddi_py.bulk decodes in pure Python (same values, "
-                          "about 100x slower); pip install numpy", NumpyMissingWarning, stacklevel=3)
+                          f"about 100x slower); {install_hint('bulk')}", NumpyMissingWarning, stacklevel=3)
         return None
     return numpy
 

@@ -4,13 +4,30 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from functools import lru_cache
 
 from .._numpy import numpy_module, optional_module as _need
 from ..errors import InvalidArgument, bad_argument, flag_argument, integer_argument, items_argument
 from ..outfile import open_output
 from .table import INT64_MAX
+
+
+class _Leaves(KeysView):
+    """A Columns' keys: as many as its leaves (``len(columns)`` counts its records)."""
+
+    def __len__(self):
+        return len(self._mapping._names)
+
+
+class _LeafItems(ItemsView):
+    def __len__(self):
+        return len(self._mapping._names)
+
+
+class _LeafValues(ValuesView):
+    def __len__(self):
+        return len(self._mapping._names)
 
 
 @lru_cache(maxsize=None)
@@ -21,6 +38,9 @@ def _positions(names: tuple) -> dict:
 
 class Columns(Mapping):
     """One array per leaf of a type, keyed by the leaf's dotted path, in ``leaves()`` order.
+
+    ``len(columns)`` is the number of records (rows), as a pandas DataFrame's is, and iterating gives the leaf
+    paths; ``len(columns.keys())`` counts the columns.
 
     Arrays are NumPy arrays (views into one shared buffer) or, without NumPy,
     ``array.array`` objects.  ``start`` is the index of the first record within the
@@ -81,11 +101,20 @@ class Columns(Mapping):
         return iter(self._names)
 
     def __len__(self):
-        return len(self._names)
+        return self.count  # records, as a DataFrame's len (issue 31: it was the columns, 106 for 35 records)
+
+    def keys(self):
+        return _Leaves(self)
+
+    def items(self):
+        return _LeafItems(self)
+
+    def values(self):
+        return _LeafValues(self)
 
     def __repr__(self):
         return (f"<Columns {self.type_name} [{self.target_label}]: {self.count:,} records "
-                f"from {self.start:,}, {len(self)} columns>")
+                f"from {self.start:,}, {len(self._names)} columns>")
 
     @property
     def cls(self):

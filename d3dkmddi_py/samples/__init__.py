@@ -4,9 +4,11 @@
 CPU-visible BAR segment, an aperture), ``allocations.bin`` a few dozen DXGK_ALLOCATIONINFO
 records, some valid and some breaking documented rules, ``allocations.dq.txt`` the
 first of them as WinDbg ``dq`` output, and ``session.log`` a WinDbg session log of the
-driver's segment query and one DxgkDdiCreateAllocation call (``--windbg sample``).  All are
-written by ``build.py`` (run ``python -m d3dkmddi_py.samples``); ``d3dkmddi demo`` decodes
-and validates them.
+driver's segment query and one DxgkDdiCreateAllocation call (``--windbg sample``), ``session.dmp``
+the same memory as a small x64 kernel crash dump (``--dump sample``, written by ``dump_build``).  All
+are written by ``build.py`` (run ``python -m d3dkmddi_py.samples``); ``d3dkmddi demo`` decodes
+and validates them.  Every file option of the command takes the word ``sample`` for its bundled file
+(``--file sample``: the blob of the TYPE's records; ``etw sample``, ``etw sample.etl``: etw_build's trace).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ SEGMENTS_PATH = DIRECTORY / build.SEGMENTS_FILE
 ALLOCATIONS_PATH = DIRECTORY / build.ALLOCATIONS_FILE
 WINDBG_PATH = DIRECTORY / build.WINDBG_FILE
 SESSION_PATH = DIRECTORY / build.SESSION_FILE
+DUMP_PATH = DIRECTORY / build.DUMP_FILE
 
 
 def sample_target():
@@ -95,5 +98,6 @@ def _where(targets) -> str:
     return "; ".join(f"{' and '.join(abis)} {text}" for text, abis in parts.items())
 
 
-__all__ = ["DIRECTORY", "SEGMENTS_PATH", "ALLOCATIONS_PATH", "WINDBG_PATH", "SESSION_PATH", "sample_target", "segments",
+__all__ = ["DIRECTORY", "SEGMENTS_PATH", "ALLOCATIONS_PATH", "WINDBG_PATH", "SESSION_PATH", "DUMP_PATH",
+           "sample_target", "segments",
            "allocations", "sample_adapter", "sample_targets", "build"]

@@ -31,6 +31,10 @@ CREATE_ADDRESS = 0xFFFFB80C4E2F0000  # DXGKARG_CREATEALLOCATION, the call's argu
 CREATE_DATA_ADDRESS = 0xFFFFB80C4E2F0100  # its private driver data
 HINTS_ADDRESS = 0xFFFFB80C4E2F2000  # the allocation infos' usage hints (DXGK_ALLOCATIONUSAGEHINT)
 SESSION_ALLOCATIONS = (0, "ALLOCINFO.PRIORITY_ZERO", "ALLOCINFO.SET_UNKNOWN_SEGMENT")  # index, or a rule broken
+DUMP_FILE = "session.dmp"  # the session's memory as a small x64 kernel crash dump (dump_build): every object, one address
+DUMP_KIND = "kernel"
+# --file sample: the bundled blob of the TYPE's records
+BLOBS = {ALLOCATION_TYPE: ALLOCATIONS_FILE, SEGMENT_TYPE: SEGMENTS_FILE}
 
 MB = 1 << 20
 KB = 1 << 10
@@ -365,7 +369,16 @@ def files() -> dict[str, bytes]:
         ALLOCATIONS_FILE: allocations,
         WINDBG_FILE: windbg_text(allocations, WINDBG_ADDRESS, WINDBG_RECORDS, size).encode("ascii"),
         SESSION_FILE: session_log().encode("ascii"),
+        DUMP_FILE: session_dump(),
     }
+
+
+def session_dump() -> bytes:
+    """The session's objects at their addresses in a kernel crash dump (``--dump sample``): the memory the session
+    log shows, so a record followed in one is the record followed in the other."""
+    from .dump_build import Machine, dump_bytes
+
+    return dump_bytes(Machine.holding(dict(session_objects().values())), DUMP_KIND)
 
 
 def write_files(contents: dict, directory: Path | None = None) -> list[Path]:

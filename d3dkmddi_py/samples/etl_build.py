@@ -176,11 +176,10 @@ class Clock:
             start_filetime
 
 
-def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, last_ticks: int,
-                clock: Clock) -> bytes:
+def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: int, end: int, clock: Clock) -> bytes:
     name, file_name = "d3dkmddi_py", "C:\\traces\\twin.etl"
-    data = LOGFILE.struct.pack(buffer_size, 0x0501000A, 22631, processors, START_FILETIME + last_ticks, 156_250, 0, 0,
-                               buffers, 1, 8, 0, clock.cpu_mhz)
+    data = LOGFILE.struct.pack(buffer_size, 0x0501000A, 22631, processors, end, 156_250, 0, 0, buffers, 1, 8, 0,
+                               clock.cpu_mhz)
     data += bytes(16)  # the two name pointers (8 bytes each): numbers the reader never follows
     data += struct.pack("<i", -60) + bytes(TIME_ZONE - 4)  # TIME_ZONE_INFORMATION: Bias -60 (UTC+1), the rest zero
     data = _aligned(data)
@@ -192,12 +191,14 @@ def _log_header(header_ticks: int, processors: int, buffer_size: int, buffers: i
 
 
 def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress: bool = False,
-              reverse_processors: bool = True, header_ticks: int = HEADER_TICKS, clock: Clock | None = None) -> bytes:
+              reverse_processors: bool = True, header_ticks: int = HEADER_TICKS, clock: Clock | None = None,
+              end_filetime: int | None = None) -> bytes:
     """An .etl file of ``events`` (EtlEvent), each on its processor (``processor % processors``).
 
     ``reverse_processors`` writes the higher processors' buffers first, so their events come before
     earlier ones of processor 0 in the file (a reader must merge by time).  ``clock``: the header's
-    (default: QPC at 10 MHz, starting at START_FILETIME).
+    (default: QPC at 10 MHz, starting at START_FILETIME).  ``end_filetime``: the header's EndTime (default
+    START_FILETIME plus the last event's ticks, whatever the clock).
     """
     integer_argument(processors, "etl_bytes: processors", 1, 64)
     integer_argument(buffer_size, "etl_bytes: buffer_size", BUFFER_HEADER + EVENT_HEADER.length, 1 << 24)
@@ -219,7 +220,8 @@ def etl_bytes(events, *, processors: int = 2, buffer_size: int = 4096, compress:
         if current:
             bodies.append((p, current))
     last = max((e.ticks for e in events), default=0)
-    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, last, clock or Clock())
+    end = START_FILETIME + last if end_filetime is None else end_filetime
+    header = _log_header(header_ticks, processors, buffer_size, len(bodies) + 1, end, clock or Clock())
     out = [_buffer(header, buffer_size, 0, 0x1 | FLAG_PROC_INDEX, BUFFER_TYPE_HEADER, header_ticks, False)]
     for p, body in bodies:
         out.append(_buffer(body, buffer_size, p, FLAG_PROC_INDEX, 0, header_ticks, compress))

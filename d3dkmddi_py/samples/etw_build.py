@@ -11,20 +11,24 @@ after each DxgKrnl event), from the tables of ``build.py`` through ``etw.MAPPING
   its sets, one through a device handle the trace never started), priority changes (one to 0), the
   bytes resident per segment, and the process's usage and budget per segment group;
 - events of other providers, and other DxgKrnl events, as noise.
-``python -m d3dkmddi_py.samples.etw_build`` rewrites it; tests/etw/test_sample.py fails when it is stale.
+``etw_trace.etl`` is its .etl twin (``d3dkmddi etw sample.etl``, and what ``etw sample --summary`` reads): the
+same events, packed by ``etl_build`` as Windows lays them out, its log-file header the XML's first event; each time
+is the XML's to the 100 ns below (a FILETIME's unit: the XML's nanoseconds end in other digits).
+``python -m d3dkmddi_py.samples.etw_build`` rewrites both; tests/etw/test_sample.py fails when either is stale.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..etw.outputs.command import SAMPLE_FILE as FILE
+from ..etw.outputs.command import SAMPLE_ETL_FILE as ETL_FILE, SAMPLE_FILE as FILE
 from ..etw.catalog import KIND_BY_NAME, KINDS
 from ..etw.model.mapping import ALLOCATION_TYPE, MAPPING, SEGMENT
 from ..etw.model.registry import layout_of
 from ..etw.model.schema import OPCODES, PROVIDER, PROVIDER_GUID, AllocationFlag
 from ..etw.model.templates import IN_TYPES
 from ..semantics import flags_member
-from . import build, sample_target
+from ..etw.model.times import UNIX_EPOCH_FILETIME, time_ns
+from . import build, etl_build, sample_target
 
 ADAPTER = 0xFFFFB80C4D2E5000
 PROCESS = 0x1F40  # dwm.exe in the imagined session
@@ -42,12 +46,15 @@ PRIMARIES = (
 
 
 class _Clock:
+    """tracerpt's local time (UTC+1) of each event in turn, to the nanosecond (the .etl twin holds each to its
+    100 ns: a FILETIME's unit)."""
+
     def __init__(self):
         self.tick = 0
 
     def __call__(self) -> str:
         self.tick += 1
-        ns = 123456789 + self.tick * 1_048_576
+        ns = 123_456_789 + self.tick * 1_048_576
         return f"2026-11-23T10:15:{2 + ns // 1_000_000_000:02d}.{ns % 1_000_000_000:09d}+0100"
 
 
@@ -123,11 +130,41 @@ def manifest_values(event_id: int, given: dict) -> dict:
     return out
 
 
+class SampleEvent:
+    """One event of the sample as both files hold it: its XML (``xml``) and its .etl form (``etl``), from one
+    description: the time, the System values, and the payload (a DxgKrnl event's fields by its template, another
+    provider's ``payload`` bytes)."""
+
+    __slots__ = ("time", "system", "kind", "fields", "payload")
+
+    def __init__(self, time: str, system: dict, *, kind=None, fields=None, payload: bytes = b""):
+        self.time, self.system, self.kind, self.fields, self.payload = time, system, kind, fields, payload
+
+    def xml(self) -> str:
+        return _event(lambda: self.time, **self.system)
+
+    def etl(self, start_ns: int) -> etl_build.EtlEvent:
+        """The EtlEvent: ticks of the 10 MHz clock from the trace's start (``start_ns``, the header's time), so its
+        FILETIME is this event's time to the 100 ns below."""
+        s = self.system
+        where = dict(process_id=s.get("pid", 4), thread_id=s.get("tid", 120), processor=1,
+                     ticks=time_ns(self.time) // 100 - start_ns // 100)
+        if self.kind is not None:
+            return etl_build.dxgkrnl_event(self.kind, self.fields, **where)
+        return etl_build.EtlEvent(s["guid"], s["event_id"], s["version"], self.payload, opcode=s["opcode"],
+                                  task=s["task"], keyword=int(s["keywords"], 16), **where)
+
+
+def _dxg_event(clock, kind, fields: dict) -> SampleEvent:
+    return SampleEvent(clock(), dict(provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
+                                     task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040",
+                                     data=data_items(kind.event_id, kind.version, fields),
+                                     rendering=(kind.opcode, kind.event), pid=PROCESS if kind.event_id != 78 else 4),
+                       kind=kind, fields=fields)
+
+
 def _dxg(clock, kind, fields: dict) -> str:
-    return _event(clock, provider=PROVIDER, guid=PROVIDER_GUID, event_id=kind.event_id, version=kind.version,
-                  task=kind.task, opcode=OPCODES[kind.opcode], keywords="0x8000000000000040",
-                  data=data_items(kind.event_id, kind.version, fields), rendering=(kind.opcode, kind.event),
-                  pid=PROCESS if kind.event_id != 78 else 4)
+    return _dxg_event(clock, kind, fields).xml()
 
 
 def _mirror_fields(kind_name: str, cls, data: bytes, mapping) -> dict:
@@ -200,46 +237,67 @@ def allocation_events():
     return out
 
 
-def events_text() -> str:
+HEADER_DATA = (("BufferSize", 8192), ("Version", 0x0501000A), ("ProviderVersion", 22631), ("NumberOfProcessors", 2))
+IMAGE = r"\Device\HarddiskVolume3\Windows\System32\dwm.exe"
+THREAD_EVENT = "0400000010270000E8030000"  # a classic thread event's payload, as tracerpt gives one it cannot decode
+
+
+def sample_events() -> list:
+    """The sample's events in trace order (SampleEvent), the log-file header's event first."""
     clock = _Clock()
-    parts = ["<Events>" + EOL]
-    parts.append(_event(clock, provider=None, guid=EVENT_TRACE_GUID, event_id=0, version=2, task=0, opcode=0,
-                        keywords="0x0", data=[("BufferSize", "65536"), ("Version", "83951626"),
-                                               ("ProviderVersion", "22631"), ("NumberOfProcessors", "8")]))
-    parts.append(_event(clock, provider=KERNEL_PROCESS[0], guid=KERNEL_PROCESS[1], event_id=1, version=3, task=1,
-                        opcode=1, keywords="0x8000000000000010",
-                        data=[("ProcessID", _number("UInt32", PROCESS)), ("ImageName", r"\Device\HarddiskVolume3"
-                                                                                     r"\Windows\System32\dwm.exe")]))
+    out = [SampleEvent(clock(), dict(provider=None, guid=EVENT_TRACE_GUID, event_id=0, version=2, task=0, opcode=0,
+                                     keywords="0x0", data=[(n, str(v)) for n, v in HEADER_DATA]))]
+    out.append(SampleEvent(clock(), dict(provider=KERNEL_PROCESS[0], guid=KERNEL_PROCESS[1], event_id=1, version=3,
+                                         task=1, opcode=1, keywords="0x8000000000000010",
+                                         data=[("ProcessID", _number("UInt32", PROCESS)), ("ImageName", IMAGE)]),
+                           payload=PROCESS.to_bytes(4, "little") + (IMAGE + "\0").encode("utf-16-le")))
     # The adapter itself (DxgKrnl AdapterDCStart, EventID 26): an event no entry reads, read from its template.
-    parts.append(_dxg(clock, KINDS[26], manifest_values(26, {
+    out.append(_dxg_event(clock, KINDS[26], manifest_values(26, {
         "pDeviceObject": 0xFFFFB80C4D2E0000, "pDxgAdapter": ADAPTER, "NbVidPnSources": 1, "MaxSlotId": 3,
         "NbAsymetricProcessingNodes": 2, "ReservedTopology": (0, 1), "AdapterType": 0x10,
         "pMiniportContext": 0xFFFFB80C4D300000})))
     for node, engine, name in ((0, 1, "3D"), (1, 4, "Copy")):  # its engines (NodeMetadata, EventID 250): read only
-        parts.append(_dxg(clock, KINDS[250], {"pDxgAdapter": ADAPTER, "NodeOrdinal": node, "EngineType": engine,
-                                              "FriendlyName": name}))
+        out.append(_dxg_event(clock, KINDS[250], {"pDxgAdapter": ADAPTER, "NodeOrdinal": node, "EngineType": engine,
+                                                  "FriendlyName": name}))
     segments = segment_events()
     seg_kind = KIND_BY_NAME[("ReportSegment", "Info")]
     stale = dict(segments[1], Size=32 * build.MB, CommitLimit=32 * build.MB)  # before the BAR was resized
-    parts.append(_dxg(clock, seg_kind, stale))
+    out.append(_dxg_event(clock, seg_kind, stale))
     for fields in segments:
-        parts.append(_dxg(clock, seg_kind, fields))
+        out.append(_dxg_event(clock, seg_kind, fields))
     allocations = allocation_events()
     for n, (opcode, _note, fields) in enumerate(allocations):
-        parts.append(_dxg(clock, KIND_BY_NAME[("AdapterAllocation", opcode)], fields))
+        out.append(_dxg_event(clock, KIND_BY_NAME[("AdapterAllocation", opcode)], fields))
         if n == 7:
-            parts.append(_event(clock, provider=None, guid="{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}", event_id=0,
-                                version=2, task=0, opcode=36, keywords="0x0", data=[],
-                                binary="0400000010270000E8030000"))
+            out.append(SampleEvent(clock(), dict(provider=None, guid="{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}",
+                                                 event_id=0, version=2, task=0, opcode=36, keywords="0x0", data=[],
+                                                 binary=THREAD_EVENT), payload=bytes.fromhex(THREAD_EVENT)))
     for kind, fields in memory_events(allocations) + pressure_events(allocations):
-        parts.append(_dxg(clock, kind, fields))
+        out.append(_dxg_event(clock, kind, fields))
     stop = KIND_BY_NAME[("AdapterAllocation", "Stop")]
     for n in (3, 5, 9):  # freed during the trace (5 has hDxgGlobalAlloc 0: removed by hVidMmGlobalAlloc)
-        parts.append(_dxg(clock, stop, allocations[n][2]))
+        out.append(_dxg_event(clock, stop, allocations[n][2]))
     orphan = dict(allocations[0][2], hDxgGlobalAlloc=0xFFFFB80C4E6FF000, hVidMmGlobalAlloc=0xFFFFB80C4E7FF000)
-    parts.append(_dxg(clock, stop, orphan))  # created before the trace, never rundown: an unmatched Stop
-    parts.append("</Events>" + EOL)
-    return "".join(parts)
+    out.append(_dxg_event(clock, stop, orphan))  # created before the trace, never rundown: an unmatched Stop
+    return out
+
+
+def events_text(events=None) -> str:
+    """The sample as tracerpt writes XML."""
+    return "<Events>" + EOL + "".join(e.xml() for e in (events or sample_events())) + "</Events>" + EOL
+
+
+def etl_file(events=None) -> bytes:
+    """The sample's .etl twin: its first event is the log-file header (StartTime its time, the header's buffer size
+    and processors), every other event packed by ``etl_build`` with its time as ticks of a 10 MHz clock."""
+    header, *rest = events or sample_events()
+    start = time_ns(header.time)
+    facts = dict(HEADER_DATA)
+    made = [e.etl(start) for e in rest]
+    start_filetime = start // 100 + UNIX_EPOCH_FILETIME
+    return etl_build.etl_bytes(made, processors=facts["NumberOfProcessors"], buffer_size=facts["BufferSize"],
+                               compress=True, clock=etl_build.Clock(start_filetime=start_filetime),
+                               end_filetime=start_filetime + max(e.ticks for e in made))
 
 
 def device_handle(i: int) -> int:
@@ -324,7 +382,8 @@ def pressure_events(allocations) -> list:
 
 
 def files() -> dict:
-    return {FILE: events_text().encode("ascii")}
+    events = sample_events()
+    return {FILE: events_text(events).encode("ascii"), ETL_FILE: etl_file(events)}
 
 
 def write(directory: Path | None = None) -> list:

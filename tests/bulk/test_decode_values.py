@@ -130,7 +130,7 @@ def test_out_reuses_memory_and_gives_the_same_values():
 
 def test_empty_range_gives_empty_columns_of_the_right_dtypes():
     c = decode_array("DXGK_ALLOCATIONINFO", b"")
-    assert c.count == 0 and len(c) == len(kmd.leaves(kmd.DXGK_ALLOCATIONINFO))
+    assert c.count == len(c) == 0 and len(c.keys()) == len(kmd.leaves(kmd.DXGK_ALLOCATIONINFO))
     assert c["Flags.CpuVisible"].dtype == np.uint8 and c["Size"].dtype == np.uint64
 
 
@@ -152,3 +152,40 @@ def test_the_span_of_every_whole_record_is_check_ranges_answer(name):
         else:
             span = check_span(layout, available, 0, None)
             assert (span.offset, span.count, span.record_size) == (*want, layout.size)
+
+
+def test_len_of_decode_array_is_the_number_of_records():
+    """Issue 31: len() gave the columns (106) of the sample's 35 records; now the records, as a DataFrame's len,
+    while iterating and keys() still give the leaves."""
+    from d3dkmddi_py.samples import ALLOCATIONS_PATH, build, sample_target
+
+    layout = resolve_layout(build.ALLOCATION_TYPE, sample_target())
+    columns = decode_array(build.ALLOCATION_TYPE, ALLOCATIONS_PATH, target=sample_target())
+    records = ALLOCATIONS_PATH.stat().st_size // layout.size
+    assert len(columns) == columns.count == records == len(build.ALLOCATIONS)
+    leaves = len(column_dtypes(build.ALLOCATION_TYPE, target=sample_target()))
+    assert leaves != records and len(list(columns)) == len(columns.keys()) == leaves
+    assert len(columns.items()) == len(columns.values()) == len(dict(columns)) == leaves
+    assert len(columns.to_pandas()) == len(columns)
+
+
+@pytest.mark.parametrize("how", ["decode_array", "iter_chunks", "column_findings", "columns_of_bytes"])
+def test_every_bulk_result_has_the_len_of_its_rows(how):
+    """The siblings: every table-like result of bulk (Columns however made, a FindingsTable) counts its rows."""
+    from d3dkmddi_py import bulk
+    from d3dkmddi_py.samples import ALLOCATIONS_PATH, build, sample_target
+
+    t = sample_target()
+    data = ALLOCATIONS_PATH.read_bytes()
+    whole = decode_array(build.ALLOCATION_TYPE, data, target=t)
+    if how == "decode_array":
+        results = [(whole, len(build.ALLOCATIONS))]
+    elif how == "iter_chunks":
+        results = [(c, len(c.index)) for c in bulk.iter_chunks(build.ALLOCATION_TYPE, data, target=t, chunk_records=8)]
+        assert sum(len(c) for c, _n in results) == len(build.ALLOCATIONS)
+    elif how == "column_findings":
+        found = bulk.column_findings(whole)
+        results = [(found, len(found.rows()))]
+    else:
+        results = [(bulk.columns_of_bytes(whole.layout, data[:whole.layout.size * 3]), 3)]
+    assert all(len(result) == rows for result, rows in results)

@@ -69,3 +69,56 @@ def test_compare_refuses_in_one_line():
         assert words in p.stderr and "Traceback" not in p.stderr, (spec, p.stderr)
     p = d3dkmddi("layout", "DXGK_SEGMENTDESCRIPTOR5", "--compare", "WIN7,WDDM2_0")
     assert p.returncode == 2 and "exists only where interface version >= WDDM3_2" in p.stderr
+
+
+def test_compare_groups_leaves_that_move_by_the_same_amount():
+    """Issue 31: --compare x86,x64 listed all 111 leaves of DXGK_ALLOCATIONINFO (106 at WDDM3_0) because everything
+    after the first pointer moves; a run that moves by one shift is now one line ("... 27 leaves, each offset shifted
+    by +0xc")."""
+    import d3dkmddi_py as kmd
+
+    p = d3dkmddi("layout", "DXGK_ALLOCATIONINFO", "--compare", "x86,x64", "--ddi", "WDDM3_0")
+    diff = kmd.layout_diff("DXGK_ALLOCATIONINFO", ("x86", "WDDM3_0"), ("x64", "WDDM3_0"))
+    lines = p.stdout.splitlines()
+    assert len(diff.leaves) == diff.same + len(diff.leaves) == 106 and len(lines) < 30
+    assert ("   HintedBank.Bank0 .. PhysicalAdapterIndex: 27 leaves, each offset shifted by +0xc (12) (+0x014..+0x028 "
+            "-> +0x020..+0x034), bit and width the same") in lines
+    runs = [g for g in diff.groups() if hasattr(g, "shift")]
+    assert sum(len(g.leaves) for g in runs) + sum(1 for g in diff.groups() if not hasattr(g, "shift")) == 106
+    assert [line for line in lines if " leaves, each offset shifted by " in line] and \
+        len([line for line in lines if " leaves, each offset shifted by " in line]) == len(runs)
+
+
+def test_every_types_groups_are_its_differing_leaves_in_order():
+    """The guard for every type and pair of ABIs: the groups hold each differing leaf once, in layout order, and a
+    run is two or more leaves that differ in offset alone, each by the run's shift."""
+    import d3dkmddi_py as kmd
+    from d3dkmddi_py.introspect import LeafDiff, Shifted
+
+    grouped = 0
+    types = kmd.target("x64", "WDDM3_0").types.values()
+    for name in sorted({cls._c_name_ for cls in types if hasattr(cls, "_leaves_")}):
+        for a, b in (("x86", "x64"), ("x86", "arm64"), ("x64", "arm64")):
+            diff = kmd.layout_diff(name, (a, "WDDM3_0"), (b, "WDDM3_0"))
+            flat = []
+            for g in diff.groups():
+                if isinstance(g, Shifted):
+                    assert len(g.leaves) >= 2 and all(
+                        r.differs == ("offset",) and r.b.offset - r.a.offset == g.shift for r in g.leaves), name
+                    flat.extend(g.leaves)
+                    grouped += 1
+                else:
+                    assert isinstance(g, LeafDiff)
+                    flat.append(g)
+            assert tuple(flat) == diff.leaves, name
+    assert grouped > 10
+
+
+def test_print_of_a_layout_diff_is_the_commands_table_and_its_repr_is_short():
+    import d3dkmddi_py as kmd
+
+    diff = kmd.layout_diff("DXGK_ALLOCATIONINFO", "x86", "x64")
+    p = d3dkmddi("layout", "DXGK_ALLOCATIONINFO", "--compare", "x86,x64")
+    assert str(diff) + "\n" == p.stdout
+    assert repr(diff) == f"<LayoutDiff DXGK_ALLOCATIONINFO {diff.a.label} against {diff.b.label}: 111 of 111 leaves differ>"
+    assert len(repr(diff)) < 200

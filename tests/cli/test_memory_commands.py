@@ -15,7 +15,7 @@ import pytest
 from d3dkmddi_py import cli, samples
 from d3dkmddi_py.samples import build
 from tests.conftest import require
-from tests.kdump import KINDS, Machine, write_dump
+from d3dkmddi_py.samples.dump_build import KINDS, Machine, write_dump
 from tests.memory_scene import CREATE, INFOS, QUERY, base_of, image, scene
 
 X64 = ("x64", "WDDM2_7")

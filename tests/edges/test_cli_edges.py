@@ -516,7 +516,7 @@ def test_every_output_folder_is_checked_before_any_folder_is_made(tmp_path, case
 
 # ------------------------------------------------------------------ issue 30: memory inputs bounded by the input
 def _small_dump(tmp_path) -> Path:
-    from tests.kdump import Machine, write_dump
+    from d3dkmddi_py.samples.dump_build import Machine, write_dump
 
     return write_dump(tmp_path / "small.dmp", Machine.holding({0xFFFFF8012A3B4000: b"\x85\x04\0\0"}), "kernel")
 

@@ -167,7 +167,7 @@ def _image() -> str:
 
 def _dump() -> str:
     """A kernel crash dump in the working directory, a page of the sample's allocation infos mapped at 0x..1000."""
-    from tests.kdump import Machine, write_dump
+    from d3dkmddi_py.samples.dump_build import Machine, write_dump
 
     machine = Machine()
     machine.write(DUMP_VA, ALLOCATIONS_PATH.read_bytes()[:0x100])
@@ -278,6 +278,9 @@ VALID = {
     "Adapter.is_aperture": lambda: ((sample_adapter(), 3), {}),
     "Adapter.nb_of_banks": lambda: ((sample_adapter(), 1), {}),
     "Columns.rows": lambda: ((_columns(),), {}),
+    "Columns.keys": lambda: ((_columns(),), {}),
+    "Columns.items": lambda: ((_columns(),), {}),
+    "Columns.values": lambda: ((_columns(),), {}),
     "Columns.to_pandas": lambda: ((_columns(),), {}),
     "Columns.to_arrow": lambda: ((_columns(),), {}),
     "Columns.to_csv": lambda: ((_columns(), "out.csv"), {"header": False}),
@@ -303,6 +306,7 @@ VALID = {
     "Tracker()": lambda: ((SAMPLE,), {"entries": True, "series": False}),
     "Tracker.apply": lambda: ((etw.Tracker(SAMPLE), _event()), {}),
     "Tracker.finish": lambda: ((_tracked(),), {}),
+    "Tracker.pointer_note": lambda: ((_tracked(),), {}),
     "Packer()": lambda: ((SAMPLE,), {}),
     "Packer.record": lambda: ((etw.packer("x64", "WDDM3_0"), "DXGK_ALLOCATIONINFO", _event().fields),
                               {"where": lambda: "the test's event"}),
@@ -328,6 +332,7 @@ VALID = {
     "Reference()": lambda: _fields(_finding().reference),
     "Rule()": lambda: _fields(next(iter(kmd.semantics.RULES.values()))),
     "LayoutDiff()": lambda: _fields(kmd.layout_diff(ALLOC, "x86", "x64")),
+    "LayoutDiff.groups": lambda: ((kmd.layout_diff(ALLOC, "x86", "x64"),), {}),
     "Leaf()": lambda: _fields(kmd.leaves(ALLOC)[0]),
     "Target()": lambda: (("x64", kmd.InterfaceVersion.WDDM3_0), {"force_padding": False}),
     "EffectiveSegmentSet()": lambda: _fields(kmd.semantics.effective_segment_set(_info())),

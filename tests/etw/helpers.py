@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from pathlib import Path
 
 from d3dkmddi_py.etw import KINDS
 from d3dkmddi_py.etw.outputs import command
@@ -12,6 +13,10 @@ from d3dkmddi_py.etw.catalog.report_segment import FIELDS as SEGMENT_FIELDS
 NS = "http://schemas.microsoft.com/win/2004/08/events/event"
 DXG = ("Microsoft-Windows-DxgKrnl", "{802ec45a-1e99-4b83-9920-87c98277ba9d}")
 ADAPTER = 0xFFFFC000DEAD0000
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# golden file -> (argv after `d3dkmddi etw`, exit status); rewritten by tests/etw/regenerate_golden.py
+GOLDEN_CASES = {"sample.txt": (["sample"], 1), "sample.jsonl": (["sample", "--json"], 1),  # 1: the sample's findings
+                "sample_summary.txt": (["sample", "--summary"], 0)}
 
 
 def alloc_fields(**over) -> dict:

@@ -204,6 +204,7 @@ def test_parquet_without_pyarrow_is_one_line(argv, tmp_path):
     p = subprocess.run([sys.executable, "-c", WITHOUT_PYARROW.format(argv=argv)], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 2 and p.stdout == "", p
-    assert p.stderr == "d3dkmddi: error: --format parquet needs pyarrow, which is not installed; pip install pyarrow " \
+    assert p.stderr == "d3dkmddi: error: --format parquet needs pyarrow, which is not installed; pip install " \
+                       "'d3dkmddi_py[arrow]' " \
                        "(or use --format csv or jsonl)\n", p.stderr
     assert not (tmp_path / "out").exists()

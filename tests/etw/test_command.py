@@ -132,7 +132,7 @@ BAD = {
                               "event #1: System/EventID = '70000' is out of range (valid 0..65535"),
     "unknown encoding": (b'<?xml version="1.0" encoding="u"?>\n' + GOOD, "names an encoding Python does not know"),
     "no DxgKrnl events": (trace(tracerpt_event(1, {"ProcessID": 4}, provider=OTHER)),
-                          "1 events, 1 of other providers (1 Microsoft-Windows-Kernel-Process)"),
+                          "1 event, 1 of other providers (1 Microsoft-Windows-Kernel-Process)"),
 }
 
 

@@ -60,7 +60,7 @@ def test_every_real_file_reads_to_its_end(real, name):
         assert providers(facts) == EXPECTED[name]
     reader = etw.read(real[name])
     assert list(reader) == [] and reader.total == facts["events"] and reader.format == "etl"
-    with pytest.raises(EtwInputError, match=f"it has {facts['events']} events"):
+    with pytest.raises(EtwInputError, match=f"it has {facts['events']:,} events"):
         reader.check_found()
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from d3dkmddi_py.bulk.table import time_texts
 from d3dkmddi_py.etw import read
-from d3dkmddi_py.etw.model.times import filetime_ns, milliseconds, time_ns
+from d3dkmddi_py.etw.model.times import NS_HIGH, NS_LOW, filetime_ns, milliseconds, time_ns, time_text, utc_text
 from d3dkmddi_py.etw.readers.etlfile import _LAST_FILETIME, LogHeader, filetime_text
 from d3dkmddi_py.etw.catalog import KIND_BY_NAME
 from d3dkmddi_py.samples import etl_build
@@ -180,4 +180,22 @@ def test_a_time_that_goes_back_is_said_with_the_first_event_and_every_event_read
         path.write_bytes(data)
         text, _status = run([str(path)])
         assert f"times that go back: 2 events whose time is before the time of the event before them, each read in " \
-               f"the order given (the first: event #{want[1]} at {events[2].time}, after {events[1].time})" in text
+               f"the order given (the first: event #{want[1]} at {time_text(events[2].time)}, after " \
+               f"{time_text(events[1].time)})" in text
+
+
+@given(st.integers(NS_LOW, NS_HIGH))
+@settings(max_examples=300, deadline=None)
+def test_utc_text_is_the_tables_time_text(ns):
+    """One form for a time in every output: the text and --json (times.utc_text) write what the tables do."""
+    assert utc_text(ns) == time_texts([ns])[0] == time_texts(np.array([ns], dtype=np.int64))[0]
+    assert time_ns(utc_text(ns)) == ns
+
+
+@pytest.mark.parametrize("given_text, want", [
+    ("2026-11-23T10:15:02.127651093+0100", "2026-11-23T09:15:02.127651093Z"),  # tracerpt's local time
+    ("2026-11-23T09:15:02.1276510Z", "2026-11-23T09:15:02.127651000Z"),  # an .etl's 7 digits
+    ("2026-11-23T09:15:02Z", "2026-11-23T09:15:02.000000000Z"),  # Event Viewer without a fraction
+    ("yesterday", "yesterday"), (None, None)])  # no instant: as the source gave it
+def test_an_event_time_is_written_in_the_one_utc_form(given_text, want):
+    assert time_text(given_text) == want

@@ -152,7 +152,7 @@ def test_a_trace_without_residency_events_draws_live_bytes_and_says_which_keywor
     assert "keyword Base (0x1)" in resident_note and "{802ec45a-1e99-4b83-9920-87c98277ba9d}" in resident_note
     memory_note = next(t for t in texts if t.startswith("no VidMmProcessUsageChange or VidMmProcessBudgetChange"))
     assert "keyword References (0x4)" in memory_note
-    assert any(label.startswith("hProcessId 0x") for label in lines(fig))
+    assert any(label.startswith("process ") for label in lines(fig))
 
 
 def test_the_keywords_to_record_are_the_manifests():
@@ -232,7 +232,7 @@ def test_adapters_past_the_bound_are_counted_and_said(monkeypatch):
     picture, _ = series(twin(items)[0])
     assert list(picture.adapters) == [ADAPTER] and picture.dropped_events == 1
     fig = figure(picture)
-    assert any("1 events of adapters past the first 1 not collected" in t.get_text() for t in fig.texts + [
+    assert any("1 event of adapters past the first 1 not collected" in t.get_text() for t in fig.texts + [
         t for ax in fig.axes for t in ax.texts])
 
 
@@ -467,3 +467,16 @@ def test_a_series_highest_value_is_found_by_numpy_and_is_its_samples_max():
     for i, v in enumerate((5, (1 << 64) - 1, 0, 7)):
         s.append(float(i), i, v)
     assert s.highest() == max(s.values) == (1 << 64) - 1 and type(s.highest()) is int
+
+
+def test_a_process_is_spelled_alike_in_every_panel_and_the_text():
+    """Issue 31: a process was ``process 8000`` in the usage panel and ``hProcessId 0x1f40`` in the live one (and
+    ``process 0x1f40`` in the text's allocation lines): now ``process 8000`` (etw.model.section.process_text)."""
+    picture, _ = series(SAMPLE_PATH)
+    labels = list(lines(figure(picture)))
+    live = [label for label in labels if label.startswith("process ") and "," not in label]
+    usage = [label for label in labels if label.startswith("process ") and ", physical adapter" in label]
+    assert live and usage and {label.split(",")[0] for label in usage} <= set(live) | {"process 4"}
+    assert not any("0x1f40" in label or "hProcessId" in label for label in labels)
+    out, _status = run(["sample"])
+    assert "process 8000" in out and "process 0x" not in out

@@ -232,3 +232,27 @@ def test_a_trace_reader_iterated_twice_is_the_packages_error_saying_to_read_agai
         list(reader)
     assert isinstance(error.value, D3dkmddiError) and isinstance(error.value, RuntimeError)
     assert len(list(etw.read(source))) == len(first)
+
+
+def test_every_pointer_field_of_every_template_above_4_gb_is_said_at_a_4_byte_target():
+    """The guard for the siblings of --abi x86 on a 64-bit trace: each Pointer field of each entry's templates (and
+    of the manifest's other events) alone above 4 GB is counted, and one that fits 4 bytes is not."""
+    from d3dkmddi_py.etw.catalog import KINDS
+    from d3dkmddi_py.etw.model.events import Event
+    from d3dkmddi_py.etw.model.registry import layout_of
+    from d3dkmddi_py.etw.model.templates import IN_TYPES
+    from d3dkmddi_py.etw.model.tracker import WidePointers
+
+    checked = 0
+    for event_id, kind in KINDS.items():
+        template = layout_of(event_id, kind.version) or ()
+        for f in template:
+            if IN_TYPES[f.in_type].kind != "pointer":
+                continue
+            for value, said in ((1 << 32, True), (0xFFFFFFFF, False)):
+                wide = WidePointers()
+                fields = {f.name: [value] if f.count is not None else value}
+                wide.take(Event._new(7, kind, kind.version, fields, None, 4, 8, {}, None))
+                assert (wide.count, wide.first) == ((1, (7, f.name, value)) if said else (0, None)), f.name
+            checked += 1
+    assert checked > 50

@@ -1,22 +1,57 @@
 """The bundled trace: fresh against its generator, its golden outputs, and what it is built to show."""
 from __future__ import annotations
 
+import csv
 import json
-from pathlib import Path
-
+import re
 import pytest
 
 from d3dkmddi_py import etw
 from d3dkmddi_py.samples import DIRECTORY, build, etw_build
 
-from .helpers import run, sample_other_kinds
-
-GOLDEN = Path(__file__).parent / "golden"
+from .helpers import GOLDEN, GOLDEN_CASES, run, sample_other_kinds
 
 
-def test_sample_file_is_fresh():
-    shipped = (DIRECTORY / etw_build.FILE).read_bytes()
-    assert shipped == etw_build.files()[etw_build.FILE], "stale: run python -m d3dkmddi_py.samples.etw_build"
+@pytest.mark.parametrize("name", [etw_build.FILE, etw_build.ETL_FILE])
+def test_sample_file_is_fresh(name):
+    made = etw_build.files()
+    assert set(made) == {etw_build.FILE, etw_build.ETL_FILE}
+    assert (DIRECTORY / name).read_bytes() == made[name], "stale: run python -m d3dkmddi_py.samples.etw_build"
+
+
+def test_etw_sample_summary_reads_the_bundled_etl():
+    out, status = run(["sample", "--summary"])
+    assert status == 0 and out.startswith(f"d3dkmddi etw --summary: <samples>/{etw_build.ETL_FILE}\n")
+    start, end = (line.split()[-1] for line in out.splitlines() if line.lstrip().startswith(("start:", "end:")))
+    assert start < end  # the header's end is after its start (both from the sample's clock)
+
+
+def test_etw_sample_etl_reads_as_the_xml_sample():
+    xml, xml_status = run(["sample"])
+    etl, etl_status = run(["sample.etl"])
+    assert xml_status == etl_status == 1
+    assert etl.replace(etw_build.ETL_FILE, etw_build.FILE) == xml  # the same events, the same times
+
+
+def test_etw_sample_etl_json_is_the_xml_samples():
+    """The same lines; each time the XML's to the 100 ns below (what a FILETIME holds), so a duration between two
+    (an eviction's resident_ms) within 100 ns of the XML's."""
+    etl, etl_status = run(["sample.etl", "--json"])
+    xml, xml_status = run(["sample", "--json"])
+    etl_lines, xml_lines = [json.loads(x) for x in etl.splitlines()], [json.loads(x) for x in xml.splitlines()]
+    assert etl_status == xml_status == 1 and len(etl_lines) == len(xml_lines) == 82
+    for e, x in zip(etl_lines, xml_lines):
+        assert e["time"] == x["time"][:-3] + "00Z"
+        durations = [(line.get("resolved") or {}).pop("resident_ms", None) for line in (e, x)]
+        assert dict(e, time=None) == dict(x, time=None)
+        assert durations[0] == durations[1] or abs(durations[0] - durations[1]) < 1e-4
+
+
+def test_a_file_named_sample_etl_stays_reachable_as_dot_slash(tmp_path, monkeypatch):
+    (tmp_path / "sample.etl").write_bytes((DIRECTORY / etw_build.FILE).read_bytes())  # the XML, under that name
+    monkeypatch.chdir(tmp_path)
+    out, status = run(["./sample.etl"])
+    assert status == 1 and out.startswith("d3dkmddi etw: ./sample.etl,")
 
 
 def test_sample_is_tracerpt_shaped():
@@ -25,11 +60,16 @@ def test_sample_is_tracerpt_shaped():
     assert b'<Data Name="Flags">       0</Data>' in raw and b"<BinaryEventData>" in raw
 
 
-@pytest.mark.parametrize("argv, golden", [(["sample"], "sample.txt"), (["sample", "--json"], "sample.jsonl")])
-def test_golden_output(argv, golden):
+@pytest.mark.parametrize("golden", sorted(GOLDEN_CASES))
+def test_golden_output(golden):
+    argv, expected = GOLDEN_CASES[golden]
     out, status = run(argv)
-    assert status == 1  # the sample has error-level findings
-    assert out == (GOLDEN / golden).read_text(), f"regenerate tests/etw/golden/{golden} if the change is intended"
+    assert status == expected
+    assert out == (GOLDEN / golden).read_text(), f"regenerate: PYTHONPATH=. python tests/etw/regenerate_golden.py"
+
+
+def test_golden_files_are_the_cases():
+    assert {p.name for p in GOLDEN.iterdir()} == set(GOLDEN_CASES)
 
 
 def test_sample_shows_each_rule_that_applies_where_the_table_breaks_it():
@@ -68,3 +108,53 @@ def test_json_lines_have_the_documented_keys():
     alloc = next(line for line in lines if line["event"] == "AdapterAllocation")
     assert alloc["type"] == "DXGK_ALLOCATIONINFO" and alloc["fields"]["hDxgGlobalAlloc"].startswith("0x")
     assert isinstance(alloc["fields"]["allocSize"], str) and isinstance(alloc["fields"]["ulAlignment"], int)
+
+
+UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z\Z")
+
+
+@pytest.mark.parametrize("word", ["sample", "sample.etl"])
+def test_times_are_one_form_utc_with_z_in_json_csv_and_summary(word, tmp_path):
+    """Issue 31: --json wrote tracerpt's ``...T10:15:02.127651093+0100`` (an .etl's 7 digits), the tables
+    ``...T09:15:02.127651000Z``: every output now writes the tables' form, the same instant."""
+    lines = [json.loads(line) for line in run([word, "--json"])[0].splitlines()]
+    json_times = {line["number"]: line["time"] for line in lines}
+    assert json_times and all(UTC.match(t) for t in json_times.values())
+    _out, status = run([word, "--format", "csv", "--output", str(tmp_path)])
+    assert status == 1
+    csv_times = {}
+    for path in tmp_path.glob("*.csv"):
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("time") and row.get("number"):
+                    csv_times.setdefault(int(row["number"]), set()).add(row["time"])
+    assert csv_times and all(UTC.match(t) for ts in csv_times.values() for t in ts)
+    assert all(ts == {json_times[n]} for n, ts in csv_times.items() if n in json_times)
+    summary = json.loads(run(["sample", "--summary", "--json"])[0])
+    assert all(UTC.match(summary[k]) for k in ("start_time", "end_time", "boot_time"))
+    text = run(["sample", "--summary"])[0]
+    assert [UTC.match(line.split()[-1]) is not None for line in text.splitlines()
+            if line.lstrip().startswith(("start:", "end:"))] == [True, True]
+
+
+WIDE = "--abi x86 reads 4-byte pointers, and 82 events carry pointers above 4 GB, as a 64-bit machine's are"
+
+
+@pytest.mark.parametrize("word", ["sample", "sample.etl"])
+def test_etw_abi_x86_on_a_trace_with_64_bit_pointers_is_said_in_text_json_and_tables(word, tmp_path):
+    """Issue 31: the sample (64-bit pointers) read at --abi x86 was taken silently."""
+    from d3dkmddi_py import cli
+
+    out, err, status = cli.run(["etw", word, "--abi", "x86"])
+    assert status == 1 and err == "" and f"pointers: {WIDE} (the first: event #3 pDeviceObject " in out
+    for argv in (["--json"], ["--format", "csv", "-o", str(tmp_path)]):
+        out, err, status = cli.run(["etw", word, "--abi", "x86", *argv])
+        assert status == 1 and WIDE not in out and f"d3dkmddi: {WIDE}" in err and "pass --abi x64 or arm64" in err
+
+
+@pytest.mark.parametrize("abi", ["x64", "arm64"])
+def test_etw_a_64_bit_abi_on_the_sample_says_nothing_of_pointers(abi):
+    from d3dkmddi_py import cli
+
+    out, err, _status = cli.run(["etw", "sample", "--abi", abi])
+    assert "pointers above 4 GB" not in out + err

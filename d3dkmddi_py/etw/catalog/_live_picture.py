@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..outputs import panels as draw
 from ..outputs.panels import plain
 from ._allocations import MOST_BYTES
-from ..model.section import plural
+from ..model.section import plural, process_text
 
 _KEYS = ("ptr", "kind", "handle", "process", "size")  # a live allocation: adapter, identity's kind and handle, ...
 
@@ -116,7 +116,7 @@ def panel(np, picture, a, ax, columns: int) -> None:
     keys = draw.top(live, list(live))
     colors = draw.colors(keys)
     draw.axes(np, picture, ax, title, max(live[k].highest() for k in keys))
-    draw.lines(np, picture, ax, [(f"hProcessId 0x{k:x}", live[k], colors[k]) for k in keys], columns)
+    draw.lines(np, picture, ax, [(process_text(k), live[k], colors[k]) for k in keys], columns)
     draw.marks(np, picture, a, ax, columns)
     unmatched = a.notes.get("unmatched", 0)
     if unmatched:

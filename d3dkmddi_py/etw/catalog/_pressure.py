@@ -18,7 +18,7 @@ from ...semantics import Placement, check
 from ..model.registry import Applied, Column, StateTable
 from ..outputs import panels as draw
 from ..outputs.panels import grouped, plain
-from ..model.section import Section, bytes_text, plural
+from ..model.section import Section, bytes_text, plural, process_text
 from ..model.templates import map_names
 from ..model.times import time_ns
 from ._allocations import LIVE_ADAPTER, LIVE_PROCESS, LIVE_SIZE, MOST_BYTES, allocations
@@ -430,7 +430,7 @@ class PressureText(Section):
                 evictions, paged = stretch_counts(state, s)
                 _adapter, process, index, group = s.key
                 until = f"event #{s.end_number}" if s.end_number is not None else "the trace's end (still over)"
-                out.line(f"   process {process}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}: from "
+                out.line(f"   {process_text(process)}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}: from "
                          f"event #{s.start_number} "
                          f"to {until}, peak {bytes_text(min(s.peak, MOST_BYTES))} against a budget of "
                          f"{bytes_text(min(s.budget, MOST_BYTES))}; {plural(evictions, 'eviction')}, "

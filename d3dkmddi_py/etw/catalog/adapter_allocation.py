@@ -9,7 +9,7 @@ from ... import render
 from ..model.registry import (ALLOCATION_TYPE, FLAG_VIEW, USAGE_TYPE, Column, EventEntry, Mapping, Newer, StateTable,
                               TableSpec, field_columns, manifest_fields, register)
 from ..model.schema import BOOLEAN, KERNEL_FLAGS, AllocationFlag, UsageFlag, flag_names
-from ..model.section import Section, plural
+from ..model.section import Section, plural, process_text
 from ._allocations import (EVENT, LIVE_ROW, MOST_BYTES, AdapterAllocations, AllocationEntry, Allocations, allocations,
                            identity_of, key, track)
 from ._live_picture import PANEL
@@ -135,8 +135,8 @@ class _Text(Section):
         for handle, e in a.allocations.items():
             ev = e.event
             flags = ev.fields["Flags"]
-            out.line(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, process "
-                     f"0x{ev.fields['hProcessId']:x}, {render.tally(e.findings, none='no findings')}")
+            out.line(f"\n-- allocation {handle[0]} 0x{handle[1]:x}: {ev.opcode} event #{ev.number}, "
+                     f"{process_text(ev.fields['hProcessId'])}, {render.tally(e.findings, none='no findings')}")
             kernel = flags & KERNEL_FLAGS
             note = (f"; kernel state {flag_names(AllocationFlag, kernel)}: not driver flags, not checked"
                     if kernel else "")

@@ -4,7 +4,7 @@ usage and budget, and a row of the ``commitments`` table (shared with VidMmProce
 from __future__ import annotations
 
 from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
-from ..model.section import SeriesSection
+from ..model.section import SeriesSection, process_text
 from .process_usage import GROUP_NAMES
 
 EVENT = "VidMmProcessCommitmentChange"
@@ -45,7 +45,7 @@ def series_apply(group: str, key: tuple):
 
 def key_text(k: tuple) -> str:
     process, index, group = k
-    return f"process {process}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
+    return f"{process_text(process)}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
 
 
 register(EventEntry(

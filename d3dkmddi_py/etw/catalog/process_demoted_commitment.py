@@ -4,7 +4,7 @@ class), and a row of the ``commitments`` table (shared with VidMmProcessCommitme
 from __future__ import annotations
 
 from ..model.registry import EventEntry, Mapping, manifest_fields, register
-from ..model.section import SeriesSection
+from ..model.section import SeriesSection, process_text
 from .process_commitment import COMMITMENTS, SHARED, series_apply
 
 EVENT = "VidMmProcessDemotedCommitmentChange"
@@ -19,7 +19,7 @@ KEY = ("ProcessId", "PhysicalAdapterIndex", "PriorityClass")
 
 def key_text(k: tuple) -> str:
     process, index, priority = k
-    return f"process {process}, physical adapter {index}, priority class {priority}"
+    return f"{process_text(process)}, physical adapter {index}, priority class {priority}"
 
 
 register(EventEntry(

@@ -7,7 +7,7 @@ from operator import itemgetter
 
 from ..model.registry import Column, EventEntry, Mapping, TableSpec, manifest_fields, register
 from ..outputs import panels as draw
-from ..model.section import SeriesSection, bytes_text
+from ..model.section import SeriesSection, bytes_text, process_text
 from ._pressure import GROUP_NAMES, budget_sample
 
 EVENT = "VidMmProcessUsageChange"
@@ -36,7 +36,7 @@ def key(event) -> tuple:
 
 def key_text(k: tuple) -> str:
     process, index, group = k
-    return f"process {process}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
+    return f"{process_text(process)}, physical adapter {index}, group {GROUP_NAMES.get(group, group)}"
 
 
 def memory(tracker, event) -> tuple:

@@ -60,6 +60,12 @@ class SeriesSection(Section):
         return [plural(sum(len(getattr(a, self.table)) for a in tracker.adapters.values()), self.noun)]
 
 
+def process_text(pid: int) -> str:
+    """A process as the text and the picture name it: ``process 8000``, its id in decimal as Windows shows one (an
+    allocation's hProcessId, a HANDLE-sized field, holds the same number as a usage event's ProcessId)."""
+    return f"process {pid}"
+
+
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' if n != 1 else ''}"
 

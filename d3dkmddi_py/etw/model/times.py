@@ -8,13 +8,17 @@ Parquet ``timestamp[ns, UTC]``; the .etl reader's column-wise path computes the 
 FILETIME (``filetime_ns``, ``LogHeader.nanoseconds``), and the tests hold the two equal.  A time that
 is no instant (no clock rate, a text that is no ISO 8601 time, more than 9 fractional digits that are
 not zeros) or that nanoseconds in 64 bits cannot hold (before 1677-09-21, after 2262-04-11) is None:
-an empty cell, null.  ``ms`` is milliseconds from the trace's start (``milliseconds``): the .etl
-header's StartTime, or in XML its first event's time (tracerpt's first event is that header).
+an empty cell, null.  Every output writes a time in that one form, UTC with nine fractional digits and ``Z``
+(``utc_text``): the text, ``--json``, ``--summary`` and the tables alike, whatever the reader's text; a time
+text that is no instant is written as the source gave it.  ``ms`` is milliseconds from the trace's start
+(``milliseconds``): the .etl header's StartTime, or in XML its first event's time (tracerpt's first event is that
+header).
 """
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)\Z")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -51,6 +55,27 @@ def time_ns(text) -> int | None:
         offset = (hours * 60 + minutes) * (-60 if zone[0] == "-" else 60)
     seconds = days * 86400 + int(hour) * 3600 + int(minute) * 60 + int(second) - offset
     return representable(seconds * 1_000_000_000 + int((fraction or "0")[:9].ljust(9, "0")))
+
+
+def utc_text(ns: int | None) -> str | None:
+    """Nanoseconds since 1970-01-01 UTC as every output writes a time: ``2026-11-23T09:15:02.124505300Z`` (the
+    tables' form: nine fractional digits, ``Z``); None for None."""
+    if ns is None:
+        return None
+    seconds, fraction = divmod(ns, 1_000_000_000)
+    return f"{_second(seconds)}.{fraction:09d}Z"
+
+
+@lru_cache(maxsize=1024)  # events come in time order: the second repeats
+def _second(seconds: int) -> str:
+    return (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def time_text(text):
+    """An event's time text, whichever reader gave it (tracerpt's ``...10:15:02.124505365+0100``, an .etl's
+    ``...09:15:02.1245053Z``), as ``utc_text`` writes it; a text that is no instant (``time_ns`` None) as given."""
+    ns = time_ns(text)
+    return text if ns is None else utc_text(ns)
 
 
 def filetime_ns(hundred_ns: int | None) -> int | None:

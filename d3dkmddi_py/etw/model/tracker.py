@@ -10,15 +10,18 @@ and the batch checks with the Events they made, unchecked.
 from __future__ import annotations
 
 from ... import bulk
+from ..._spec.base import POINTER_SIZE
 from ...semantics import Finding, check as check_record
 from ...errors import EtwInputError, InvalidArgument, bad_argument, flag_argument, shown
 from ...target import as_target
-from .registry import ENTRIES, ENTRY_OF
+from .registry import ENTRIES, ENTRY_OF, layout_of
+from .templates import IN_TYPES
 from .mapping import applies, keep, packer
 from .events import Event, registered_kind
 from .times import time_ns
 from .odd import OddReports
 from .schema import EventKind
+from .section import plural
 from .state import SERIES_GROUPS, AdapterTrace, Series
 
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
@@ -68,6 +71,51 @@ class TimeBack:
                 self.first = (event.number, time, last)
 
 
+_NARROW_TOP = 0xFFFFFFFF  # the highest 4-byte pointer
+
+
+def _pointer_fields(event_id: int, version: int) -> tuple:
+    """The names of the Pointer fields of an event's template (none when no template has that version)."""
+    key = (event_id, version)
+    found = _POINTERS.get(key)
+    if found is None:
+        template = layout_of(event_id, version) or ()
+        found = _POINTERS[key] = tuple(f.name for f in template if IN_TYPES[f.in_type].kind == "pointer")
+    return found
+
+
+_POINTERS: dict = {}
+
+
+class WidePointers:
+    """Pointer values above 4 GB in a trace read at a target of 4-byte pointers (--abi x86): the traced machine is
+    64-bit, so the x86 layouts are the wrong ones.  Counted, the first kept to be said (``note``)."""
+
+    def __init__(self):  # a plain object: it pickles with the Tracker by every protocol
+        self.count = 0
+        self.first = None  # (event number, field, value)
+
+    def take(self, event) -> None:
+        fields = event.fields
+        for name in _pointer_fields(event.kind.event_id, event.version):
+            value = fields.get(name)
+            for v in (value if isinstance(value, (list, tuple)) else (value,)):
+                if type(v) is int and v > _NARROW_TOP:  # noqa: E721
+                    self.count += 1
+                    if self.first is None:
+                        self.first = (event.number, name, v)
+                    return
+
+    def note(self, abi: str) -> str | None:
+        """The line the outputs say, or None when every pointer fit 4 bytes."""
+        if not self.count:
+            return None
+        number, name, value = self.first
+        return (f"--abi {abi} reads 4-byte pointers, and {plural(self.count, 'event')} "
+                f"carr{'ies' if self.count == 1 else 'y'} pointers above 4 GB, as a 64-bit machine's are (the first: event #{number} {name} 0x{value:x}): "
+                f"the records are laid out for the wrong machine; pass --abi x64 or arm64")
+
+
 class Tracker:
     """Applies events in order (each event's entry says how), checking records against the segments reported so
     far; ``finish()`` lets each entry finish its state and gives the adapters.
@@ -92,6 +140,8 @@ class Tracker:
         self.odd = OddReports()  # events not as their template says: reported once a kind, counted
         self.partial: dict = {}  # entry name -> events of it whose payload lacked fields (read, not applied)
         self.back = TimeBack()  # events whose time is before the one before them
+        self.wide = WidePointers()  # pointers a 4-byte target cannot hold (--abi x86 on a 64-bit trace)
+        self._narrow = POINTER_SIZE[tgt.abi] == 4
 
     # ---- what a user calls
     def apply(self, event):
@@ -108,6 +158,10 @@ class Tracker:
             if entry.finish is not None:
                 entry.finish(self)
         return self.adapters
+
+    def pointer_note(self) -> str | None:
+        """What the outputs say when the trace's pointers do not fit the target's (``WidePointers``), else None."""
+        return self.wide.note(self.target.abi)
 
     # ---- the interface an entry's functions use
     def adapter(self, pointer: int) -> AdapterTrace:
@@ -197,6 +251,8 @@ class Tracker:
         name = kind.event
         self.counts[name] = self.counts.get(name, 0) + 1
         self.back.take(event)
+        if self._narrow:
+            self.wide.take(event)
         entry = ENTRY_OF.get(kind.event_id)
         if entry is None or entry.apply is None:
             return None

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ... import jsonformat, render
-from ..._numpy import parquet_unavailable
+from ..._numpy import install_hint, parquet_unavailable
 from ...errors import EtwInputError
 from ...jsonvalue import wide_text
 from ...names import ABIS, NEWEST, parse_abi, parse_version
@@ -26,12 +26,13 @@ from ..readers.etlfile import WIDE_FACTS
 from ..model.events import json_value
 from ..model.registry import layout_of
 from ..model.templates import manifest_event, map_names
-from .plot import run as plot_run
+from .plot import EXTRA as PLOT_EXTRA, run as plot_run
 from ..model.mapping import SEGMENT
+from ..model.times import time_text
 from ..model.tracker import Tracker
-from ..model.schema import flag_names
+from ..model.schema import PROVIDER, flag_names
 from .tables import TraceTables, table_names
-from .text import meanings, write_text
+from .text import meanings, say_pointers, write_text
 from ..readers.xmlreader import read, summary
 
 # The bundled trace, a data file beside the other samples: samples.etw_build writes it from etw's schema,
@@ -39,14 +40,32 @@ from ..readers.xmlreader import read, summary
 SAMPLE_FILE = "etw_trace.xml"
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "samples" / SAMPLE_FILE
 SAMPLE_WORD = "sample"
+# Its .etl twin (samples.etw_build writes both from the same events): ``sample.etl``, and what ``sample --summary``
+# reads (a summary reads .etl files only).
+SAMPLE_ETL_FILE = "etw_trace.etl"
+SAMPLE_ETL_PATH = SAMPLE_PATH.with_name(SAMPLE_ETL_FILE)
+SAMPLE_ETL_WORD = "sample.etl"
 CHUNK_EVENTS = 4096  # allocation events per column-wise check in --json
+
+
+def description(width: int = 100) -> str:
+    """``etw --help``'s description, naming the events a catalog entry reads (from the registry)."""
+    import textwrap
+
+    from ..model.registry import ENTRIES
+
+    text = (f"Read a GPU trace's {PROVIDER} events, decode them into the mirror structures and check each "
+            f"allocation against its adapter's segments.  The trace is an .etl file (read directly, on any system) or "
+            f"tracerpt's or Event Viewer's XML of one.  The events a catalog entry reads ({len(ENTRIES)}): "
+            f"{', '.join(ENTRIES)}; every other {PROVIDER} event is read by its manifest template and tabled.")
+    return textwrap.fill(text, width, break_on_hyphens=False)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="FILE",
                         help="an .etl file, or its XML (tracerpt -of XML, Event Viewer), told apart by content; '-' "
-                             "for standard input, or the word 'sample' for the bundled trace (a file named sample: "
-                             "./sample)")
+                             "for standard input; the word 'sample' for the bundled trace (its XML; --summary reads "
+                             "its .etl twin), 'sample.etl' for that twin (a file named so: ./sample, ./sample.etl)")
     parser.add_argument("--abi", default="x64", help=f"the traced machine's ABI: {', '.join(ABIS)} (default x64)")
     parser.add_argument("--ddi", default=NEWEST.name, metavar="VERSION",
                         help=f"the driver's DXGKDDI_INTERFACE_VERSION (the trace does not say it): a name (WDDM2_0) "
@@ -62,12 +81,14 @@ def add_arguments(parser) -> None:
                                                              "(created if missing)")
     parser.add_argument("--plot", metavar="OUT.png|OUT.svg",
                         help="a picture: per adapter, resident bytes per segment, process usage against budget, live "
-                             "allocated bytes per process, error findings at their time (needs matplotlib: "
-                             "pip install 'd3dkmddi_py[plot]')")
+                             f"allocated bytes per process, error findings at their time (needs matplotlib: "
+                             f"{install_hint(PLOT_EXTRA)})")
 
 
 def _source(args):
     """(source for read(), display name, the input as outfile compares it: a path, or "-" for standard input)."""
+    if args.file == SAMPLE_ETL_WORD or args.file == SAMPLE_WORD and args.summary:
+        return SAMPLE_ETL_PATH, f"<samples>/{SAMPLE_ETL_FILE}", SAMPLE_ETL_PATH
     if args.file == SAMPLE_WORD:
         return SAMPLE_PATH, f"<samples>/{SAMPLE_FILE}", SAMPLE_PATH
     if args.file == "-":
@@ -102,6 +123,7 @@ def run(args, stdout, stderr=None) -> int:
         found = _tables(args, reader, tracker, stderr, path)
     elif args.json:
         found = _json(reader, tracker, stdout)
+        say_pointers(tracker, stderr)
     else:
         found = write_text(reader, tracker, stdout, name)
     return exit_status(*found)
@@ -123,9 +145,14 @@ _SUMMARY_FACTS = (("logger_name", "logger"), ("log_file_name", "log file"), ("wi
 
 
 SUMMARY_IDS = 8  # the ids the text shows of each provider (the lowest first); --json has every one
+NO_NAME = "(no name)"  # a provider the trace does not name (--json: null)
+
+
+SUMMARY_TIMES = ("start_time", "end_time", "boot_time")  # written as every output writes a time (times.utc_text)
 
 
 def _summary(facts: dict, as_json: bool, stdout) -> int:
+    facts = dict(facts, **{k: time_text(facts[k]) for k in SUMMARY_TIMES if k in facts})
     if as_json:
         stdout.write(json.dumps({k: wide_text(v) if k in WIDE_FACTS and type(v) is int else v
                                  for k, v in facts.items()}) + "\n")
@@ -143,7 +170,7 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
                         for k, n in list(p["ids"].items())[:SUMMARY_IDS])
         rest = len(p["ids"]) - SUMMARY_IDS
         more = f", and {rest:,} more (--summary --json lists every one)" if rest > 0 else ""
-        w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or ''}\n")
+        w(f"  {p['events']:>9}  {p['guid'] or '(no GUID: classic instance events)'}  {p['name'] or NO_NAME}\n")
         w(f"             ids {ids}{more}\n")
     return 0
 
@@ -206,7 +233,8 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
     pointer = event.adapter if event.adapter is not None else adapter
     out = {"event": event.event, "symbol": event.symbol or None, "opcode": event.opcode, "number": event.number,
            "id": event.event_id, "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}",
-           "type": type_name, "time": event.time, "fields": fields, "names": names, "extra": dict(event.extra)}
+           "type": type_name, "time": time_text(event.time), "fields": fields, "names": names,
+           "extra": dict(event.extra)}
     odd = event.odd
     if odd is not None:
         if odd.extra_bytes:
@@ -331,4 +359,5 @@ def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
     if stderr is not None:
         stderr.write(f"d3dkmddi: {tables.message()}" + (f"; {odd.tally()}, each kind reported once in findings"
                                                          if odd.events else "") + "\n")
+    say_pointers(tables.tracker, stderr)
     return tables.errors, odd

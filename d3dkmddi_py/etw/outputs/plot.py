@@ -26,10 +26,11 @@ from ..model.tracker import Tracker
 from ..model.registry import HEAD
 from ..model.schema import PROVIDER
 from .panels import MAX_SERIES, AdapterPicture, Samples, plain, record_hint
+from .text import say_pointers
 from ..model.section import plural
 from .tables import table_names
 
-EXTRA = "plot"  # pip install 'd3dkmddi_py[plot]'
+EXTRA = "plot"  # what --plot needs (_numpy.install_hint)
 FORMATS = ("png", "svg")
 MAX_ADAPTERS = 64  # adapters collected; events of others are counted
 DRAWN_ADAPTERS = 4  # adapters drawn, the most samples first
@@ -260,9 +261,11 @@ def _notes(picture: Picture, hidden: list) -> list:
         notes.append(f"{plural(errors, 'error finding')} (red marks: their events): "
                      + ", ".join(f"{r} ({n:,})" for r, n in rules[:6]) + (", ..." if len(rules) > 6 else ""))
     if hidden:
-        notes.append(f"{len(hidden):,} more adapters not drawn (the {DRAWN_ADAPTERS} with the most samples are)")
+        notes.append(f"{plural(len(hidden), 'more adapter')} not drawn (the {DRAWN_ADAPTERS} with the most samples "
+                     f"are)")
     if picture.dropped_events:
-        notes.append(f"{picture.dropped_events:,} events of adapters past the first {MAX_ADAPTERS} not collected")
+        notes.append(f"{plural(picture.dropped_events, 'event')} of adapters past the first {MAX_ADAPTERS} not "
+                     f"collected")
     if picture.axis == "number":
         notes.append("x is the event's number: some event has no time the picture can read")
     notes += [f"{what} ({n:,} time{'s' if n != 1 else ''})" for what, n in picture.said.items()]
@@ -329,6 +332,7 @@ def run(args, reader, tracker, stderr, input_path) -> tuple:
         stderr.write(f"d3dkmddi: wrote the picture of {plural(len(picture.adapters), 'adapter')} "
                      f"({count:,} series, {plural(sum(picture.rules.values()), 'error finding')}) "
                      f"to {safe_name(args.plot)}" + (f"; {odd.tally()}" if odd.events else "") + "\n")
+    say_pointers(tables.tracker, stderr)
     return tables.errors, odd
 
 

@@ -15,6 +15,7 @@ from ...semantics import field_meanings
 from ..model.registry import ENTRIES
 from ..model.mapping import REASONS, carried
 from ..model.section import Section, plural
+from ..model.times import time_text
 
 
 class TextOut:
@@ -64,6 +65,14 @@ class TextOut:
             self.out.write(lead + j["message"] + tail + "\n")
 
 
+def say_pointers(tracker, stderr) -> None:
+    """--json, the tables and the picture: the trace's pointers that do not fit --abi's, one line on standard error
+    (the text says it in its summary)."""
+    note = tracker.pointer_note()
+    if note and stderr is not None:
+        stderr.write(f"d3dkmddi: {note}\n")
+
+
 def meanings(data: bytes, type_name: str, tgt, adapter, kind: str) -> dict:
     """The meanings of the members the event carried (MAPPING), never of a union arm or member it did not."""
     leaves, records = carried(kind, int(tgt.interface_version))
@@ -88,8 +97,9 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     out = TextOut(stdout, tracker)
     tgt = tracker.target
     out.line(f"d3dkmddi etw: {name}, read as {tgt.label} (--abi/--ddi: the trace does not name the driver's version)")
-    out.line(f"{reader.total} events: {reader.decoded} DxgKrnl events read ({reader.decoded - reader.other_dxgkrnl} "
-             f"of them by a catalog entry), {reader.other_providers} of other providers skipped")
+    out.line(f"{plural(reader.total, 'event')}: {plural(reader.decoded, 'DxgKrnl event')} read "
+             f"({reader.decoded - reader.other_dxgkrnl:,} of them by a catalog entry), {reader.other_providers:,} of "
+             f"other providers skipped")
     unknown = [part for _entry, section in sections for part in section.unknown(tracker)]
     out.line(f"not in the events, so unknown (shown as 0 where shown at all): {'; '.join(unknown)}")
     for pointer, a in adapters.items():
@@ -128,11 +138,15 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
     for name in sorted(others):
         out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
+    wide = tracker.pointer_note()
+    if wide:
+        out.line(f"pointers: {wide}")
     back = tracker.back
     if back.count:
         number, time, before = back.first
         out.line(f"times that go back: {plural(back.count, 'event')} whose time is before the time of the event before "
-                 f"them, each read in the order given (the first: event #{number} at {time}, after {before})")
+                 f"them, each read in the order given (the first: event #{number} at {time_text(time)}, after "
+                 f"{time_text(before)})")
     if odd.events:
         out.line(f"{odd.tally()}, each kind reported once above")
     out.line(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules))

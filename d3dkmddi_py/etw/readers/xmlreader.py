@@ -20,6 +20,7 @@ from ..model.registry import ENTRY_OF, KINDS
 from ..model.events import SYSTEM, _UNREAD, Event, Odd, hex_bytes, integer_of, new_event, parse_fields
 from ..model.registry import unknown_kind
 from ..model.schema import EVENT_NAMESPACE, PROVIDER, PROVIDER_GUID
+from ..model.section import plural
 from .xmlexpat import ETL_HINT, _ExpatEvents, _mapped, _Raw
 from .xmlguard import _guard, _RootSeen
 
@@ -65,10 +66,10 @@ class TraceReader:
         """Raise when the trace held none of the events this package reads (call after iterating)."""
         if self.decoded:
             return
-        others = ", ".join(f"{n} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
+        others = ", ".join(f"{n:,} {name}" for name, n in sorted(self.providers.items(), key=lambda kv: -kv[1])[:3])
         raise EtwInputError(
-            f"{self.name}: no event of {PROVIDER}: it has {self.total} events, {self.other_providers} of other "
-            f"providers" + (f" ({others})" if others else "") + "; record a GPU trace (wpr -start GPU) or add the "
+            f"{self.name}: no event of {PROVIDER}: it has {plural(self.total, 'event')}, {self.other_providers:,} of "
+            f"other providers" + (f" ({others})" if others else "") + "; record a GPU trace (wpr -start GPU) or add the "
             "DxgKrnl provider with its Resource keyword (0x40)")
 
     # ---- iteration

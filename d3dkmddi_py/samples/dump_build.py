@@ -1,4 +1,5 @@
-"""Small Windows x64 kernel crash dumps, written from scratch for the tests to read back.
+"""Small Windows x64 kernel crash dumps, written from scratch: the bundled ``session.dmp`` (``--dump sample``: the
+session log's memory as a kernel dump) and the tests' dumps.
 
 The file layout is the one kdmp-parser 0.7.4 reads (github.com/0vercl0k/kdmp-parser @ v0.7.4):
 ``src/lib/kdmp-parser-structs.h`` gives HEADER64 (Signature 'PAGE' at 0x0, ValidDump 'DU64' at 0x4,
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+
+from ..errors import InvalidArgument
 
 PAGE = 0x1000
 PRESENT_RW = 0x3  # PTE bits 0 (Present) and 1 (Write)
@@ -47,7 +50,8 @@ class Machine:
         """The next-level table under ``table[index]``, made when absent."""
         entry = self._entry(table, index)
         if entry & 1:
-            assert not entry & LARGE, "a large page is mapped there already"
+            if entry & LARGE:
+                raise InvalidArgument(f"Machine: a large page is mapped at table {table:#x} entry {index} already")
             return entry >> 12
         pfn = self.new_page()
         self._set(table, index, pfn << 12 | PRESENT_RW)
@@ -135,7 +139,8 @@ def dump_bytes(machine: Machine, kind: str, machine_type: int = 0x8664) -> bytes
     struct.pack_into("<I", head, 0xF98, KINDS[kind])
     runs = _runs(pfns)
     if kind == "full":
-        assert len(runs) <= 42, "PhysicalMemoryBlock holds 42 runs"
+        if len(runs) > 42:
+            raise InvalidArgument(f"dump_bytes: a full dump's PhysicalMemoryBlock holds 42 runs, not {len(runs)}")
         struct.pack_into("<IIQ", head, 0x88, len(runs), 0, len(pfns))
         for i, (first, count) in enumerate(runs):
             struct.pack_into("<QQ", head, 0x98 + 16 * i, first, count)
