@@ -54,9 +54,15 @@ def optional_module(module: str, extra: str, what: str):
     with _lock:
         try:
             return __import__(module, fromlist=["_"])
-        except ImportError:
-            raise ImportError(f"{what} needs {module.split('.')[0]}, which is not installed; "
-                              f"{install_hint(extra)}") from None
+        except ImportError as exc:
+            from .errors import MissingModule
+
+            top = module.split(".")[0]
+            missing = (exc.name or top).split(".")[0]
+            if missing not in (top, module):  # the library is there, one it imports is not (matplotlib's NumPy)
+                raise MissingModule(f"{what} needs {top}, which needs {missing}, which is not installed; "
+                                    f"{install_hint('bulk' if missing == 'numpy' else extra)}") from None
+            raise MissingModule(f"{what} needs {top}, which is not installed; {install_hint(extra)}") from None
 
 
 def pyarrow_installed() -> bool:

@@ -539,10 +539,36 @@ def _bundled(args, tgt) -> None:
             if name is None:
                 raise UsageError(f"--file sample is the bundled blob of {' or '.join(build.BLOBS)} records, not "
                                  f"{c_name}; give --file PATH (a file named sample: --file ./sample)")
+            _as_written("--file", c_name, tgt)
         else:
             name = {"windbg": build.SESSION_FILE, "dump": build.DUMP_FILE, "segments": build.SEGMENTS_FILE}[option]
+            if option == "segments":
+                _as_written("--segments", args.segment_type or build.SEGMENT_TYPE, tgt)
         setattr(args, option, str(DIRECTORY / name))
         args.origins[option] = f"<samples>/{name}"
+
+
+def _as_written(option: str, type_name: str, tgt) -> None:
+    """A bundled blob holds records as the sample's target lays them out: read as another type, or at a target
+    whose layout of it differs (another ABI, a version that moves members), every field would be another's bytes."""
+    from .samples import build, sample_target
+    from .target import as_target
+
+    own, tgt = sample_target(), as_target(tgt)
+    written = build.SEGMENT_TYPE if option == "--segments" else resolve_layout(type_name, own).c_name
+    mine, theirs = resolve_layout(written, own), resolve_layout(type_name, tgt)
+    placed = {f.path: (f.offset, f.bit_offset, f.bit_width) for f in mine.leaves}
+    # a member a version adds is carved out of reserved bits (the blob holds them 0): those moving is no misread
+    moved = [f.path for f in theirs.leaves if not f.path.rpartition(".")[2].startswith("Reserved") and
+             placed.get(f.path, (f.offset, f.bit_offset, f.bit_width)) != (f.offset, f.bit_offset, f.bit_width)]
+    if theirs.c_name != written:
+        why = f"not {theirs.c_name}: give {option} PATH"
+    elif mine.size != theirs.size or moved:
+        why = (f"which {tgt.label} lays out otherwise: pass --abi {own.abi} --ddi {own.interface_version.name} (or a "
+               f"target of the same layout), or give {option} PATH")
+    else:
+        return
+    raise UsageError(f"{option} sample is {written} records written at {own.label}, {why}")
 
 
 def _origin(args, option: str) -> str:

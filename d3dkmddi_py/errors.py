@@ -124,6 +124,10 @@ class EtwInputError(D3dkmddiError, ValueError):
         super().__init__(message)
 
 
+class MissingModule(D3dkmddiError, ImportError):
+    """An optional library the work needs is not installed (still an ImportError): the command line's one line."""
+
+
 class ReadOnce(D3dkmddiError, RuntimeError):
     """A one-pass reader (an ``etw.TraceReader``) iterated a second time: it holds no events to give again."""
 

@@ -104,6 +104,34 @@ def test_file_sample_of_a_type_without_a_bundled_blob_is_refused_in_one_line():
     assert "--file sample is the bundled blob of DXGK_ALLOCATIONINFO or DXGK_SEGMENTDESCRIPTOR records" in err
 
 
+@pytest.mark.parametrize("argv, said", [
+    (["DXGK_ALLOCATIONINFO", "--file", "sample", "--abi", "x86"],
+     "--file sample is DXGK_ALLOCATIONINFO records written at x64 WDDM3_0 (0xF003), which x86 WDDM3_2 (0x11007) "
+     "lays out otherwise: pass --abi x64 --ddi WDDM3_0"),
+    (["DXGK_SEGMENTDESCRIPTOR", "--file", "sample", "--abi", "x86", *DDI],
+     "--file sample is DXGK_SEGMENTDESCRIPTOR records written at x64 WDDM3_0 (0xF003), which x86 WDDM3_0 (0xF003) "
+     "lays out otherwise"),
+    ([*BLOB, "--segments", "sample", "--segment-type", "DXGK_SEGMENTDESCRIPTOR3"],
+     "--segments sample is DXGK_SEGMENTDESCRIPTOR records written at x64 WDDM3_0 (0xF003), not "
+     "DXGK_SEGMENTDESCRIPTOR3: give --segments PATH"),
+], ids=["allocation infos at x86", "segment descriptors at x86", "segments as another descriptor type"])
+def test_a_bundled_blob_read_at_a_target_or_as_a_type_that_lays_it_out_otherwise_is_refused(argv, said):
+    """--file sample --abi x86 decoded x64 bytes as x86 records with exit 0 (every field another's bytes)."""
+    for command in ("decode", "validate"):
+        out, err, status = cli.run([command, *argv, "--count", "1"])
+        assert (status, out) == (2, "") and err.count("\n") == 1 and said in err, err
+
+
+@pytest.mark.parametrize("argv", [["--abi", "arm64"], ["--ddi", "WDDM3_2"], ["--ddi", "VISTA"]])
+def test_a_bundled_blob_reads_at_a_target_that_lays_it_out_alike(argv):
+    """arm64 lays the records out as x64; a newer version carves its members out of reserved bits the blob holds 0."""
+    out, err, status = cli.run(["decode", "DXGK_ALLOCATIONINFO", "--file", "sample", "--count", "1", *argv])
+    direct, _e, _s = cli.run(["decode", "DXGK_ALLOCATIONINFO", "--file", str(DIRECTORY / build.ALLOCATIONS_FILE),
+                              "--count", "1", *argv])
+    assert status == 0 and out == direct.replace(str(DIRECTORY / build.ALLOCATIONS_FILE),
+                                                 f"<samples>/{build.ALLOCATIONS_FILE}")
+
+
 # option -> (the bundled file copied to ./sample, the command line reading it)
 DOT_SLASH = {
     "--file": (build.ALLOCATIONS_FILE, ["decode", "DXGK_ALLOCATIONINFO", "--file", "./sample", *DDI]),

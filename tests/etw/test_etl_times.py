@@ -5,6 +5,7 @@ event-by-event reader (whose time --json and text print; the tables write that i
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -199,3 +200,24 @@ def test_utc_text_is_the_tables_time_text(ns):
     ("yesterday", "yesterday"), (None, None)])  # no instant: as the source gave it
 def test_an_event_time_is_written_in_the_one_utc_form(given_text, want):
     assert time_text(given_text) == want
+
+
+@pytest.mark.parametrize("text", ["2026-11-23T09:15:02.124505365", "2026-11-23T09:15:02.124505365123Z",
+                                  "2026-11-23 09:15:02.124505365Z"], ids=["no zone", "twelve digits", "a space"])
+def test_a_time_no_reader_reads_is_null_in_json_kept_as_given_and_said_in_the_text(text, tmp_path):
+    """--json echoed such a text where the tables left the cell empty, and nothing said it."""
+    import re
+
+    from d3dkmddi_py import cli
+    from d3dkmddi_py.etw.outputs.command import SAMPLE_PATH
+
+    xml = SAMPLE_PATH.read_text(encoding="utf-8")
+    first = re.findall(r'SystemTime="([^"]+)"', xml)[5]
+    path = tmp_path / "t.xml"
+    path.write_text(xml.replace(first, text, 1), encoding="utf-8")
+    out, _err, _status = cli.run(["etw", str(path), "--json"])
+    (event,) = [e for e in map(json.loads, out.splitlines()) if e.get("number") == 6]
+    assert event["time"] is None and event["time_as_given"] == text
+    out, _err, _status = cli.run(["etw", str(path)])
+    assert f"times not read: 1 event whose time is no instant this reader knows (ISO 8601 with a zone), empty in " \
+           f"every output (the first: event #6, {text!r})" in out

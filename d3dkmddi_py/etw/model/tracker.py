@@ -54,9 +54,16 @@ class TimeBack:
         self.last = None  # the time of the event before
         self.count = 0
         self.first = None  # (event number, its time, the time before it)
+        self.unread = 0  # events whose time text is no instant ``time_ns`` reads (every output leaves it empty)
+        self.first_unread = None  # (event number, its time text)
 
     def take(self, event) -> None:
         time, last = event.time, self.last
+        if time is not None and time_ns(time) is None:
+            self.unread += 1
+            if self.first_unread is None:
+                self.first_unread = (event.number, time)
+            return
         self.last = time
         if time is None or last is None:
             return

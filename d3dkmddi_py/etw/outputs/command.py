@@ -28,7 +28,7 @@ from ..model.registry import layout_of
 from ..model.templates import manifest_event, map_names
 from .plot import EXTRA as PLOT_EXTRA, run as plot_run
 from ..model.mapping import SEGMENT
-from ..model.times import time_text
+from ..model.times import time_ns, time_text, utc_text
 from ..model.tracker import Tracker
 from ..model.schema import PROVIDER, flag_names
 from .tables import TraceTables, table_names
@@ -233,8 +233,10 @@ def event_json(event, type_name: str | None, findings, checked: bool, record: di
     pointer = event.adapter if event.adapter is not None else adapter
     out = {"event": event.event, "symbol": event.symbol or None, "opcode": event.opcode, "number": event.number,
            "id": event.event_id, "version": event.version, "adapter": None if pointer is None else f"0x{pointer:x}",
-           "type": type_name, "time": time_text(event.time), "fields": fields, "names": names,
+           "type": type_name, "time": utc_text(time_ns(event.time)), "fields": fields, "names": names,
            "extra": dict(event.extra)}
+    if out["time"] is None and event.time is not None:  # no instant (the tables' cell is empty): kept as given
+        out["time_as_given"] = event.time
     odd = event.odd
     if odd is not None:
         if odd.extra_bytes:

@@ -16,6 +16,7 @@ from ..model.registry import ENTRIES
 from ..model.mapping import REASONS, carried
 from ..model.section import Section, plural
 from ..model.times import time_text
+from ...errors import shown
 
 
 class TextOut:
@@ -147,6 +148,10 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
         out.line(f"times that go back: {plural(back.count, 'event')} whose time is before the time of the event before "
                  f"them, each read in the order given (the first: event #{number} at {time_text(time)}, after "
                  f"{time_text(before)})")
+    if back.unread:
+        number, time = back.first_unread
+        out.line(f"times not read: {plural(back.unread, 'event')} whose time is no instant this reader knows (ISO "
+                 f"8601 with a zone), empty in every output (the first: event #{number}, {shown(time, 80)})")
     if odd.events:
         out.line(f"{odd.tally()}, each kind reported once above")
     out.line(f"rules not applied to trace values ({len(skipped_rules)}): " + ", ".join(skipped_rules))
