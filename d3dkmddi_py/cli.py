@@ -19,7 +19,8 @@ from . import dttext, jsonformat, pipeline
 from ._numpy import parquet_unavailable
 from .errors import D3dkmddiError, DecodeError, UnsupportedTarget
 from .guard import is_closed_stream, run_guarded
-from .outfile import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, PROG, check_output, open_output, safe_name
+from .outfile import (EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, PROG, check_output, open_output, safe_name,
+                      shadowed)
 from .names import ABIS, NEWEST, known_names, parse_abi, parse_version, type_guard
 from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
@@ -546,6 +547,9 @@ def _bundled(args, tgt) -> None:
                 _as_written("--segments", args.segment_type or build.SEGMENT_TYPE, tgt)
         setattr(args, option, str(DIRECTORY / name))
         args.origins[option] = f"<samples>/{name}"
+        note = shadowed(SAMPLE_WORD, f"--{option}")
+        if note:
+            args.shadowed = getattr(args, "shadowed", []) + [note]
 
 
 def _as_written(option: str, type_name: str, tgt) -> None:
@@ -589,7 +593,7 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
     _bundled(args, tgt)
     check_output(out_path, inputs=_inputs(args), binary=fmt == "parquet")
     _source(args)
-    notes: list = []
+    notes: list = list(getattr(args, "shadowed", ()))
     memory = _memory(args, notes)
     adapter = _adapter(args, tgt, memory, notes)
     if args.follow:

@@ -52,6 +52,15 @@ class Terminated(BaseException):
     """
 
 
+def shadowed(word: str, option: str) -> str | None:
+    """The note when the word for a bundled file (``sample``) is also a file in the working folder: the bundled one
+    is read, and the user's is one ``./`` away."""
+    if not os.path.lexists(word):
+        return None
+    return (f"{option}{' ' if option else ''}{word} reads the bundled file; ./{word} here is a file of that name: "
+            f"give {option}{' ' if option else ''}./{word} to read it")
+
+
 def safe_name(path) -> str:
     """A file name fit to echo in a one-line message: unchanged when every character is
     printable, else quoted with repr-style escapes (control characters, ESC, bidi overrides,

@@ -180,3 +180,17 @@ def test_decode_dump_sample_follows_createallocation_as_the_session_log_does():
 
     assert kept(from_dump, build.DUMP_FILE) == kept(from_log, build.SESSION_FILE)
     assert len(kept(from_dump, build.DUMP_FILE)) > 300
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["decode", "DXGK_ALLOCATIONINFO", "--file", "sample", "--count", "1", *DDI], "--file sample"),
+    (["decode", *BLOB, "--count", "1", "--segments", "sample"], "--segments sample"),
+    (["etw", "sample", "--summary"], "sample"), (["etw", "sample.etl", "--summary"], "sample.etl"),
+], ids=["--file", "--segments", "etw sample", "etw sample.etl"])
+def test_the_word_sample_beside_a_file_of_that_name_says_which_it_read(argv, word, tmp_path, monkeypatch):
+    """A ./sample in the working folder was passed over for the bundled file without a word."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / word.split()[-1]).write_bytes(b"mine")
+    _out, err, status = cli.run(argv)
+    assert status in (0, 1)
+    assert f"{word} reads the bundled file; ./{word.split()[-1]} here is a file of that name" in err, err

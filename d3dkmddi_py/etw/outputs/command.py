@@ -16,6 +16,7 @@ from pathlib import Path
 from ... import jsonformat, render
 from ..._numpy import install_hint, parquet_unavailable
 from ...errors import EtwInputError
+from ...outfile import shadowed
 from ...jsonvalue import wide_text
 from ...names import ABIS, NEWEST, parse_abi, parse_version
 from ...target import target as make_target
@@ -111,6 +112,9 @@ def run(args, stdout, stderr=None) -> int:
     if args.plot is not None and (args.json or args.format or args.summary or args.output is not None):
         raise EtwInputError("--plot writes a picture alone; give --json, --format or --summary in another run")
     source, name, path = _source(args)
+    note = shadowed(args.file, "") if args.file in (SAMPLE_WORD, SAMPLE_ETL_WORD) else None
+    if note and stderr is not None:
+        stderr.write(f"d3dkmddi: {note}\n")
     if args.summary:
         if args.format or args.output is not None:
             raise EtwInputError("--summary writes text, or JSON with --json; not --format or --output")
