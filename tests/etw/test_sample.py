@@ -138,18 +138,37 @@ def test_times_are_one_form_utc_with_z_in_json_csv_and_summary(word, tmp_path):
 
 
 WIDE = "--abi x86 reads 4-byte pointers, and 82 events carry pointers above 4 GB, as a 64-bit machine's are"
+HEADER = ("--abi x86 reads 4-byte pointers, and the trace's log-file header says the machine that wrote it has 8-byte "
+          "ones (PointerSize): the records are laid out for the wrong machine; pass --abi x64 or arm64")
 
 
-@pytest.mark.parametrize("word", ["sample", "sample.etl"])
-def test_etw_abi_x86_on_a_trace_with_64_bit_pointers_is_said_in_text_json_and_tables(word, tmp_path):
-    """Issue 31: the sample (64-bit pointers) read at --abi x86 was taken silently."""
+@pytest.mark.parametrize("word, said", [("sample", f"{WIDE} (the first: event #3 pDeviceObject "), ("sample.etl", HEADER)])
+def test_etw_abi_x86_on_a_trace_with_64_bit_pointers_is_said_in_text_json_and_tables(word, said, tmp_path):
+    """Issue 31: the sample (64-bit pointers) read at --abi x86 was taken silently.  An .etl file's header says its
+    pointer size; XML says none, so its pointers above 4 GB show it."""
     from d3dkmddi_py import cli
 
     out, err, status = cli.run(["etw", word, "--abi", "x86"])
-    assert status == 1 and err == "" and f"pointers: {WIDE} (the first: event #3 pDeviceObject " in out
+    assert status == 1 and err == "" and f"pointers: {said}" in out
     for argv in (["--json"], ["--format", "csv", "-o", str(tmp_path)]):
         out, err, status = cli.run(["etw", word, "--abi", "x86", *argv])
-        assert status == 1 and WIDE not in out and f"d3dkmddi: {WIDE}" in err and "pass --abi x64 or arm64" in err
+        assert status == 1 and said not in out and f"d3dkmddi: {said}" in err and "pass --abi x64 or arm64" in err
+
+
+def test_etw_abi_x86_on_an_etl_of_a_64_bit_machine_whose_pointers_sit_below_4_gb_is_said(tmp_path):
+    """Pointers above 4 GB were the only guard: a 64-bit trace whose pointers are all small read at x86 silently."""
+    from d3dkmddi_py import cli
+    from d3dkmddi_py.etw.catalog import KIND_BY_NAME
+    from d3dkmddi_py.samples import etl_build, etw_build
+
+    (fields, *_rest) = etw_build.segment_events()
+    small = {k: (v & 0xFFFF if isinstance(v, int) and not isinstance(v, bool) else v) for k, v in fields.items()}
+    path = tmp_path / "t.etl"
+    path.write_bytes(etl_build.etl_bytes([etl_build.dxgkrnl_event(KIND_BY_NAME[("ReportSegment", "Info")], small)]))
+    out, _err, _status = cli.run(["etw", str(path), "--abi", "x86"])
+    assert f"pointers: {HEADER}" in out
+    out, _err, _status = cli.run(["etw", str(path), "--abi", "x64"])
+    assert "pointers:" not in out
 
 
 @pytest.mark.parametrize("abi", ["x64", "arm64"])

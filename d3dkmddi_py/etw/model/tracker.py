@@ -166,9 +166,20 @@ class Tracker:
                 entry.finish(self)
         return self.adapters
 
-    def pointer_note(self) -> str | None:
-        """What the outputs say when the trace's pointers do not fit the target's (``WidePointers``), else None."""
-        return self.wide.note(self.target.abi)
+    def pointer_note(self, header_pointer_size=None) -> str | None:
+        """What the outputs say when the trace's pointers do not fit the target's, else None: the .etl log-file
+        header's PointerSize (``header_pointer_size``, 4 or 8) against --abi's, or pointers above 4 GB at a 4-byte
+        target (``WidePointers``; all an XML trace can show)."""
+        if header_pointer_size is not None and (type(header_pointer_size) is not int or  # noqa: E721 - not a bool
+                                                header_pointer_size not in (4, 8)):
+            raise bad_argument("Tracker.pointer_note: header_pointer_size", header_pointer_size, "4, 8 or None")
+        abi = self.target.abi
+        mine = 4 if abi == "x86" else 8
+        if header_pointer_size is not None and header_pointer_size != mine:
+            return (f"--abi {abi} reads {mine}-byte pointers, and the trace's log-file header says the machine that "
+                    f"wrote it has {header_pointer_size}-byte ones (PointerSize): the records are laid out for the "
+                    f"wrong machine; pass --abi {'x86' if header_pointer_size == 4 else 'x64 or arm64'}")
+        return self.wide.note(abi)
 
     # ---- the interface an entry's functions use
     def adapter(self, pointer: int) -> AdapterTrace:

@@ -127,7 +127,7 @@ def run(args, stdout, stderr=None) -> int:
         found = _tables(args, reader, tracker, stderr, path)
     elif args.json:
         found = _json(reader, tracker, stdout)
-        say_pointers(tracker, stderr)
+        say_pointers(tracker, stderr, reader)
     else:
         found = write_text(reader, tracker, stdout, name)
     return exit_status(*found)
@@ -365,5 +365,5 @@ def _tables(args, reader, tracker: Tracker, stderr, input_path) -> int:
     if stderr is not None:
         stderr.write(f"d3dkmddi: {tables.message()}" + (f"; {odd.tally()}, each kind reported once in findings"
                                                          if odd.events else "") + "\n")
-    say_pointers(tables.tracker, stderr)
+    say_pointers(tables.tracker, stderr, reader)
     return tables.errors, odd

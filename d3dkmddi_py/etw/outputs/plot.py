@@ -332,7 +332,7 @@ def run(args, reader, tracker, stderr, input_path) -> tuple:
         stderr.write(f"d3dkmddi: wrote the picture of {plural(len(picture.adapters), 'adapter')} "
                      f"({count:,} series, {plural(sum(picture.rules.values()), 'error finding')}) "
                      f"to {safe_name(args.plot)}" + (f"; {odd.tally()}" if odd.events else "") + "\n")
-    say_pointers(tables.tracker, stderr)
+    say_pointers(tables.tracker, stderr, reader)
     return tables.errors, odd
 
 

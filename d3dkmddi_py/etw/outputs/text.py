@@ -66,10 +66,15 @@ class TextOut:
             self.out.write(lead + j["message"] + tail + "\n")
 
 
-def say_pointers(tracker, stderr) -> None:
+def header_pointers(reader):
+    """An .etl trace's PointerSize (its log-file header's), or None (XML says none)."""
+    return getattr(getattr(reader, "etl_header", None), "pointer_size", None)
+
+
+def say_pointers(tracker, stderr, reader=None) -> None:
     """--json, the tables and the picture: the trace's pointers that do not fit --abi's, one line on standard error
     (the text says it in its summary)."""
-    note = tracker.pointer_note()
+    note = tracker.pointer_note(header_pointers(reader))
     if note and stderr is not None:
         stderr.write(f"d3dkmddi: {note}\n")
 
@@ -139,7 +144,7 @@ def write_text(reader, tracker, stdout, name: str) -> tuple:
     others = {name: n for name, n in tracker.counts.items() if name not in ENTRIES}
     for name in sorted(others):
         out.line(f"{name}: {plural(others[name], 'event')}, read and tabled (no catalog entry keeps its state)")
-    wide = tracker.pointer_note()
+    wide = tracker.pointer_note(header_pointers(reader))
     if wide:
         out.line(f"pointers: {wide}")
     back = tracker.back
