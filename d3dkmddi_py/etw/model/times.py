@@ -41,11 +41,8 @@ def time_ns(text) -> int | None:
     year, month, day, hour, minute, second, fraction, zone = m.groups()
     if len(fraction or "") > 9 and fraction[9:].strip("0"):
         return None  # finer than a nanosecond: not exact
-    try:
-        days = (datetime(int(year), int(month), int(day), tzinfo=timezone.utc) - _EPOCH).days
-    except ValueError:  # no such date
-        return None
-    if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+    seconds = _seconds(year, month, day, hour, minute, second)
+    if seconds is None:
         return None
     offset = 0
     if zone != "Z":
@@ -53,8 +50,19 @@ def time_ns(text) -> int | None:
         if hours > 23 or minutes > 59:
             return None
         offset = (hours * 60 + minutes) * (-60 if zone[0] == "-" else 60)
-    seconds = days * 86400 + int(hour) * 3600 + int(minute) * 60 + int(second) - offset
-    return representable(seconds * 1_000_000_000 + int((fraction or "0")[:9].ljust(9, "0")))
+    return representable((seconds - offset) * 1_000_000_000 + int((fraction or "0")[:9].ljust(9, "0")))
+
+
+@lru_cache(maxsize=4096)  # events come in time order: the second repeats
+def _seconds(year: str, month: str, day: str, hour: str, minute: str, second: str) -> int | None:
+    """The seconds since 1970 of a date and time of day (no zone), or None where there is no such instant."""
+    try:
+        days = (datetime(int(year), int(month), int(day), tzinfo=timezone.utc) - _EPOCH).days
+    except ValueError:  # no such date
+        return None
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+        return None
+    return days * 86400 + int(hour) * 3600 + int(minute) * 60 + int(second)
 
 
 def utc_text(ns: int | None) -> str | None:

@@ -51,28 +51,25 @@ class TimeBack:
     trace put together out of order): counted, the first kept to be said, every event read in its order."""
 
     def __init__(self):  # a plain object: it pickles with the Tracker by every protocol
-        self.last = None  # the time of the event before
+        self.last = self.last_ns = None  # the time of the event before (its text, its nanoseconds)
         self.count = 0
         self.first = None  # (event number, its time, the time before it)
         self.unread = 0  # events whose time text is no instant ``time_ns`` reads (every output leaves it empty)
         self.first_unread = None  # (event number, its time text)
 
-    def take(self, event) -> None:
-        time, last = event.time, self.last
-        if time is not None and time_ns(time) is None:
-            self.unread += 1
-            if self.first_unread is None:
-                self.first_unread = (event.number, time)
-            return
-        self.last = time
-        if time is None or last is None:
-            return
-        if len(time) == len(last) and time[-1] == last[-1] == "Z":  # one form (an .etl's, UTC): compared as text
-            back = time < last
-        else:
-            now, before = time_ns(time), time_ns(last)
-            back = now is not None and before is not None and now < before
-        if back:
+    def take(self, event, ns=None) -> None:
+        """One event, in order; ``ns``: its time as ``time_ns`` reads it, where the caller has it (the tables do)."""
+        time = event.time
+        if ns is None and time is not None:
+            ns = time_ns(time)
+            if ns is None:  # a text that is no instant: every output leaves it empty
+                self.unread += 1
+                if self.first_unread is None:
+                    self.first_unread = (event.number, time)
+                return
+        last, before = self.last, self.last_ns
+        self.last, self.last_ns = time, ns
+        if ns is not None and before is not None and ns < before:
             self.count += 1
             if self.first is None:
                 self.first = (event.number, time, last)
@@ -264,11 +261,12 @@ class Tracker:
         return keep(check_record(bytes(data), type_name, target=self.target, adapter=adapter))
 
     # ---- the readers' per-event machinery, unchecked
-    def _apply(self, event):
+    def _apply(self, event, ns=None):
+        """``ns``: the event's time in nanoseconds where the caller has read it (None: read here)."""
         kind = event.kind
         name = kind.event
         self.counts[name] = self.counts.get(name, 0) + 1
-        self.back.take(event)
+        self.back.take(event, ns)
         if self._narrow:
             self.wide.take(event)
         entry = ENTRY_OF.get(kind.event_id)

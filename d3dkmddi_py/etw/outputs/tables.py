@@ -245,13 +245,15 @@ class TraceTables:
         entry = ENTRY_OF.get(event.kind.event_id) if tracker._applied(event) else None
         if entry is not None and entry.barrier:
             self.flush()
-        applied = tracker._apply(event)
+        if ns is _UNSET:
+            ns = time_ns(event.time)
+        applied = tracker._apply(event, ns)
         reports = tracker.odd.take(event)
         if entry is None:  # read, kept in the table of its kind (or undecoded), not applied
             odd = event.odd
             name = UNDECODED if odd is not None and odd.why else kind_table(event)
             if self.sinks is None or name in self.sinks:
-                self._kinds.setdefault(name, []).append((event, time_ns(event.time) if ns is _UNSET else ns, reports))
+                self._kinds.setdefault(name, []).append((event, ns, reports))
             elif reports:
                 self._kinds.setdefault(None, []).append((event, None, reports))  # their findings only
         elif entry.batched:  # checked column-wise when written
@@ -260,8 +262,7 @@ class TraceTables:
                 self._reports[event.number] = reports
         else:
             self._rows.setdefault(entry.table.name, []).append(
-                (entry, event, applied, reports + tracker._findings(event, applied),
-                 time_ns(event.time) if ns is _UNSET else ns))
+                (entry, event, applied, reports + tracker._findings(event, applied), ns))
         self._buffered += 1
         if self._buffered >= self.chunk and not self._hold:
             self.flush()
