@@ -27,17 +27,19 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from bench_etl import memory_trace  # noqa: E402
+from bench_windbg import spread  # noqa: E402  (median and spread, one form for every benchmark)
+from d3dkmddi_py.etw.catalog import ENTRY_OF, KINDS  # noqa: E402
+from d3dkmddi_py.etw.model.registry import layout_of  # noqa: E402
+from d3dkmddi_py.samples import etl_build, etw_build  # noqa: E402
+
 # a command's CPU time (user and system: what it costs, which the other work of a shared machine moves less than the
 # clock) and peak RSS, in a child of its own
 _WRAPPER = ("import resource, subprocess, sys\n"
             "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
             "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
             "print(u.ru_utime + u.ru_stime, u.ru_maxrss, p.returncode)\n")
-from bench_etl import memory_trace  # noqa: E402
-from d3dkmddi_py.etw.catalog import ENTRY_OF, KINDS  # noqa: E402
-from d3dkmddi_py.etw.model.registry import layout_of  # noqa: E402
-from d3dkmddi_py.samples import etl_build, etw_build  # noqa: E402
-
+CPU = "s of CPU"  # what the figures are (``spread``'s unit)
 GOAL_MIXED_RATIO = 1.1
 BEFORE = "7d7fc84"  # main before issue 29: 13 event ids read, the others counted and dropped
 OLD_TEMPLATE = (80,)  # ReportCommittedAllocation: the package before refuses its manifest payload (four fields more)
@@ -55,10 +57,6 @@ def run(tree: str, args: list, refusal: bool = False) -> tuple:
     if status not in (0, 1):
         raise SystemExit(f"{' '.join(args)} with {tree} exited {status}")
     return float(out[0]), int(out[1]) / 1024
-
-
-def spread(values: list) -> str:
-    return f"{statistics.median(values):.2f} s of CPU (min {min(values):.2f}, max {max(values):.2f})"
 
 
 def kinds_trace(path: str, n: int, kinds: int, seed: int = 29) -> list:
@@ -111,7 +109,7 @@ def mixed_tables(args, tmp: str, before: str) -> None:
           f"the package before read, without {', '.join(map(str, OLD_TEMPLATE))}, which it refuses), {args.runs} "
           f"runs each, alternated:")
     for label in ("before", "now"):
-        print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label])}, "
+        print(f"  {label:<6} ({args.before if label == 'before' else 'this tree'}): {spread(times[label], CPU)}, "
               f"peak RSS {max(peaks[label]):.0f} MB")
     print(f"  ratio of the medians {ratio:.3f} (goal <= {GOAL_MIXED_RATIO}: "
           f"{'met' if ratio <= GOAL_MIXED_RATIO else 'NOT met'})")
@@ -140,13 +138,13 @@ def kinds_outputs(args, tmp: str, before: str) -> None:
     base = statistics.median(t for t, _p in results["--summary"]["now"])
     for label, got in results.items():
         now = [t for t, _p in got["now"]]
-        head = (f"  {label:<17} now {spread(now)} = {args.events / statistics.median(now):,.0f} events/s, "
+        head = (f"  {label:<17} now {spread(now, CPU)} = {args.events / statistics.median(now):,.0f} events/s, "
                 f"{statistics.median(now) / base:.1f} x --summary, peak RSS {max(p for _t, p in got['now']):.0f} MB; ")
         if any(r is None for r in got["before"]):
             print(head + "before: the trace refused (exit 2)")
             continue
         then = [t for t, _p in got["before"]]
-        print(head + f"before {spread(then)}, peak RSS {max(p for _t, p in got['before']):.0f} MB; "
+        print(head + f"before {spread(then, CPU)}, peak RSS {max(p for _t, p in got['before']):.0f} MB; "
                      f"now / before {statistics.median(now) / statistics.median(then):.3f}")
 
 

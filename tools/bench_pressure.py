@@ -27,8 +27,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from d3dkmddi_py import cli  # noqa: E402
 from bench_etl import _clean_allocations, peak_rss  # noqa: E402
+from bench_windbg import spread  # noqa: E402  (median and spread, one form for every benchmark)
 
 PAGING_IDS = (53, 54, 55, 74, 191, 321)
+CPU = "s of CPU"  # what the figures are: every thread's CPU time (``spread``'s unit)
 GOAL_RATIO, GOAL_FLOOR = 1.2, 4.0
 
 
@@ -95,10 +97,6 @@ def timed(argv: list) -> float:
     return seconds
 
 
-def spread(values: list) -> str:
-    return f"{statistics.median(values):.2f} s of CPU ({min(values):.2f}..{max(values):.2f})"
-
-
 def floor(directory: str, runs: int) -> tuple:
     """(median seconds, whether every file came out byte for byte the command's) of pyarrow building and writing the
     command's tables from their values."""
@@ -145,8 +143,8 @@ def main(argv=None) -> int:
             out[what] = pairs
             r = statistics.median(ratios)
             print(f"{what} of {args.events:,} events, one in four a paging or eviction event: "
-                  f"{spread([a for a, _b in pairs])}; without them ({args.events - args.events // 4:,} events): "
-                  f"{spread([b for _a, b in pairs])}; ratio {r:.2f} ({min(ratios):.2f}..{max(ratios):.2f}) "
+                  f"{spread([a for a, _b in pairs], CPU)}; without them ({args.events - args.events // 4:,} events): "
+                  f"{spread([b for _a, b in pairs], CPU)}; ratio {r:.2f} ({min(ratios):.2f}..{max(ratios):.2f}) "
                   f"(goal <= {GOAL_RATIO}: {'met' if r <= GOAL_RATIO else 'NOT met'})")
         for label, path in (("with the paging events", paging), ("without them", without)):
             for what, extra in (("tables", ["--format", "parquet", "-o", os.path.join(tmp, "rss")]),
@@ -157,7 +155,7 @@ def main(argv=None) -> int:
         times, same = floor(os.path.join(tmp, "ta0"), args.runs)
         ours = [a for a, _b in out["tables"]]
         ratio = statistics.median(ours) / statistics.median(times)
-        print(f"pyarrow's floor for the same tables (Table.from_pydict + write_table): {spread(times)}, files "
+        print(f"pyarrow's floor for the same tables (Table.from_pydict + write_table): {spread(times, CPU)}, files "
               f"{'byte for byte the same' if same else 'NOT the same bytes'}; the command {ratio:.2f} x the floor "
               f"(goal <= {GOAL_FLOOR}: {'met' if ratio <= GOAL_FLOOR else 'NOT met'})")
     return 0
