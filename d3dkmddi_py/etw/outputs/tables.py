@@ -397,17 +397,20 @@ class TraceTables:
             found += self._write_kind(table, items)
         pending, self._pending = self._pending, {}
         runs, self._runs = self._runs, {}
-        tables: dict = {}  # table -> (an entry of it, the runs of every entry that writes it)
+        tables: dict = {}  # table -> (an entry of it, the runs of every entry that writes it, whether to sort them)
         for name in dict.fromkeys(list(runs) + list(pending)):
             entry = ENTRIES[name]
             parts = runs.get(name, [])
+            sort = bool(parts) and name in pending  # an Event a stretch read among its runs comes after them here
             if name in pending:
                 parts = parts + [_rows_of_events(entry, self.tracker, pending[name])]
-            tables.setdefault(entry.table.name, (entry, []))[1].append(parts)
-        for entry, parts in tables.values():  # rows in event order: several entries', and an odd Event among a run's
-            parts = [p for own in parts for p in own]
+            shared = tables.get(entry.table.name)  # one entry's runs come in event order; several entries' interleave
+            if shared is not None:
+                entry, parts, sort = shared[0], shared[1] + parts, True
+            tables[entry.table.name] = (entry, parts, sort)
+        for entry, parts, sort in tables.values():
             rows = _merged(parts)
-            found += self._batched_rows(entry, rows if len(parts) == 1 else _in_order(rows))
+            found += self._batched_rows(entry, _in_order(rows) if sort else rows)
         if found:
             found.sort(key=lambda pair: pair[0])  # stable: an event's findings keep their order
             self._write_findings([n for n, _f in found], [f for _n, f in found])
