@@ -559,8 +559,8 @@ def _as_written(option: str, type_name: str, tgt) -> None:
     from .target import as_target
 
     own, tgt = sample_target(), as_target(tgt)
-    written = build.SEGMENT_TYPE if option == "--segments" else resolve_layout(type_name, own).c_name
-    mine, theirs = resolve_layout(written, own), resolve_layout(type_name, tgt)
+    mine = resolve_layout(build.SEGMENT_TYPE if option == "--segments" else type_name, own)
+    theirs, written = resolve_layout(type_name, tgt), mine.c_name
     placed = {f.path: (f.offset, f.bit_offset, f.bit_width) for f in mine.leaves}
     # a member a version adds is carved out of reserved bits (the blob holds them 0): those moving is no misread
     moved = [f.path for f in theirs.leaves if not f.path.rpartition(".")[2].startswith("Reserved") and

@@ -18,7 +18,7 @@ from hashlib import sha256
 
 from ..._numpy import numpy_module, optional_module
 from ..._records import dataclass
-from ...errors import EtwInputError, bad_argument
+from ...errors import bad_argument
 from ...outfile import check_output, open_output, safe_name
 from ...render import RULE_KEY
 from ..model.registry import ENTRIES
@@ -321,10 +321,7 @@ def run(args, reader, tracker, stderr, input_path) -> tuple:
     """``d3dkmddi etw TRACE --plot OUT``: the picture and a line saying what it holds; returns (error-level findings,
     the OddReports) for ``command.exit_status``."""
     output_format(args.plot)
-    try:
-        optional_module("matplotlib", EXTRA, "--plot")
-    except ImportError as exc:  # the command's one line, exit 2
-        raise EtwInputError(str(exc)) from None
+    optional_module("matplotlib", EXTRA, "--plot")  # MissingModule: the command's one line, exit 2
     picture, tables = _draw(args.plot, [input_path], lambda: _series(None, tracker.target, None, reader))
     odd = tables.tracker.odd  # the Tracker that read the trace to its end
     if stderr is not None:
