@@ -3,7 +3,8 @@
 JSON numbers above 2**53 are rounded by JavaScript and jq without a word, so every pointer,
 handle, pointer-sized integer (SIZE_T, ULONG_PTR) and 64-bit field is written as a hex string
 ``"0x..."`` holding its bit pattern (two's complement for LONGLONG).  The choice depends on the
-leaf's C type only, so one field is written the same way for every value and every ABI.
+leaf's C type only, so one field is written the same way for every value and every ABI.  CSV spells
+such a leaf the same way, without the quotes (``bulk.table``'s ``hex`` kind).
 """
 from __future__ import annotations
 

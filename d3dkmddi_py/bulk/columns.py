@@ -175,7 +175,8 @@ class Columns(Mapping):
         return table.replace_schema_metadata({"d3dkmddi.type": self.type_name, "d3dkmddi.target": self.target_label})
 
     def to_csv(self, out, *, header: bool = True) -> None:
-        """CSV rows to a text file object or a path (``"-"``: standard output): ``record`` then every leaf.
+        """CSV rows to a text file object or a path (``"-"``: standard output): ``record`` then every leaf,
+        pointers, pointer-sized and 64-bit leaves as ``0x...`` (their bit pattern), as JSON writes them.
 
         A path is written through ``outfile.open_output``: complete or not at all, and never the file the
         records were read from.

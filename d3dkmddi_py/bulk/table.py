@@ -4,12 +4,12 @@ A chunk is a ``Table``: column names, a kind per column and one sequence per col
 how a value is written, the same in every chunk and the same rule as ``decode --format``:
 
 - ``int``: CSV and JSON numbers; Parquet int64 (a NumPy column keeps its own type).
-- ``hex``: a pointer, handle or 64-bit word: a CSV number, a ``"0x..."`` JSON string, Parquet uint64.
-  A signed leaf (LARGE_INTEGER) keeps its value in CSV and Parquet (int64); its ``mask`` gives JSON
-  its bit pattern, as ``decode --format jsonl`` writes it.
+- ``hex``: a pointer, handle, pointer-sized or 64-bit word: ``0x...`` in CSV and JSON alike (lowercase, a
+  JSON string), Parquet uint64.  A signed leaf (LARGE_INTEGER) is written as its bit pattern (its ``mask``)
+  in CSV and JSON, and keeps its value in Parquet (int64).
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
-- ``ohex``: a 64-bit number, or None (a field some events lack): empty, ``"0x..."`` or null, Parquet uint64.
+- ``ohex``: a 64-bit number, or None (a field some events lack): written as ``handle`` is.
 - ``handle``: a pointer or handle, or None (an adapter only a later lookup names): ``0x...`` in CSV and
   JSON alike (lowercase hex; empty, null), Parquet uint64.
 - ``time``: nanoseconds since 1970-01-01 UTC, or None: ISO 8601 UTC with nine fractional digits
@@ -209,7 +209,7 @@ class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
 
-    _PIECE = {"int": "%d", "hex": "%d", "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
+    _PIECE = {"int": "%d", "hex": "0x%x", "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
               "float": "%s", "bool": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
@@ -240,12 +240,12 @@ class CsvWriter(_TextWriter):
     def _prepare(self, kind: str, values: list, mask) -> list:
         if kind == "text":
             return [csv_cell(v) for v in values]
-        if kind in ("opt", "ohex"):
+        if kind == "opt":
             return ["" if v is None else int(v) for v in values]
         if kind in _TEXT_FORMS:
             return [csv_bool(v) for v in values] if kind == "bool" else \
                 ["" if t is None else t for t in _TEXT_FORMS[kind](values)]
-        return values
+        return _bit_patterns(values, mask)
 
     def write(self, table: Table) -> None:
         if self.arrow and table.rows >= ARROW_ROWS and _numbers_only(table):
@@ -259,8 +259,8 @@ ARROW_ROWS = 4096  # below this a chunk is written by the template (pyarrow's st
 
 
 def _numbers_only(table: Table) -> bool:
-    """Every column a NumPy array of integers: pyarrow writes each as the template would (plain decimal)."""
-    return all(k in ("int", "hex") for k in table.kinds) and \
+    """Every column a NumPy array of integers written in decimal: pyarrow writes each as the template would."""
+    return all(k == "int" for k in table.kinds) and \
         all(getattr(c, "dtype", None) is not None and c.dtype.kind in "iu" for c in table.columns)
 
 
@@ -287,7 +287,7 @@ def _float_texts(values) -> list:
     return [None if v is None or v - v != 0 else repr(float(v)) for v in _plain(values)]
 
 
-_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "float": _float_texts, "bool": None}
+_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "ohex": _handle_texts, "float": _float_texts, "bool": None}
 
 
 class JsonlWriter(_TextWriter):
@@ -305,14 +305,17 @@ class JsonlWriter(_TextWriter):
         if kind == "opt":
             return ["null" if v is None else int(v) for v in values]
         if kind in ("ohex", "handle"):
-            return ["null" if v is None else f'"0x{int(v):x}"' for v in values]
+            return ["null" if t is None else f'"{t}"' for t in _handle_texts(values)]
         if kind == "bool":
             return [self._BOOL[None if v is None else bool(v)] for v in values]
         if kind in _TEXT_FORMS:
             return ["null" if t is None else f'"{t}"' if kind == "time" else t for t in _TEXT_FORMS[kind](values)]
-        if mask is not None:
-            return [v & mask for v in values]
-        return values
+        return _bit_patterns(values, mask)
+
+
+def _bit_patterns(values: list, mask) -> list:
+    """A signed hex column's values as their bit patterns (``mask``: the leaf's width), others as they are."""
+    return values if mask is None else [v & mask for v in values]
 
 
 class _Bytes:

@@ -60,11 +60,12 @@ def test_csv_and_jsonl_rows():
     columns.to_csv(text)
     rows = list(csv.reader(io.StringIO(text.getvalue())))
     assert rows[0] == ["record", *[leaf.path for leaf in kmd.leaves(ALLOC)]]
-    assert [int(v) for v in rows[3]] == [2, *[int(columns[p][2]) for p in columns]]
+    assert [int(v, 0) for v in rows[3]] == [2, *[int(columns[p][2]) for p in columns]]
     lines = io.StringIO()
     columns.to_jsonl(lines)
     objs = [json.loads(line) for line in lines.getvalue().splitlines()]
     assert len(objs) == 5 and list(objs[4]) == ["record", *columns]
+    assert rows[1:] == [[str(v) for v in obj.values()] for obj in objs]  # one spelling: a CSV cell is its JSON value
     # SIZE_T and pointers are "0x..." strings of their bit pattern (never a JSON number above 2**53)
     assert objs[4]["Size"] == f"0x{int(columns['Size'][4]):x}" and objs[4]["record"] == 4
     assert objs[4]["pPrivateDriverData"] == f"0x{int(columns['pPrivateDriverData'][4]):x}"
@@ -196,7 +197,7 @@ def _importable(name: str) -> bool:
 def _read_back(path, fmt):
     if fmt == "csv":
         with open(path, newline="") as f:
-            return [[int(v) for v in row] for row in list(csv.reader(f))[1:]]
+            return [[int(v, 0) for v in row] for row in list(csv.reader(f))[1:]]
     if fmt == "jsonl":  # "0x..." strings are the bit patterns of 64-bit and pointer leaves
         return [[int(v, 16) if isinstance(v, str) else v for v in json.loads(line).values()]
                 for line in path.read_text().splitlines()]

@@ -59,7 +59,7 @@ def test_every_kind_in_every_format(tmp_path):
                    np.array([-1, 5], dtype=np.int64)], masks=[None, None, None, None, (1 << 64) - 1])
     out = io.StringIO()
     CsvWriter(out).write(table)
-    assert out.getvalue() == 'n,h,t,o,signed\n1,18446744073709551615,"say ""hi"", twice",,-1\n2,16,,3,5\n'
+    assert out.getvalue() == 'n,h,t,o,signed\n1,0xffffffffffffffff,"say ""hi"", twice",,0xffffffffffffffff\n2,0x10,,3,0x5\n'
     out = io.StringIO()
     JsonlWriter(out).write(table)
     rows = [json.loads(line) for line in out.getvalue().splitlines()]

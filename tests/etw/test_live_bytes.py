@@ -36,7 +36,7 @@ def answers(items, tmp_path) -> dict:
     give them."""
     etl, _xml = twin([Dxg(SEGMENT, seg_fields(1, 0x0), version=1)] + items)
     got = tables(etl, tmp_path, True)
-    processes = {int(r["hProcessId"], 16): int(r["live_bytes"])
+    processes = {int(r["hProcessId"], 16): int(r["live_bytes"], 16)
                  for r in csv.DictReader(io.StringIO(got["processes.csv"].decode()))}
     live_rows = sorted((int(r["adapter"], 16), int(r["hDxgGlobalAlloc"], 16), int(r["hVidMmGlobalAlloc"], 16))
                        for r in csv.DictReader(io.StringIO(got["live.csv"].decode())))
@@ -124,7 +124,7 @@ def test_live_bytes_past_2_64_are_shown_as_2_64_minus_1_and_said_in_every_output
         got = tables(etl, tmp_path, True, fmt)
         assert "error" not in got, got
     rows = list(csv.DictReader(io.StringIO(tables(etl, tmp_path, True)["processes.csv"].decode())))
-    assert [(r["live_bytes"], r["peak_live_bytes"]) for r in rows] == [(str((1 << 64) - 1), str((1 << 64) - 1))]
+    assert [(r["live_bytes"], r["peak_live_bytes"]) for r in rows] == [(hex((1 << 64) - 1), hex((1 << 64) - 1))]
     assert '"live_bytes":"0xffffffffffffffff"' in tables(etl, tmp_path, True, "jsonl")["processes.jsonl"].decode()
     path = tmp_path / "big.etl"
     path.write_bytes(etl)

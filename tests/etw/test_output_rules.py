@@ -536,3 +536,29 @@ def test_a_versions_table_name_is_no_other_events():
     never another event's table."""
     bases = [registry.versioned_symbol(row[0], None).lower() for row in MANIFEST.values()]
     assert len(set(bases)) == len(bases) == 451
+
+
+# ------------------------------------------------------------------ one spelling (issue 31)
+def _as_csv_cell(value) -> str:
+    """What a JSON value reads as in a CSV cell if the two spell it alike: null empty, JSON's words, strings bare."""
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value)
+
+
+def test_every_cell_of_every_table_of_the_sample_is_spelled_in_csv_as_in_json_lines(tmp_path):
+    """Issue 31: a 64-bit size was 65536 in CSV and "0x10000" in JSON lines. Every cell of every table the
+    sample's .etl twin writes (the entries', the state tables, the kinds' and the findings) reads the same."""
+    import csv
+
+    from d3dkmddi_py.samples import DIRECTORY, etw_build as sample
+
+    data = (DIRECTORY / sample.ETL_FILE).read_bytes()
+    as_csv, as_jsonl = tables(data, tmp_path, True, "csv"), tables(data, tmp_path, True, "jsonl")
+    assert sorted(n[:-4] for n in as_csv) == sorted(n[:-6] for n in as_jsonl) and len(as_csv) > 10
+    hexed = 0
+    for name, text in as_csv.items():
+        header, *rows = list(csv.reader(io.StringIO(text.decode(), newline="")))
+        objects = [json.loads(line) for line in as_jsonl[name[:-4] + ".jsonl"].decode().splitlines()]
+        assert [list(o) for o in objects] == [header] * len(rows), name
+        assert rows == [[_as_csv_cell(v) for v in o.values()] for o in objects], name
+        hexed += sum(cell.startswith("0x") for row in rows for cell in row)
+    assert hexed > 100  # pointers, handles and sizes are among them

@@ -61,15 +61,15 @@ def test_the_samples_picture_draws_the_values_of_its_tables(monkeypatch, tmp_pat
     tables = csv_tables(SAMPLE_PATH.read_bytes(), monkeypatch, tmp_path)
     residency = table(tables, "residency")
     for sid in {int(r["SegmentId"]) for r in residency}:
-        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"]) for r in residency
+        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"], 16) for r in residency
                                                   if int(r["SegmentId"]) == sid]
     for kind, value in (("usage", "NewUsage"), ("budget", "NewBudget")):
         rows = [r for r in table(tables, "process_memory") if r[value] != ""]  # the event's own rows
         key_of = itemgetter("ProcessId", "PhysicalAdapterIndex", "MemorySegmentGroup")
         for key in {key_of(r) for r in rows}:
             label = f"{key_text(tuple(map(int, key)))}: {kind}"
-            assert steps(drawn[label]) == [int(r[value]) for r in rows if key_of(r) == key]
-    segments = {int(r["ulSegmentId"]): int(r["Size"]) for r in table(tables, "segments")}  # the last report
+            assert steps(drawn[label]) == [int(r[value], 16) for r in rows if key_of(r) == key]
+    segments = {int(r["ulSegmentId"]): int(r["Size"], 16) for r in table(tables, "segments")}  # the last report
     for sid, size in segments.items():
         (y,) = set(drawn[f"segment {sid} Size {_size_text(size)}"][1].tolist())
         assert y == size
@@ -93,7 +93,7 @@ def test_the_pressure_panels_draw_the_paging_evictions_and_over_budget_tables(mo
     for r in table(tables, "paging"):
         key = f"{r['source_segment'] or '-'} -> {r['destination_segment'] or '-'}"
         so_far = totals.setdefault(key, [])
-        so_far.append((so_far[-1] if so_far else 0) + int(r["bytes"] or 0))
+        so_far.append((so_far[-1] if so_far else 0) + int(r["bytes"] or "0", 16))
     assert len(totals) == 4 and {k: steps(drawn[k]) for k in totals} == totals
     (a,) = picture.adapters.values()
     (evicted,) = a.group("evicted").values()
@@ -134,7 +134,7 @@ def test_an_etl_twin_with_residency_events_draws_what_its_xml_draws_and_its_tabl
     rows = table(csv_tables(etl, monkeypatch, tmp_path), "residency")
     drawn = lines(figure(from_etl))
     for sid in (1, 3):
-        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"]) for r in rows
+        assert steps(drawn[f"segment {sid}"]) == [int(r["TotalBytesResident"], 16) for r in rows
                                                   if int(r["SegmentId"]) == sid]
     x, _y = drawn["segment 1"]
     assert x[0] == pytest.approx(from_etl.x(a.group("resident")[1])[0])  # the x of a row is its time, from the first point

@@ -233,4 +233,4 @@ def test_an_event_about_an_allocation_the_trace_did_not_show_starting_is_counted
     assert [(r["operation"], r["allocation"], r["process"], r["size"]) for r in rows] == [
         ("VidMmEvict", "", "", ""), ("EvictAllocation", "0xdead0", "", "")]
     (paging,) = csv.DictReader(io.StringIO((out / "paging.csv").read_text()))
-    assert (paging["allocation"], paging["process"], paging["bytes"]) == ("0xdead0", "", str(MB))
+    assert (paging["allocation"], paging["process"], paging["bytes"]) == ("0xdead0", "", hex(MB))

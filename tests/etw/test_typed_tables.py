@@ -186,7 +186,7 @@ def test_the_sample_live_and_processes_tables_say_what_the_text_says(tmp_path):
         sorted(e.event.fields["hVidMmGlobalAlloc"] for e in a.allocations.values())
     (process,) = _cells(tmp_path, "csv", "processes")
     assert (int(process["started"]), int(process["stopped"]), int(process["live"])) == (a.started, a.stopped, len(live))
-    assert int(process["live_bytes"]) == sum(e.event.fields["allocSize"] for e in a.allocations.values())
+    assert int(process["live_bytes"], 16) == sum(e.event.fields["allocSize"] for e in a.allocations.values())
 
 
 def test_new_tables_column_wise_equal_event_by_event_on_a_long_trace(tmp_path):

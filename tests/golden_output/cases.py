@@ -33,6 +33,9 @@ CASES = {
                                     "--ddi", "WDDM3_0", "--offset", "0x840", "--adapter", "sample", "--json"],
     "decode_sample_segments.json": ["decode", "DXGK_SEGMENTDESCRIPTOR", "--file", "<samples>/segments.bin",
                                     "--ddi", "WDDM3_0", "--count", "all", "--json"],
+    # issue 31: a pointer and a SIZE_T are 0x... in CSV as in JSON (one spelling), never decimal
+    "decode_sample_records.csv": ["decode", "DXGK_ALLOCATIONINFO", "--file", "<samples>/allocations.bin",
+                                  "--ddi", "WDDM3_0", "--count", "4", "--format", "csv"],
     "validate_sample.txt": ["validate", "DXGK_ALLOCATIONINFO", "--file", "<samples>/allocations.bin",
                             "--ddi", "WDDM3_0", "--count", "all", "--adapter", "sample"],
     "layout_allocationinfo_x86_wddm2_0.txt": ["layout", "DXGK_ALLOCATIONINFO", "--abi", "x86", "--ddi", "WDDM2_0"],
