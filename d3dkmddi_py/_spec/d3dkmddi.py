@@ -322,6 +322,23 @@ DXGK_QUERYSEGMENTIN4 = HEADER.add(TypeDef(
 DXGK_QUERYSEGMENTOUT4 = query_segment_out("DXGK_QUERYSEGMENTOUT4", "BYTE*", guard=AllOf((WIN8, WDDM2_0)), stride=True,
                                           doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentout4")
 
+# definitions.md §11: the DxgkDdiQueryAdapterInfo(DXGKQAITYPE_SEGMENTMEMORYSTATE) query, >= WDDM2_0, also named
+# DXGK_SEGMENTMEMORYSTATE; the count is a union with NumUEFIFrameBufferRanges from WDDM2_2.  The elements
+# pMemoryRanges points to (DXGK_MEMORYRANGE, "two UINT64s", members unnamed in definitions.md) are not
+# mirrored: the C mirror declares the type incomplete, enough for the pointer.
+HEADER.add(Verbatim("typedef struct _DXGK_MEMORYRANGE DXGK_MEMORYRANGE;\n", "d3dkmddi.h"))
+DXGK_QUERYSEGMENTMEMORYSTATE = HEADER.add(TypeDef(
+    "DXGK_QUERYSEGMENTMEMORYSTATE", "struct",
+    (Field("DriverSegmentId", "WORD"),
+     Field("PhysicalAdapterIndex", "WORD"),
+     If(WDDM2_2,
+        (Record("union", (Field("NumInvalidMemoryRanges", "UINT"), Field("NumUEFIFrameBufferRanges", "UINT"))),),
+        (Field("NumInvalidMemoryRanges", "UINT"),)),
+     Field("pMemoryRanges", "DXGK_MEMORYRANGE*")),
+    "d3dkmddi.h", tag="_DXGK_QUERYSEGMENTMEMORYSTATE", guard=WDDM2_0, aliases=("DXGK_SEGMENTMEMORYSTATE",),
+    doc=DDI + "ns-d3dkmddi-_dxgk_querysegmentmemorystate",
+))
+
 DXGK_SEGMENTTYPE = HEADER.add(EnumDef(
     "DXGK_SEGMENTTYPE", (("DXGK_SEGMENTTYPE_SYSMEM", 0), ("DXGK_SEGMENTTYPE_LOCAL", 1)),
     "d3dkmddi.h", tag="_DXGK_SEGMENTTYPE", guard=WDDM3_2,
@@ -443,4 +460,7 @@ OPAQUE = {
         "a handle to the driver's resource, not memory this mirror describes",
     ("DXGK_SEGMENTDESCRIPTOR2", "pMdl"):
         "a PMDL: points to a memory descriptor list, a structure this mirror does not describe",
+    ("DXGK_QUERYSEGMENTMEMORYSTATE", "pMemoryRanges"):
+        "points to an array of DXGK_MEMORYRANGE (NumInvalidMemoryRanges of them, says its page), a structure this "
+        "mirror does not describe",
 }

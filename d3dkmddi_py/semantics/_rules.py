@@ -27,6 +27,7 @@ ALLOCFLAGS_WDDM2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_allocationinfoflags_
 ALLOCFLAGS2_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-dxgk_allocationinfoflags2"
 SETPRIORITY_PAGE = LEARN + "d3dumddi/nc-d3dumddi-pfnd3dddi_setprioritycb"
 QUERYSEGMENTIN_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_querysegmentin"
+MEMSTATE_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_querysegmentmemorystate"
 KIT = "d3dkmddi.h (WDK 10.0.26100)"
 
 
@@ -281,6 +282,7 @@ BANKPREF, SEGPREF = page(BANKPREF_PAGE), page(SEGPREF_PAGE)
 ALLOCINFO, ALLOCFLAGS, ALLOCFLAGS_WDDM2 = page(ALLOCINFO_PAGE), page(ALLOCFLAGS_PAGE), page(ALLOCFLAGS_WDDM2_PAGE)
 ALLOCFLAGS2 = page(ALLOCFLAGS2_PAGE)
 QUERYSEGMENTIN = page(QUERYSEGMENTIN_PAGE)
+MEMSTATE = page(MEMSTATE_PAGE)
 
 E, W = Severity.ERROR, Severity.WARNING
 RESERVED_SENTENCE = "This member is reserved and should be set to zero."
@@ -408,6 +410,11 @@ _rule("SEGPREF.DIRECTION_WITHOUT_ID", W, SEGPREF,
       "DirectionN is 1 while SegmentIdN is 0 (a direction for no segment).")
 _rule("SEGPREF.RESERVED_NONZERO", W, SEGPREF, "Reserved (bits 31-32).",
       "Reserved (the top 2 bits, 0xC0000000) is not 0.")
+
+# ---- DXGK_QUERYSEGMENTMEMORYSTATE (WDDM2_0+): the page has no "must" or "should"; it describes the id
+_rule("MEMSTATE.SEGMENTID_ZERO", W, MEMSTATE,
+      "A  1-based segment identifier of a local GPU memory segment.",
+      "DriverSegmentId is 0 (a 1-based identifier names no segment as 0).")
 
 # ---- DXGK_ALLOCATIONINFOFLAGS and DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 (the same sentences on both pages)
 _rule("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", E, ALLOCFLAGS,

@@ -530,6 +530,14 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
     return out
 
 
+# ---------------------------------------------------------------- the segment memory state query
+
+@lru_cache(maxsize=None)
+def _memory_state() -> tuple:
+    return (Check("MEMSTATE.SEGMENTID_ZERO", "DriverSegmentId", lambda r: r["DriverSegmentId"] == 0,
+                  "DriverSegmentId = 0, but it is a 1-based segment identifier", value=lambda r: 0),)
+
+
 # ---------------------------------------------------------------- the registry
 
 DESCRIPTOR_TYPES = ("DXGK_SEGMENTDESCRIPTOR", "DXGK_SEGMENTDESCRIPTOR3", "DXGK_SEGMENTDESCRIPTOR4",
@@ -548,6 +556,7 @@ CHECKS: dict = {
     "DXGK_ALLOCATIONINFOFLAGS2": lambda abi, version, facts: _alloc_flags2(abi, version),
     "DXGK_ALLOCATIONINFO": lambda abi, version, facts: _allocation_info(abi, version, facts),
     **{name: (lambda abi, version, facts, n=name: _descriptor(n, abi, version)) for name in DESCRIPTOR_TYPES},
+    "DXGK_QUERYSEGMENTMEMORYSTATE": lambda abi, version, facts: _memory_state(),
 }
 
 

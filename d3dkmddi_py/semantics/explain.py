@@ -520,6 +520,7 @@ MEANINGS = {
     **{name: (lambda m, view, adapter: _querysegment(m, view))
        for name in ("DXGK_CPUHOSTAPERTURE", "DXGK_QUERYSEGMENTIN4", "DXGK_QUERYSEGMENTOUT", "DXGK_QUERYSEGMENTOUT3",
                     "DXGK_QUERYSEGMENTOUT4")},
+    "DXGK_QUERYSEGMENTMEMORYSTATE": lambda m, view, adapter: _member_words(m, view),
 }
 
 

@@ -158,6 +158,12 @@ MEMBER_WORDS = {
                                        "paging buffer",
         "SegmentDescriptorStride": "Size of the elements in the pSegmentDescriptor array in bytes",
     }),
+    "DXGK_QUERYSEGMENTMEMORYSTATE": _table("DXGK_QUERYSEGMENTMEMORYSTATE", {
+        "DriverSegmentId": "A  1-based segment identifier of a local GPU memory segment",
+        "PhysicalAdapterIndex": "Physical adapter index in a linked display adapter link",
+        "NumInvalidMemoryRanges": "The number of entries in the pMemoryRanges array",
+        "pMemoryRanges": "Array of DXGK_MEMORYRANGE structures for the invalid memory ranges",
+    }),
     "DXGK_ALLOCATIONUSAGEHINT": _table("DXGK_ALLOCATIONUSAGEHINT", {
         "Version": "A positive integer that indicates the version of the allocation",
     }),

@@ -491,6 +491,16 @@ STRUCTS = {
               ("SegmentDescriptorStride", "SIZE_T", 32, 20, ALWAYS)),
         sizes=((40, 24, ALWAYS),), align=(8, 4), exists=Cond(since="WDDM2_0"),
     ),
+    # §11 (alias DXGK_SEGMENTMEMORYSTATE): WORD, WORD, then a UINT (a union of two UINTs from WDDM2_2), then
+    # DXGK_MEMORYRANGE*; offsets worked out by hand from those members (definitions.md gives none)
+    "DXGK_QUERYSEGMENTMEMORYSTATE": Struct(
+        rows=(("DriverSegmentId", "WORD", 0, 0, ALWAYS),
+              ("PhysicalAdapterIndex", "WORD", 2, 2, ALWAYS),
+              ("NumInvalidMemoryRanges", "UINT", 4, 4, ALWAYS),
+              ("NumUEFIFrameBufferRanges", "UINT", 4, 4, Cond(since="WDDM2_2")),
+              ("pMemoryRanges", "DXGK_MEMORYRANGE*", 8, 8, ALWAYS)),
+        sizes=((16, 12, ALWAYS),), align=(8, 4), exists=Cond(since="WDDM2_0"),
+    ),
     "DXGK_QUERYSEGMENTCOUNTIN": Struct(
         rows=(("PhysicalAdapterIndex", "UINT16", 0, 0, ALWAYS),
               ("Padding", "UINT16", 2, 2, ALWAYS),
@@ -532,11 +542,12 @@ FLAG_TYPE_EXISTS = {
 }
 
 # typedef aliases (§2: typedef D3DDDI_SEGMENTPREFERENCE DXGK_SEGMENTPREFERENCE; §1 PHYSICAL_ADDRESS)
-ALIASES = {"DXGK_SEGMENTPREFERENCE": "D3DDDI_SEGMENTPREFERENCE", "PHYSICAL_ADDRESS": "LARGE_INTEGER"}
+ALIASES = {"DXGK_SEGMENTPREFERENCE": "D3DDDI_SEGMENTPREFERENCE", "PHYSICAL_ADDRESS": "LARGE_INTEGER",
+           "DXGK_SEGMENTMEMORYSTATE": "DXGK_QUERYSEGMENTMEMORYSTATE"}  # §11
 
 # Scalar C types: (bytes or PTR, signed).  MSVC enums are int.
 SCALARS = {
-    "UINT": (4, False), "UINT16": (2, False), "UINT32": (4, False), "UINT64": (8, False),
+    "UINT": (4, False), "UINT16": (2, False), "WORD": (2, False), "UINT32": (4, False), "UINT64": (8, False),
     "DWORD": (4, False), "LONG": (4, True), "LONGLONG": (8, True),
     "D3DGPU_VIRTUAL_ADDRESS": (8, False), "D3DDDIFORMAT": (4, True),
     "DXGK_SEGMENTTYPE": (4, True), "DXGK_PAGESIZE": (4, True),

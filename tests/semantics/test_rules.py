@@ -120,6 +120,11 @@ CASES = [
      lambda: dict(value=sem.build_segment_preference([(1, 1)]), type_name="D3DDDI_SEGMENTPREFERENCE")),
     ("SEGPREF.RESERVED_NONZERO", "breaks", lambda: dict(value=1 | 1 << 30, type_name="D3DDDI_SEGMENTPREFERENCE")),
     ("SEGPREF.RESERVED_NONZERO", "keeps", lambda: dict(value=1, type_name="D3DDDI_SEGMENTPREFERENCE")),
+    # ---- DXGK_QUERYSEGMENTMEMORYSTATE
+    ("MEMSTATE.SEGMENTID_ZERO", "breaks",
+     lambda: dict(value=t().DXGK_QUERYSEGMENTMEMORYSTATE(NumInvalidMemoryRanges=1))),
+    ("MEMSTATE.SEGMENTID_ZERO", "keeps",
+     lambda: dict(value=t().DXGK_QUERYSEGMENTMEMORYSTATE(DriverSegmentId=1, NumInvalidMemoryRanges=1))),
     # ---- allocation info flags
     ("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", "breaks", lambda: word(W2, "PermanentSysMem")),
     ("ALLOCFLAGS.PERMANENTSYSMEM_NEEDS_CPUVISIBLE", "keeps", lambda: word(W2, "PermanentSysMem", "CpuVisible")),
