@@ -43,6 +43,27 @@ def test_pyarrow_writes_the_templates_bytes(abi, version):
         assert texts[0].count("\n") == ARROW_ROWS + 4
 
 
+def test_pyarrow_writes_hex_columns_as_the_template_does_at_their_edges():
+    """Issue 31: CSV spells a hex column 0x...; pyarrow's path makes those strings in NumPy, and must write the bytes
+    the template's 0x%x does: 0, one digit, every length, 2**64-1, a signed column as its bit pattern in its mask."""
+    require(pyarrow is not None, "pyarrow (the test extra)")
+    edges = [0, 1, 0xF, 0x10, 0xFF, 0x100, 0x1234_5678, 1 << 63, (1 << 64) - 1] + [1 << k for k in range(64)]
+    rows = ARROW_ROWS + len(edges)
+    unsigned = np.resize(np.array(edges, dtype=np.uint64), rows)
+    signed = np.resize(np.array([-1, -(1 << 63), 0, 5, (1 << 63) - 1, -0x1000], dtype=np.int64), rows)
+    narrow = np.resize(np.array([0, 7, 0xFFFF_FFFF], dtype=np.uint32), rows)
+    table = Table(["n", "u", "s64", "s40", "u32"], ["int", "hex", "hex", "hex", "hex"],
+                  [np.arange(rows), unsigned, signed, signed, narrow], [None, None, (1 << 64) - 1, (1 << 40) - 1, None])
+    texts = []
+    for arrow in (False, True):
+        out = io.StringIO()
+        CsvWriter(out, arrow=arrow).write(table)
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1]
+    lines = texts[1].splitlines()
+    assert lines[1] == "0,0x0,0xffffffffffffffff,0xffffffffff,0x0" and lines[9] == "8,0xffffffffffffffff,0x0,0x0,0xffffffff"
+
+
 def test_a_small_chunk_and_text_columns_take_the_template():
     table = Table(["n", "s"], ["int", "text"], [np.arange(ARROW_ROWS * 2), ["a,b"] * (ARROW_ROWS * 2)])
     out = io.StringIO()
