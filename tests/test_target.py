@@ -59,7 +59,11 @@ def test_unknown_abi_is_a_value_error_listing_the_valid_ones(abi):
         assert valid in str(err.value)
 
 
-@pytest.mark.parametrize("version", [0, 0x5022, 0x11008, max(INTERFACE_VERSIONS.values()) + 1, -1, "WDDM9_9",
+BETWEEN_VERSIONS = next(v for v in range(min(INTERFACE_VERSIONS.values()), max(INTERFACE_VERSIONS.values()))
+                        if v not in INTERFACE_VERSIONS.values())  # a gap in the table, whatever versions it gains
+
+
+@pytest.mark.parametrize("version", [0, 0x5022, BETWEEN_VERSIONS, max(INTERFACE_VERSIONS.values()) + 1, -1, "WDDM9_9",
                                      "WDDM2", "0x5024", "", "newest",
                                      1.5, None, True, b"WDDM2_0"])
 def test_unknown_interface_version_is_a_value_error_listing_the_valid_ones(version):
