@@ -26,6 +26,7 @@ from .resolve import resolve_layout
 from ._spec.versions import INTERFACE_VERSIONS
 from .span import word_bytes
 from .windbg import WINDBG_COMMANDS, Memory, parse_address, parse_hex, parse_int, text_of_bytes
+from .wording import noun, plural
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 BULK_FORMATS = ("csv", "jsonl", "parquet")
@@ -607,16 +608,16 @@ def _stream(args, stdout, stderr, *, validate: bool) -> int:
         records.close()
     if stderr is not None:
         if out_path != "-":
-            records_text = f"{summary.records:,} record{'s' if summary.records != 1 else ''}"
+            records_text = plural(summary.records, "record")
             if validate and fmt in BULK_FORMATS:  # a row per finding (every finding is an error or a warning)
                 found = summary.errors + summary.warnings
-                what = f"{found:,} finding{'s' if found != 1 else ''} for {records_text}"
+                what = f"{plural(found, 'finding')} for {records_text}"
             else:
                 what = records_text
             stderr.write(f"{PROG}: wrote {what} to {safe_name(out_path)}\n")
         if summary.more:
-            stderr.write(f"{PROG}: the input holds {summary.more:,} more {records.layout.c_name} record"
-                         f"{'s' if summary.more != 1 else ''} after these; pass --count all to read them all\n")
+            stderr.write(f"{PROG}: the input holds {summary.more:,} more {records.layout.c_name} "
+                         f"{noun(summary.more, 'record')} after these; pass --count all to read them all\n")
     return EXIT_FINDINGS if validate and summary.errors else EXIT_OK
 
 
@@ -693,7 +694,7 @@ def _follow(args, tgt, memory, fmt: str, out_path: str, stdout, stderr, *, adapt
             else:
                 _write_pieces(out, _text_pieces(nodes, adapter, render_follow_lines))
     if stderr is not None and out_path != "-":
-        stderr.write(f"{PROG}: wrote {len(nodes):,} followed record{'s' if len(nodes) != 1 else ''} to "
+        stderr.write(f"{PROG}: wrote {plural(len(nodes), 'followed record')} to "
                      f"{safe_name(out_path)}\n")
     return EXIT_FINDINGS if validate and summary.errors else EXIT_OK
 

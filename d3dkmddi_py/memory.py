@@ -24,6 +24,7 @@ from .errors import (DecodeError, InvalidArgument, integer_argument, name_argume
 from .windbg import ADDRESS_BITS, ADDRESS_END as _ADDRESS_END, parse_address
 from .windbg import Dump, Memory, line_holding, scan_log
 from .windbg import _windbg_address as windbg_address
+from .wording import plural
 
 WINDBG_RANGE_LIMIT = 256 << 20  # WinDbg's db refuses a longer L<count> without L? ("Range too large")
 _SHOWN_GAPS = 4  # missing ranges a message lists; the error's ``missing`` holds them all
@@ -323,8 +324,8 @@ class WinDbgLog(Ranges):
         return Memory(bytes(self._data[k]), self._starts[k], self.origin, dump.address_bytes or None)
 
     def __repr__(self) -> str:
-        return (f"<WinDbgLog {self.origin}: {len(self.scan.dumps)} dump(s) in {len(self)} range(s), "
-                f"{sum(map(len, self._data))} bytes, {self.scan.skipped} line(s) skipped>")
+        return (f"<WinDbgLog {self.origin}: {plural(len(self.scan.dumps), 'dump')} in {plural(len(self), 'range')}, "
+                f"{plural(sum(map(len, self._data)), 'byte')}, {plural(self.scan.skipped, 'line')} skipped>")
 
 
 # ------------------------------------------------------------------ an object with its own read()

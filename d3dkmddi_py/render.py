@@ -14,6 +14,7 @@ from .coltext import joined_column
 from .jsonvalue import json_value
 from .layout import TypeLayout, read_leaf, type_layout
 from .names import ENUM_CLASSES
+from .wording import noun
 
 _POINTER_TYPES = ("HANDLE", "PMDL")
 
@@ -154,7 +155,7 @@ def tally_counts(errors: int, warnings: int, none: str = "no findings") -> str:
     parts = []
     for severity, n in (("error", errors), ("warning", warnings)):
         if n:
-            parts.append(f"{n} {severity}{'s' if n != 1 else ''}")
+            parts.append(f"{n} {noun(n, severity)}")
     return ", ".join(parts) or none
 
 

@@ -16,6 +16,7 @@ from types import GeneratorType
 
 from ._records import dataclass
 from .errors import DecodeError, InvalidArgument, WinDbgTextError, bad_argument
+from .wording import plural
 
 
 # ------------------------------------------------------------------ data
@@ -495,11 +496,11 @@ def _line_values(rest: str, unit: str, number: int, line: str, origin: str, part
     # A line as wide as its dump's first is that many values: the first line's column was tested.
     k = None if width == len(values) else _character_column_at(texts, data, size)
     if k is not None:
-        raise WinDbgTextError(f"{origin} line {number}: {_clip(' '.join(texts[k:]))} after {k} value(s) is the "
+        raise WinDbgTextError(f"{origin} line {number}: {_clip(' '.join(texts[k:]))} after {plural(k, 'value')} is the "
                               f"character column (those bytes as text), not data; WinDbg puts two spaces before "
                               f"it: paste its output unchanged", number, line)
     if len(chars) > len(values) * size:  # db/dc/dW print one character per byte, never more
-        raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {len(values)} value(s) is not the "
+        raise WinDbgTextError(f"{origin} line {number}: {_clip(chars)} after {plural(len(values), 'value')} is not the "
                               f"character column ({len(values) * size} characters at most); WinDbg separates "
                               f"values by one space: paste its output unchanged", number, line)
     return data, False, tail in ("", "chars")

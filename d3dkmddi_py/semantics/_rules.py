@@ -13,6 +13,7 @@ import re
 
 from .._records import dataclass
 from ..errors import D3dkmddiError
+from ..wording import plural
 
 LEARN = "https://learn.microsoft.com/windows-hardware/drivers/ddi/"
 SEGFLAGS_PAGE = LEARN + "d3dkmddi/ns-d3dkmddi-_dxgk_segmentflags"
@@ -163,7 +164,7 @@ class ValidationError(D3dkmddiError, ValueError):
     def __init__(self, type_name: str, target_label: str, findings):
         self.type_name, self.target_label, self.findings = type_name, target_label, tuple(findings)
         lines = "\n".join(f"  {f}" for f in self.findings)
-        super().__init__(f"{type_name} at {target_label} breaks {len(self.findings)} documented rule(s):\n{lines}")
+        super().__init__(f"{type_name} at {target_label} breaks {plural(len(self.findings), 'documented rule')}:\n{lines}")
 
 
 # ---- the severity policy: an error rests on a sentence that forbids or states a failure; "should" is

@@ -20,6 +20,7 @@ from ._view import View, describe_flags, ever_named_bits, flag_names, named_bits
 from .segments import SegmentFlag, describe_segment_set, segment_set, system_memory_reading
 from ._rules import READING, RESERVED_MEMBER_RULES, RULES, SUPPORTED_FROM, USEBANKING_READING
 from .engine import NOT, Check, Cols, column_messages, leaves_read, run_columns, run_record  # noqa: F401 (public here too)
+from ..wording import numbered, plural
 
 SYSTEM_MEMORY_BIT = CONSTS["DXGK_SEGMENT_SET_SYSTEMMEMORY"].value.bit_length() - 1  # bit 31
 SYSTEM_MEMORY_ID = CONSTS["DXGK_SEGMENT_ID_SYSTEMMEMORY"].value
@@ -369,6 +370,11 @@ def _ids_text(mask: int) -> str:
     return ", ".join(str(n + 1) for n in range(32) if mask >> n & 1)
 
 
+def _segments_text(mask: int) -> str:
+    """``segment 3``, ``segments 2, 3``: the ids a set names."""
+    return numbered("segment", (n + 1 for n in range(32) if mask >> n & 1))
+
+
 @lru_cache(maxsize=None)
 def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tuple:
     wddm2 = version >= InterfaceVersion.WDDM2_0
@@ -450,8 +456,8 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
     for name in (["SupportedWriteSegmentSet"] if wddm2 else ["SupportedReadSegmentSet", "SupportedWriteSegmentSet"]) \
             + ["EvictionSegmentSet"]:
         out.append(Check("ALLOCINFO.SET_UNKNOWN_SEGMENT", name, lambda r, n=name: (r[n] & unknown) != 0,
-                         f"{name} = {{{name}:#x}} names segment(s) {{unknown}} but the adapter has {count} segment(s)",
-                         params=lambda r, n=name: {"unknown": _ids_text(r[n] & unknown) + (
+                         f"{name} = {{{name}:#x}} names {{unknown}} but the adapter has {plural(count, 'segment')}",
+                         params=lambda r, n=name: {"unknown": _segments_text(r[n] & unknown) + (
                              f" ({bit31})" if bit31 and r[n] >> SYSTEM_MEMORY_BIT & 1 else "")}))
     not_aperture = facts.not_aperture & _set_mask(range(1, top + 1))
 
@@ -471,23 +477,22 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
     pitched = facts.pitched & _set_mask(range(1, top + 1))
     out.append(Check("ALLOCINFO.EVICTION_PITCHALIGNED", "EvictionSegmentSet",
                      lambda r: (r["EvictionSegmentSet"] & pitched) != 0,
-                     "EvictionSegmentSet names pitch-aligned segment(s) {pitched}",
-                     params=lambda r: {"pitched": _ids_text(r["EvictionSegmentSet"] & pitched)}))
+                     "EvictionSegmentSet names pitch-aligned {pitched}",
+                     params=lambda r: {"pitched": _segments_text(r["EvictionSegmentSet"] & pitched)}))
     if wddm2:
         big = facts.big_pages & _set_mask(range(1, top + 1))
         out.append(Check("ALLOCINFO.ALIGNMENT_64KB", "Alignment",
                          lambda r: ((effective(r) & big) != 0) & ((r["Alignment"] & (ALIGN_64KB - 1)) != 0),
                          f"Alignment = {{Alignment:#x}} is not a multiple of {ALIGN_64KB // 1024} KB, but the "
-                         f"allocation can use segment(s) {{big}} with Use64KBPages",
-                         params=lambda r: {"big": _ids_text(effective(r) & big)}))
+                         f"allocation can use {{big}} with Use64KBPages",
+                         params=lambda r: {"big": _segments_text(effective(r) & big)}))
     out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_UNUSED", "PitchAlignedSize",
                      lambda r: (r["PitchAlignedSize"] != 0) & ((effective(r) & pitched) == 0),
                      f"PitchAlignedSize = {{PitchAlignedSize:#x}} but no segment of {source} is pitch aligned"))
     out.append(Check("ALLOCINFO.PITCHALIGNEDSIZE_MISSING", "PitchAlignedSize",
                      lambda r: (r["PitchAlignedSize"] == 0) & ((effective(r) & pitched) != 0),
-                     f"PitchAlignedSize = 0 but the allocation can use pitch-aligned segment(s) {{pitched}} of "
-                     f"{source}",
-                     value=lambda r: 0, params=lambda r: {"pitched": _ids_text(effective(r) & pitched)}))
+                     f"PitchAlignedSize = 0 but the allocation can use pitch-aligned {{pitched}} of {source}",
+                     value=lambda r: 0, params=lambda r: {"pitched": _segments_text(effective(r) & pitched)}))
 
     def uses_banks(r):
         return r.lookup(facts.banking, r["PreferredSegment.SegmentId0"])
@@ -511,10 +516,11 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
             return live & (r[f"HintedBank.Bank{i}"] > limit)
 
         out.append(Check("ALLOCINFO.HINTEDBANK_OUT_OF_RANGE", f"HintedBank.Bank{i}", out_of_range,
-                         "bank {bank} does not exist: segment {first} has {banks} bank(s), numbered from 1",
+                         "bank {bank} does not exist: segment {first} has {banks}, numbered from 1",
                          params=lambda r, i=i: {"bank": r[f"HintedBank.Bank{i}"],
                                                 "first": r["PreferredSegment.SegmentId0"],
-                                                "banks": facts.banks[r["PreferredSegment.SegmentId0"]]}))
+                                                "banks": plural(facts.banks[r["PreferredSegment.SegmentId0"]],
+                                                                "bank")}))
     if share:
         def share_what(r):
             bad = [f"segment {i}" for i in _ids_text(effective(r) & not_aperture).split(", ") if i]

@@ -26,6 +26,7 @@ from .segments import (DXGK_SEGMENT_ID_SYSTEMMEMORY, PAGE_SIZE, SEGFLAGS_TYPE, S
                        SEGMENT_FLAG_MEANINGS,
                        SegmentFlag, describe_segment_flags, describe_segment_set, power_behaviour, segment_set,
                        system_memory_reading)
+from ..wording import noun, plural
 
 # What explain() prints beside a set allocation flag: its own flag word's page's words (pagewords.FLAG_WORDS)
 ALLOC_FLAG_MEANINGS = {name: FLAG_WORDS[name] for name in (FLAGS_TYPE, FLAGS_WDDM2_TYPE, FLAGS2_TYPE)}
@@ -263,7 +264,7 @@ def _set_text(view: View, mask: int, adapter) -> str:
         return describe_segment_set(s) + (f" ({bit31})" if bit31 else "")
     named = ", ".join(f"{i}{_segment_kind(adapter, i)}" if adapter.descriptor(i) is not None else f"{i} (no such segment)"
                       for i in s.ids)
-    text = ("segment " if len(s.ids) == 1 else "segments ") + named
+    text = f"{noun(len(s.ids), 'segment')} {named}"
     return text + (" (+ system memory)" if s.system_memory else "") + (f" ({bit31})" if bit31 else "")
 
 
@@ -323,7 +324,7 @@ def _descriptor(m: _Meanings, view: View):
     if view.has("NbOfBanks"):
         if view.get("Flags.UseBanking", 0):
             banks = view["NbOfBanks"]
-            m.put(view, "NbOfBanks", f"{banks} bank(s), ids 1..{banks}: {words['banks']}")
+            m.put(view, "NbOfBanks", f"{plural(banks, 'bank')}, ids 1..{banks}: {words['banks']}")
             m.put(view, "pBankRangeTable", words["bank table"])
         else:
             m.put(view, "NbOfBanks", f"UseBanking is not set; {words['banks']}")
@@ -645,7 +646,7 @@ def _where(source) -> str:
 
 
 def _explain_adapter(adapter: Adapter) -> str:
-    lines = [f"Adapter at {adapter.target.label}, {adapter.segment_count} segment(s)"]
+    lines = [f"Adapter at {adapter.target.label}, {plural(adapter.segment_count, 'segment')}"]
     for i, d in zip(adapter.segment_ids, adapter.segments):
         word = adapter.flags(i)
         version = int(adapter.interface_version)

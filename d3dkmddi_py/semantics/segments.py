@@ -13,6 +13,7 @@ from ..layout import type_layout
 from ..names import InterfaceVersion
 from ._rules import READING, SEGFLAGS, kit, quoted
 from ._view import describe_flags, ever_named_bits, named_bits, resolve_target, word_of
+from ..wording import numbered
 
 SEGFLAGS_TYPE = "DXGK_SEGMENTFLAGS"
 DXGK_SEGMENT_ID_INVALID = CONSTS["DXGK_SEGMENT_ID_INVALID"].value
@@ -259,7 +260,7 @@ def describe_segment_set(s: SegmentSet) -> str:
                                f"is a {type(s).__name__}")
     parts = []
     if s.ids:
-        parts.append(("segment " if len(s.ids) == 1 else "segments ") + ", ".join(map(str, s.ids)))
+        parts.append(numbered("segment", s.ids))
     if s.system_memory:
         parts.append("(+ system memory)" if parts else "system memory only (DXGK_SEGMENT_SET_SYSTEMMEMORY)")
     return " ".join(parts) if parts else "no segments"

@@ -96,9 +96,9 @@ def test_validate_follow_checks_allocation_infos_against_the_segments_a_followed
     out, _ = good(*argv, "--segments-at", at(query), status=1)
     assert "ALLOCINFO.PRIORITY_ZERO" in out
     # the third info names segment 4: only the adapter read from memory (3 segments) says so
-    assert "SupportedWriteSegmentSet = 0x9 names segment(s) 4 but the adapter has 3 segment(s)" in out
+    assert "SupportedWriteSegmentSet = 0x9 names segment 4 but the adapter has 3 segments" in out
     assert out.rstrip().endswith("6 records: 1 error, 1 warning")
-    assert "names segment(s) 4" not in good(*argv, status=1)[0]
+    assert "names segment 4" not in good(*argv, status=1)[0]
     rows = [json.loads(line) for line in good(*argv, "--segments-at", at(query), "--json", status=1)[0].splitlines()]
     assert [r["type"] for r in rows] == ["DXGKARG_CREATEALLOCATION", "DXGK_ALLOCATIONINFO", "DXGK_ALLOCATIONUSAGEHINT",
                                          "DXGK_ALLOCATIONINFO", "DXGK_ALLOCATIONINFO", "DXGK_ALLOCATIONUSAGEHINT"]
@@ -163,7 +163,7 @@ def test_both_chains_are_followed_and_validated_alike_from_a_log_a_raw_image_and
     assert decode_query.count("DXGK_SEGMENTDESCRIPTOR3  x64 WDDM2_7") == 16
     hints = json.loads(decode_create)["pointers"]["pAllocationInfo"]["items"][2]["pointers"]
     assert hints["pPrivateDriverData"]["bytes"] == b"hello".hex()
-    assert "names segment(s) 19 but the adapter has 16 segment(s)" in validated
+    assert "names segment 19 but the adapter has 16 segments" in validated
     assert infos.count("DXGK_ALLOCATIONINFO  x64 WDDM2_7") == 3
 
 

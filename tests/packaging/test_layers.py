@@ -7,8 +7,8 @@ from tests.packaging.import_graph import PACKAGE, Edge, edges, fresh_interpreter
 # Lowest first.  A module belongs to the layer of the longest prefix that names it; a module that
 # no prefix names fails the test, so a new module is placed on purpose.
 LAYERS = (
-    ("facts", ("_numpy", "_records", "_spec", "errors", "_enums", "coltext", "jsonvalue", "csvtext", "windbg",
-               "outfile", "memory")),
+    ("facts", ("_numpy", "_records", "_spec", "errors", "_enums", "coltext", "jsonvalue", "csvtext", "wording",
+               "windbg", "outfile", "memory")),
     ("names", ("names",)),
     ("layouts", ("layout", "introspect", "resolve", "span")),
     ("classes", ("_classes", "target")),

@@ -446,8 +446,7 @@ class PressureText(Section):
         state = pressure(tracker)
         moved = sum(v[1] for v in state.directions.values())
         return [f"with the other paging events, {plural(sum(v[0] for v in state.directions.values()), 'operation')} "
-                f"moving {_sum_text(moved)}", f"{len(stretches(state)):,} "
-                f"stretch{'es' if len(stretches(state)) != 1 else ''} over budget"]
+                f"moving {_sum_text(moved)}", f"{plural(len(stretches(state)), 'stretch', 'stretches')} over budget"]
 
 
 def _list(values) -> list:

@@ -151,7 +151,7 @@ class _Text(Section):
         replaced = sum(a.segments_replaced for a in tracker.adapters.values())
         found = sum(len(s.findings) for a in tracker.adapters.values() for s in a.segments.values()) + \
             sum(len(a.adapter_findings) for a in tracker.adapters.values())
-        out.line(f"segments: {segments} ({replaced} report{'s' if replaced != 1 else ''} replaced by a later one), "
+        out.line(f"segments: {segments} ({plural(replaced, 'report')} replaced by a later one), "
                  f"{plural(found, 'finding')}")
 
 

@@ -22,6 +22,7 @@ from .registry import ENTRIES, ENTRY_OF, KIND_BY_NAME, KINDS, SYMBOLS, layout_of
 from .schema import BOOLEAN, OPCODES, EventKind, flag_names, in_type_range
 from .dxgkrnl_manifest import PROVIDER
 from .templates import IN_TYPES, map_names
+from ...wording import plural
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 _BOOLS = {"true": True, "false": False, "1": True, "0": False}
@@ -556,7 +557,7 @@ def _text(text: str, f, out: dict, where: str):
     if f.length is not None and isinstance(value, bytes):
         length = _units(f.length, out)
         if length != len(value):
-            raise EtwInputError(f"{where}: field {f.name} holds {len(value)} byte{'s' if len(value) != 1 else ''} but "
+            raise EtwInputError(f"{where}: field {f.name} holds {plural(len(value), 'byte')} but "
                                 f"{f.length} = {length} (a Binary has exactly as many as its length field says)",
                                 field=f.name)
     return value
@@ -614,7 +615,7 @@ def _array(text, f, out: dict, where: str, bit_map, value_map, booleans) -> tupl
     else:
         items = [text]
     if count is None or len(items) != count:
-        raise EtwInputError(f"{where}: field {f.name} holds {len(items)} value{'s' if len(items) != 1 else ''} but "
+        raise EtwInputError(f"{where}: field {f.name} holds {plural(len(items), 'value')} but "
                             f"{f.count} = {count} (a counted array has exactly as many)", field=f.name)
     odd = None if booleans is None else []
     values = tuple(parse_value(item, f.in_type, f.name, where, bit_map, value_map, odd) for item in items)

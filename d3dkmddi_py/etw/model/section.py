@@ -4,6 +4,7 @@ says (how many were read); an entry's own section says more, through the ``TextO
 from __future__ import annotations
 
 from ...semantics.explain import _size_text
+from ...wording import plural  # noqa: F401 (the entries' sections take it from here)
 
 
 class Section:
@@ -64,10 +65,6 @@ def process_text(pid: int) -> str:
     """A process as the text and the picture name it: ``process 8000``, its id in decimal as Windows shows one (an
     allocation's hProcessId, a HANDLE-sized field, holds the same number as a usage event's ProcessId)."""
     return f"process {pid}"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' if n != 1 else ''}"
 
 
 def bytes_text(n: int) -> str:
