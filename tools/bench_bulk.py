@@ -235,12 +235,53 @@ def faults(name: str, n: int, runs: int) -> list:
     return lines
 
 
+def csv_spelling(name: str, n: int, runs: int) -> list:
+    """``decode --format csv``'s writer on ``n`` records of ``name``: pointers and 64-bit leaves as ``0x...``
+    (issue 31) by pyarrow's path and by the template, against every column decimal (the spelling before), by
+    pyarrow; the runs in turn, CPU medians, the ratio hex / decimal of each run, and each one's traced peak."""
+    import io
+
+    from d3dkmddi_py.bulk.table import CsvWriter, Table, columns_table
+
+    cls = kmd.target("x64", "WDDM3_2").types[name]
+    raw = np.random.default_rng(5).integers(0, 256, cls._layout_.size * n, dtype=np.uint8).tobytes()
+    hexed = columns_table(decode_array(cls, raw), record=True)
+    decimal = Table(hexed.names, ["int"] * len(hexed.kinds), hexed.columns)
+    cases = {"0x... by pyarrow": (hexed, True), "0x... by the template": (hexed, False),
+             "decimal by pyarrow (before)": (decimal, True)}
+
+    def write(case):
+        table, arrow = cases[case]
+        CsvWriter(io.StringIO(), arrow=arrow).write(table)
+
+    times = {case: [] for case in cases}
+    for case in cases:
+        write(case)  # imports and first touches outside the timing
+    for _ in range(runs):
+        for case in cases:
+            times[case].append(_batch(1, write, case))
+    ratios = [a / b for a, b in zip(times["0x... by pyarrow"], times["decimal by pyarrow (before)"])]
+    lines = [f"CSV of {n:,} {name} records ({sum(k == 'hex' for k in hexed.kinds)} of {len(hexed.kinds)} columns "
+             f"hex), CPU median of {runs}:"]
+    for case in cases:
+        peak = traced_peak(lambda case=case: write(case))
+        lines.append(f"  {case}: {_seconds(statistics.median(times[case]))} {spread(times[case])}, "
+                     f"traced peak {peak / 2**20:.1f} MB")
+    lines.append(f"  0x... / decimal by pyarrow: {statistics.median(ratios):.2f} ({min(ratios):.2f}..{max(ratios):.2f})")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="batches per decoder and count; the median is kept")
     parser.add_argument("--max-count", type=int, default=COUNTS[-1])
     parser.add_argument("--types", default=",".join(TYPES))
+    parser.add_argument("--csv-only", action="store_true", help="only the CSV writer's spelling of hex columns")
     args = parser.parse_args(argv)
+    if args.csv_only:
+        for line in csv_spelling("DXGK_ALLOCATIONINFO", 100_000, max(3, args.runs // 2)):
+            print(line)
+        return 0
     counts = tuple(n for n in COUNTS if n <= args.max_count)
     print(f"NumPy {np.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}")
