@@ -312,7 +312,8 @@ def _float_texts(values) -> list:
     return [None if v is None or v - v != 0 else repr(float(v)) for v in _plain(values)]
 
 
-_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "ohex": _handle_texts, "float": _float_texts, "bool": None}
+_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "ohex": _handle_texts, "float": _float_texts,
+               "bool": None}
 
 
 class JsonlWriter(_TextWriter):

@@ -164,7 +164,8 @@ class ValidationError(D3dkmddiError, ValueError):
     def __init__(self, type_name: str, target_label: str, findings):
         self.type_name, self.target_label, self.findings = type_name, target_label, tuple(findings)
         lines = "\n".join(f"  {f}" for f in self.findings)
-        super().__init__(f"{type_name} at {target_label} breaks {plural(len(self.findings), 'documented rule')}:\n{lines}")
+        broken = plural(len(self.findings), "documented rule")
+        super().__init__(f"{type_name} at {target_label} breaks {broken}:\n{lines}")
 
 
 # ---- the severity policy: an error rests on a sentence that forbids or states a failure; "should" is
