@@ -1,5 +1,5 @@
 """d3dkmddi_py: the WDDM video-memory-manager structures of d3dkmddi.h and d3dukmdt.h, exactly as MSVC
-lays them out, for x86, x64 and arm64 and every DXGKDDI_INTERFACE_VERSION (Vista 0x1052 to WDDM 3.2).
+lays them out, for x86, x64 and arm64 and every DXGKDDI_INTERFACE_VERSION from Vista (0x1052) to WDDM 3.2 (0x11007).
 
 Start here::
 
