@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._records import dataclass
 from .errors import NotAType, UnknownType
 from .layout import Leaf, TypeLayout, bits_text
+from .wording import plural
 
 
 def leaves(type_or_instance) -> tuple[Leaf, ...]:
@@ -113,7 +114,7 @@ class LayoutDiff:
 
     def __repr__(self) -> str:
         return (f"<LayoutDiff {self.type_name} {self.a.label} against {self.b.label}: {len(self.leaves)} of "
-                f"{self.same + len(self.leaves)} leaves differ>")
+                f"{plural(self.same + len(self.leaves), 'leaf', 'leaves')} differ>")
 
 
 def layout_diff(type_, a, b) -> LayoutDiff:
@@ -203,9 +204,11 @@ def compare_text(diff) -> str:
            f"   {b.label}: {_side_size(b)}"]
     total = diff.same + len(diff.leaves)
     if not diff.leaves:
-        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both")
+        out.append(f"   every one of the {total} leaves has the same offset, bit and width at both" if total != 1 else
+                   "   its one leaf has the same offset, bit and width at both")
         return "\n".join(out)
-    out.append(f"   {len(diff.leaves)} of {total} leaves differ in offset, bit, width or presence"
+    out.append(f"   {len(diff.leaves)} of {plural(total, 'leaf', 'leaves')} "
+               f"{'differs' if len(diff.leaves) == 1 else 'differ'} in offset, bit, width or presence"
                + (f" ({diff.same} the same)" if diff.same else "") + ":")
     groups = diff.groups()
     rows = [(row.path, _leaf_cell(row.a), _leaf_cell(row.b), ", ".join(_ASPECT_WORDS[k] for k in row.differs))

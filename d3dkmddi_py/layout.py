@@ -12,6 +12,7 @@ from . import _spec
 from ._spec.base import POINTER_SIZE, SCALARS
 from ._spec.model import Bits, If, Record
 from .names import target_label  # noqa: F401 (re-exported: layouts carry their label)
+from .wording import plural
 
 
 @dataclass(frozen=True)
@@ -335,7 +336,7 @@ class TypeLayout:
         return (type_layout, (self.c_name, self.abi, self.version))
 
     def __repr__(self):
-        return f"<TypeLayout {self.c_name} [{self.label}] {self.kind}, {self.size} bytes, {len(self.leaves)} leaves>"
+        return f"<TypeLayout {self.c_name} [{self.label}] {self.kind}, {self.size} bytes, {plural(len(self.leaves), 'leaf', 'leaves')}>"
 
 
 @lru_cache(maxsize=None)

@@ -263,7 +263,8 @@ class Ranges:
         return len(self._starts)
 
     def __repr__(self) -> str:
-        return f"<Ranges {self.origin}: {len(self._starts)} range(s), {sum(map(len, self._data))} bytes>"
+        return f"<Ranges {self.origin}: {plural(len(self._starts), 'range')}, " \
+               f"{plural(sum(map(len, self._data)), 'byte')}>"
 
 
 # ------------------------------------------------------------------ a WinDbg log

@@ -9,6 +9,7 @@ from ._spec.base import POINTER_SIZE
 from .errors import BulkInputError, DecodeError, InvalidArgument, shown
 from .layout import TypeLayout, type_layout
 from .names import known_names
+from .wording import noun
 
 
 def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, count="all", *,
@@ -54,7 +55,7 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
         return (f"at x86 {name} is {small} bytes, and {shown} record{'s fill' if shown != 1 else ' fills'} the "
                 f"{available} bytes exactly: if the data is from a 32-bit target, {fix}")
 
-    where = f"{origin} ({total} bytes)"
+    where = f"{origin} ({total} {noun(total, 'byte')})"
     available = total - offset
     if total == 0 and not empty_ok:
         fail(f"{origin} is empty; {name} needs {size} bytes at {layout.label}")
@@ -68,10 +69,10 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
             fail(f"{name} needs {size} bytes at offset 0x{offset:X} ({layout.label}); {where} has {available} there",
                  x86_hint())
         if spare:
-            records = "record" if whole == 1 else "records"
+            records = noun(whole, "record")
             abi = x86_hint()
             fail(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} {records} "
-                 f"({size} bytes each at {layout.label}) and {spare} bytes left over",
+                 f"({size} bytes each at {layout.label}) and {spare} {noun(spare, 'byte')} left over",
                  (f"{abi}; else " if abi else "") +
                  f"pass --count {whole} (count={whole} in Python) to read the whole records, or fix the offset "
                  f"or the target (abi and interface version change the size)")

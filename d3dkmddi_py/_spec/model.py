@@ -32,7 +32,7 @@ class _Node:
         values.update(kwargs)
         missing = [n for n in fields if n not in values]
         if len(args) > len(fields) or wrong or missing:
-            raise TypeError(f"{type(self).__name__}{fields}: {len(args)} positional argument(s); "
+            raise TypeError(f"{type(self).__name__}{fields}: {len(args)} positional {'argument' if len(args) == 1 else 'arguments'}; "
                             f"unexpected or repeated: {wrong}; missing: {missing}")
         for name in fields:
             setter(self, name, values[name])

@@ -11,6 +11,7 @@ from .._numpy import numpy_module, optional_module as _need
 from ..errors import InvalidArgument, bad_argument, flag_argument, integer_argument, items_argument
 from ..outfile import open_output
 from .table import INT64_MAX
+from ..wording import plural
 
 
 class _Leaves(KeysView):
@@ -113,8 +114,8 @@ class Columns(Mapping):
         return _LeafValues(self)
 
     def __repr__(self):
-        return (f"<Columns {self.type_name} [{self.target_label}]: {self.count:,} records "
-                f"from {self.start:,}, {len(self._names)} columns>")
+        return (f"<Columns {self.type_name} [{self.target_label}]: {plural(self.count, 'record')} "
+                f"from {self.start:,}, {plural(len(self._names), 'column')}>")
 
     @property
     def cls(self):

@@ -5,13 +5,15 @@ how a value is written, the same in every chunk and the same rule as ``decode --
 
 - ``int``: CSV and JSON numbers; Parquet int64 (a NumPy column keeps its own type).
 - ``hex``: a pointer, handle, pointer-sized or 64-bit word: ``0x...`` in CSV and JSON alike (lowercase, a
-  JSON string), Parquet uint64.  A signed leaf (LARGE_INTEGER) is written as its bit pattern (its ``mask``)
-  in CSV and JSON, and keeps its value in Parquet (int64).
+  JSON string), Parquet uint64 (a NumPy column keeps its own type: a pointer at x86 is uint32).  A signed leaf
+  (LARGE_INTEGER) is written as its bit pattern (its ``mask``) in CSV and JSON, and keeps its value in Parquet.
 - ``text``: a string or None: CSV quoted where needed (empty for None), JSON string or null, Parquet string.
 - ``opt``: an integer or None (a field some versions of an event lack): empty, null, Parquet int64.
 - ``ohex``: a 64-bit number, or None (a field some events lack): written as ``handle`` is.
 - ``handle``: a pointer or handle, or None (an adapter only a later lookup names): ``0x...`` in CSV and
   JSON alike (lowercase hex; empty, null), Parquet uint64.
+- ``shex``: a signed 64-bit number, or None (an event's Int64): ``0x...`` of its bit pattern in CSV and JSON, as a
+  signed 64-bit leaf is (empty, null), Parquet int64 (its value).
 - ``time``: nanoseconds since 1970-01-01 UTC, or None: ISO 8601 UTC with nine fractional digits
   (``2024-03-01T12:34:56.123456789Z``) in CSV and JSON (empty, null), Parquet ``timestamp[ns, UTC]``.
 - ``float``: a float, or None: its shortest round-trip decimal (Python's ``repr``) in CSV and JSON, Parquet
@@ -34,7 +36,7 @@ from ..csvtext import csv_bool, csv_cell
 from ..outfile import binary_stream, write_lines
 from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
-KINDS = ("int", "hex", "text", "opt", "ohex", "handle", "time", "float", "bool")
+KINDS = ("int", "hex", "text", "opt", "ohex", "handle", "shex", "time", "float", "bool")
 INT64_MAX = (1 << 63) - 1  # the most an int column holds (Parquet int64): record and event numbers
 ROW_GROUP_ROWS = 65536  # rows of a Parquet row group (the last of a file may have fewer)
 FORMATS = ("csv", "jsonl", "parquet")
@@ -209,8 +211,8 @@ class CsvWriter(_TextWriter):
     """``arrow``: rows of integers only, from ARROW_ROWS rows a chunk, go through pyarrow's CSV writer
     where pyarrow is installed (the same bytes, a third of the time); None: whenever it is."""
 
-    _PIECE = {"int": "%d", "hex": "0x%x", "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
-              "float": "%s", "bool": "%s"}
+    _PIECE = {"int": "%d", "hex": "0x%x", "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "shex": "%s",
+              "time": "%s", "float": "%s", "bool": "%s"}
 
     def __init__(self, out, *, header: bool = True, arrow: bool | None = None):
         super().__init__(out)
@@ -246,7 +248,7 @@ class CsvWriter(_TextWriter):
         if kind in _TEXT_FORMS:
             return [csv_bool(v) for v in values] if kind == "bool" else \
                 ["" if t is None else t for t in _TEXT_FORMS[kind](values)]
-        return _bit_patterns(values, mask)
+        return _bit_patterns(values, mask) if kind == "hex" else values
 
     def write(self, table: Table) -> None:
         if self.arrow and table.rows >= ARROW_ROWS and _numbers_only(table):
@@ -307,19 +309,27 @@ def _handle_texts(values) -> list:
     return [None if v is None else f"0x{int(v):x}" for v in _plain(values)]
 
 
+_WORD = (1 << 64) - 1
+
+
+def _signed_texts(values) -> list:
+    """``shex``: a signed 64-bit value's bit pattern, as ``wide_text`` writes one in JSON."""
+    return [None if v is None else f"0x{int(v) & _WORD:x}" for v in _plain(values)]
+
+
 def _float_texts(values) -> list:
     """A float's shortest round trip; none for NaN and infinities (JSON has no number for them: ``null``, empty)."""
     return [None if v is None or v - v != 0 else repr(float(v)) for v in _plain(values)]
 
 
-_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "ohex": _handle_texts, "float": _float_texts,
-               "bool": None}
+_TEXT_FORMS = {"time": time_texts, "handle": _handle_texts, "ohex": _handle_texts, "shex": _signed_texts,
+               "float": _float_texts, "bool": None}
 
 
 class JsonlWriter(_TextWriter):
     HEAD, TAIL = "{", "}"
-    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "time": "%s",
-             "float": "%s", "bool": "%s"}
+    _CELL = {"int": "%d", "hex": '"0x%x"', "text": "%s", "opt": "%s", "ohex": "%s", "handle": "%s", "shex": "%s",
+             "time": "%s", "float": "%s", "bool": "%s"}
     _BOOL = {None: "null", False: "false", True: "true"}
 
     def _piece(self, name: str, kind: str) -> str:
@@ -330,18 +340,23 @@ class JsonlWriter(_TextWriter):
             return [json.dumps(v) for v in values]
         if kind == "opt":
             return ["null" if v is None else int(v) for v in values]
-        if kind in ("ohex", "handle"):
-            return ["null" if t is None else f'"{t}"' for t in _handle_texts(values)]
+        if kind in ("ohex", "handle", "shex"):
+            return ["null" if t is None else f'"{t}"' for t in _TEXT_FORMS[kind](values)]
         if kind == "bool":
             return [self._BOOL[None if v is None else bool(v)] for v in values]
         if kind in _TEXT_FORMS:
             return ["null" if t is None else f'"{t}"' if kind == "time" else t for t in _TEXT_FORMS[kind](values)]
-        return _bit_patterns(values, mask)
+        return _bit_patterns(values, mask) if kind == "hex" else values
 
 
 def _bit_patterns(values: list, mask) -> list:
-    """A signed hex column's values as their bit patterns (``mask``: the leaf's width), others as they are."""
-    return values if mask is None else [v & mask for v in values]
+    """A hex column's values as their bit patterns: in ``mask`` (a signed leaf's width), else in 64 bits where one
+    is negative (as pyarrow's path reads a signed column), else as they are."""
+    if mask is None:
+        if not values or min(values) >= 0:
+            return values
+        mask = _WORD
+    return [v & mask for v in values]
 
 
 class _Bytes:
@@ -479,7 +494,7 @@ class ParquetWriter:
 
 def _arrow_types(pa) -> dict:
     return {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64(),
-            "handle": pa.uint64(), "time": pa.timestamp("ns", tz="UTC"), "float": pa.float64(), "bool": pa.bool_()}
+            "handle": pa.uint64(), "shex": pa.int64(), "time": pa.timestamp("ns", tz="UTC"), "float": pa.float64(), "bool": pa.bool_()}
 
 
 def _arrow(pa, column, kind: str, kind_type, *, copy: bool = False):

@@ -6,6 +6,7 @@ from ..coltext import by_value
 from ..dttext import column_bodies, render_record, render_row, row_plan
 from ..outfile import write_lines
 from ..render import tally_counts as _tally
+from ..wording import plural
 from .decode import Decoded, findings_of
 from .texts import (BODY_CACHE, _distinct, _hit_messages, _meanings, _message, _render_enum_record, _Texts,
                     _titles)
@@ -154,5 +155,4 @@ class TextValidate:
 
     def close(self, totals) -> None:
         records, errors, warnings = totals
-        self.out.write(f"{records} record{'s' if records != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
-                       f"{warnings} warning{'s' if warnings != 1 else ''}\n")
+        self.out.write(f"{plural(records, 'record')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}\n")

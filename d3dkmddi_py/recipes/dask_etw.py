@@ -56,7 +56,8 @@ class _Frames:
 
 
 _NULLABLE = {"opt": ("IntegerArray", "int64"), "ohex": ("IntegerArray", "uint64"),
-             "handle": ("IntegerArray", "uint64"), "float": ("FloatingArray", "float64"),
+             "handle": ("IntegerArray", "uint64"), "shex": ("IntegerArray", "int64"),
+             "float": ("FloatingArray", "float64"),
              "bool": ("BooleanArray", "bool")}  # pandas' masked array and its values' type (exact: no float on the way)
 
 

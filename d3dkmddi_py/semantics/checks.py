@@ -375,6 +375,15 @@ def _segments_text(mask: int) -> str:
     return numbered("segment", (n + 1 for n in range(32) if mask >> n & 1))
 
 
+def _not_aperture_text(mask: int, system_memory) -> str:
+    """What a set names that is no aperture segment, with the verb that agrees: ``segment 2, which is not an
+    aperture segment``, ``segments 1, 2 and system memory, none of them an aperture segment``."""
+    parts = [_segments_text(mask)] if mask else []
+    parts += ["system memory"] if system_memory else []
+    one = len(parts) == 1 and (not mask or mask & (mask - 1) == 0)
+    return " and ".join(parts) + (", which is not an aperture segment" if one else ", none of them an aperture segment")
+
+
 @lru_cache(maxsize=None)
 def _allocation_info(abi: str, version: int, facts: AdapterFacts | None) -> tuple:
     wddm2 = version >= InterfaceVersion.WDDM2_0
@@ -466,14 +475,11 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
         return (bad | ((r["EvictionSegmentSet"] >> SYSTEM_MEMORY_BIT) != 0)) if wddm2 else bad
 
     def eviction_what(r):
-        parts = [f"segment {i}" for i in _ids_text(r["EvictionSegmentSet"] & not_aperture).split(", ") if i]
-        if wddm2 and r["EvictionSegmentSet"] >> SYSTEM_MEMORY_BIT:
-            parts.append("system memory")
-        return {"what": ", ".join(parts)}
+        return {"what": _not_aperture_text(r["EvictionSegmentSet"] & not_aperture,
+                                           wddm2 and r["EvictionSegmentSet"] >> SYSTEM_MEMORY_BIT)}
 
     out.append(Check("ALLOCINFO.EVICTION_APERTURE_ONLY", "EvictionSegmentSet", eviction_bad,
-                     "EvictionSegmentSet = {EvictionSegmentSet:#x} names {what}, which is not an aperture segment",
-                     params=eviction_what))
+                     "EvictionSegmentSet = {EvictionSegmentSet:#x} names {what}", params=eviction_what))
     pitched = facts.pitched & _set_mask(range(1, top + 1))
     out.append(Check("ALLOCINFO.EVICTION_PITCHALIGNED", "EvictionSegmentSet",
                      lambda r: (r["EvictionSegmentSet"] & pitched) != 0,
@@ -523,16 +529,13 @@ def _against_adapter(facts: AdapterFacts, version: int, effective, system, sourc
                                                                 "bank")}))
     if share:
         def share_what(r):
-            bad = [f"segment {i}" for i in _ids_text(effective(r) & not_aperture).split(", ") if i]
-            if wddm2 and effective(r) >> SYSTEM_MEMORY_BIT:
-                bad.append("system memory")
-            return {"bad": ", ".join(bad)}
+            return {"bad": _not_aperture_text(effective(r) & not_aperture, wddm2 and effective(r) >> SYSTEM_MEMORY_BIT)}
 
         out.append(Check("ALLOCINFO.SHAREBACKINGSTORE_APERTURE_ONLY", "Flags2.ShareBackingStoreWithKmd",
                          lambda r: r.bit("Flags2.ShareBackingStoreWithKmd")
                          & (((effective(r) & not_aperture) != 0) | system(r)),
-                         f"ShareBackingStoreWithKmd is set but {source} names {{bad}}, which is not an aperture "
-                         f"segment", value=lambda r: 1, params=share_what))
+                         f"ShareBackingStoreWithKmd is set but {source} names {{bad}}", value=lambda r: 1,
+                         params=share_what))
     return out
 
 

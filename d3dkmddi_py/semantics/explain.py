@@ -36,7 +36,7 @@ def _size_text(n: int) -> str:
     for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
         if n and n % (1 << shift) == 0:
             return f"{n >> shift} {unit}"
-    return f"{n} bytes"
+    return f"{n} {noun(n, 'byte')}"
 
 
 class _Meanings:
@@ -402,7 +402,7 @@ def _allocinfo(m: _Meanings, view: View, adapter):
     banks_of, note = "", ""
     if adapter is not None and adapter.descriptor(first) is not None:
         n = adapter.nb_of_banks(first)
-        banks_of = f" of segment {first}" + (f" ({n} banks)" if n else "")
+        banks_of = f" of segment {first}" + (f" ({n} {noun(n, 'bank')})" if n else "")
     if view["HintedBank.Value"] and adapter is not None and not adapter.has_flag(first, SegmentFlag.UseBanking):
         whose = (f"segment {first}, which does not use banking" if adapter.descriptor(first) is not None else
                  "PreferredSegment.SegmentId0 = 0" if not first else f"segment {first}, which the adapter does not have")

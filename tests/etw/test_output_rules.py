@@ -174,13 +174,14 @@ def test_counted_arrays_are_written_by_the_scalar_rule(fmt, tmp_path):
         {"Left": "-5 7", "Right": "-1 2147483647", "Top": "-2147483648 0", "Bottom": "3 4"}
     assert (row("ReferenceAllocations")["Write"], row("ReferenceAllocations")["Allocations"]) == \
         ("true false ", "0xa 0xb 0xc")
-    assert row("GpuWork")["RecordTime"] == "-1 9223372036854775807"
+    assert row("GpuWork")["RecordTime"] == "0xffffffffffffffff 0x7fffffffffffffff"  # Int64: the bit pattern, as JSON
     scalars = row("BltQueueEntryStart")
     assert (scalars["FrameNumber"], scalars["FrontOfQueue"]) == (("-7", "true") if fmt == "csv" else (-7, True))
 
 
 # a value of each kind a field's in-type gives (field_kind), the edges included
-VALUES = {"int": (0, 1, -1, 7, -(1 << 63), (1 << 63) - 1, (1 << 32) - 1), "hex": (0, 1, (1 << 64) - 1, 0xABC),
+VALUES = {"int": (0, 1, -1, 7, -(1 << 31), (1 << 31) - 1, (1 << 32) - 1), "hex": (0, 1, (1 << 64) - 1, 0xABC),
+          "shex": (0, 1, -1, -(1 << 63), (1 << 63) - 1, 0xABC),
           "handle": (0, 0xFFFF800012340000, (1 << 64) - 1), "bool": (True, False, 0, 1, 2, 7),
           "float": (0.5, -0.0, 1e300, 3.4028234663852886e38, math.nan, math.inf, -math.inf),
           "text": ("", "a b", "café")}
@@ -267,10 +268,11 @@ def test_a_newer_float_is_a_float_nan_and_inf_empty_cells_and_json_strings(tmp_p
     (Column("FriendlyName", "int", field="FriendlyName"), "a UnicodeString: its kind must be text, not int"),
     (Column("FriendlyName", "bool", field="FriendlyName"), "a UnicodeString: its kind must be text, not bool"),
     (Column("FriendlyName", "hex", field="FriendlyName"), "a UnicodeString: its kind must be text, not hex"),
-    (Column("NodeOrdinal", "text", field="NodeOrdinal"), "a UInt32: its kind must be int or hex or opt or ohex or "
-                                                         "handle, not text"),
+    (Column("NodeOrdinal", "text", field="NodeOrdinal"), "a UInt32: its kind must be int or opt, not text"),
+    (Column("NodeOrdinal", "hex", field="NodeOrdinal"), "a UInt32: its kind must be int or opt, not hex"),
     (Column("NodeOrdinal", "float", field="NodeOrdinal"), "a UInt32: .* not float"),
 ], ids=["int on a UnicodeString", "bool on a UnicodeString", "hex on a string", "text on a number",
+        "hex on a 32-bit number (--json writes it in decimal)",
         "float on a number"])
 def test_a_column_whose_kind_does_not_fit_its_field_is_refused(column, says):
     """An entry for event 250 with Column("FriendlyName", "int") registered, and writing its table raised ValueError;
@@ -293,9 +295,11 @@ def test_a_guid_or_a_newer_float_field_takes_only_its_kind():
 
 
 # by hand, from what each in-type holds: a number (pointers too), a Boolean, a float, text
-TAKES = {"int": {"int", "hex", "opt", "ohex", "handle"}, "bool": {"bool"}, "float": {"float"}, "text": {"text"}}
+# a 64-bit number only as 0x... (a JSON number past 2**53 is rounded), a signed one as its bit pattern
+TAKES = {"int": {"int", "opt"}, "int64": {"hex", "ohex", "handle"}, "sint64": {"shex"}, "pointer": {"hex", "ohex", "handle"},
+         "bool": {"bool"}, "float": {"float"}, "text": {"text"}}
 HOLDS = {"UInt8": "int", "Int8": "int", "UInt16": "int", "Int16": "int", "UInt32": "int", "Int32": "int",
-         "UInt64": "int", "Int64": "int", "HexInt32": "int", "HexInt64": "int", "Pointer": "int", "SizeT": "int",
+         "UInt64": "int64", "Int64": "sint64", "HexInt32": "int", "HexInt64": "int64", "Pointer": "pointer", "SizeT": "pointer",
          "Boolean": "bool", "Float": "float", "Double": "float", "GUID": "text", "UnicodeString": "text",
          "AnsiString": "text", "Binary": "text"}
 
@@ -337,7 +341,7 @@ def test_a_field_some_versions_lack_needs_a_kind_whose_cell_may_be_empty():
     (the CSV writer's %d cannot write it): refused, naming the kinds that may be empty."""
     newer = (Newer(1, (("More", "UInt32"),), (("made up", "for the test"),)),)
     with pytest.raises(InvalidArgument, match="table column More reads field More, which some versions lack: its kind "
-                                              r"must be one whose cell may be empty \(opt, ohex, handle\), not int$"):
+                                              r"must be one whose cell may be empty \(opt\), not int$"):
         registry.register(entry_for(250, newer=newer, columns=(Column("More", "int", field="More"),)))
 
 
@@ -562,3 +566,27 @@ def test_every_cell_of_every_table_of_the_sample_is_spelled_in_csv_as_in_json_li
         assert rows == [[_as_csv_cell(v) for v in o.values()] for o in objects], name
         hexed += sum(cell.startswith("0x") for row in rows for cell in row)
     assert hexed > 100  # pointers, handles and sizes are among them
+
+
+@pytest.mark.parametrize("value", [-(1 << 62) - 1, -1, (1 << 63) - 1, 5])
+def test_a_signed_64_bit_field_past_2_53_is_never_a_json_number_and_is_spelled_alike_in_every_output(value, tmp_path):
+    """Hostile review of issue 31: an Int64 (VidMmWorkerThreadWake's Timeout) past 2**53 was a JSON number in --json
+    and JSON lines, which readers round. It is 0x... of its bit pattern in --json, CSV and JSON lines alike (as a
+    signed 64-bit structure member is), and Parquet keeps the signed value."""
+    import csv
+
+    data = etl(event(362, Timeout=value, WakeReason=1))
+    pattern = f"0x{value & ((1 << 64) - 1):x}"
+    path = tmp_path / "wake.etl"
+    path.write_bytes(data)
+    text, _err, status = cli.run(["etw", str(path), "--json"])
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert status == 0 and [e["fields"]["Timeout"] for e in lines if e.get("symbol") == "VidMmWorkerThreadWake"] == \
+        [pattern]
+    as_csv, as_jsonl = tables(data, tmp_path, True, "csv"), tables(data, tmp_path, True, "jsonl")
+    (row,) = csv.DictReader(io.StringIO(as_csv["VidMmWorkerThreadWake.csv"].decode()))
+    assert row["Timeout"] == pattern
+    assert json.loads(as_jsonl["VidMmWorkerThreadWake.jsonl"])["Timeout"] == pattern
+    tables(data, tmp_path, True, "parquet")
+    (back,) = pq.read_table(tmp_path / "out-True-parquet" / "VidMmWorkerThreadWake.parquet").to_pylist()
+    assert back["Timeout"] == value

@@ -165,11 +165,12 @@ class _Text(Section):
         warnings = sum(render.count_severity(found, "warning") for found in live)
         out.line(f"allocations: {started} started (Start or DCStart), {stopped} stopped ({unmatched} of them not seen "
                  f"starting), {len(live)} live: {clean} without findings, {len(live) - clean} with "
-                 f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from {len(out.rules)} distinct rules")
+                 f"{plural(errors, 'error')} and {plural(warnings, 'warning')} from "
+                 f"{plural(len({f.rule_id for found in live for f in found}), 'distinct rule')}")
         saturated = sum(t.saturated for t in allocations(tracker).processes.values())
         if saturated:
-            out.line(f"   {plural(saturated, 'process')}' live bytes passed 2**64-1 (0xffffffffffffffff): the tables "
-                     f"and the picture show that value")
+            out.line(f"   the live bytes of {plural(saturated, 'process', 'processes')} passed 2**64-1 "
+                     f"(0xffffffffffffffff): the tables and the picture show that value")
         unkeyed = allocations(tracker).unkeyed
         if unkeyed:
             out.line(f"   {plural(unkeyed, 'allocation')} started with hDxgGlobalAlloc and hVidMmGlobalAlloc both 0: "
@@ -178,7 +179,7 @@ class _Text(Section):
 
 # after the head: the handles, the event's whole Flags word (its kernel bits 20-31 have no mirror bit), then the
 # fields no mirror member holds; the mirror's leaves follow
-COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "hex", field="Flags"),) \
+COLUMNS = field_columns([(n, dict(FIELDS)[n]) for n in HANDLES]) + (Column("AllocationFlags", "int", field="Flags"),) \
     + field_columns([(m.field, dict(FIELDS + VERSION_3.adds)[m.field]) for m in MAPPING
                      if m.mirror_type is None and m.field not in HANDLES + ("pDxgAdapter",)],
                     optional=("PageTableOrDirectory",))

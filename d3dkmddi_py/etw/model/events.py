@@ -696,9 +696,9 @@ _HEX_KINDS = ("pointer",)
 
 
 def json_value(name: str, in_type: str, value):
-    """Unsigned 64-bit values and pointers as ``0x`` strings (JSON numbers lose them), Binary as hex, a float that
-    JSON has no number for as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, others as they are; a counted
-    array as a list of them."""
+    """64-bit values (a signed one as its bit pattern) and pointers as ``0x`` strings (JSON numbers lose them),
+    Binary as hex, a float that JSON has no number for as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``,
+    others as they are; a counted array as a list of them."""
     if value.__class__ is int:  # the common case first
         return wide_text(value) if _hex(in_type) else value
     if isinstance(value, float):
@@ -715,6 +715,7 @@ def json_value(name: str, in_type: str, value):
 
 
 def _hex(in_type: str) -> bool:
-    """Pointers, and unsigned numbers of 64 bits (a JSON number past 2**53 is rounded by its readers)."""
+    """Pointers, and numbers of 64 bits, signed ones as their bit pattern (a JSON number past 2**53 is rounded by its
+    readers)."""
     t = IN_TYPES.get(in_type)
-    return t is not None and (t.kind == "pointer" or t.kind == "int" and t.width == 8 and not t.signed)
+    return t is not None and (t.kind == "pointer" or t.kind == "int" and t.width == 8)

@@ -118,7 +118,7 @@ class Column:
 
 # ---- the one cell rule, for every table of events (an entry's, a kind's; scalars and counted arrays)
 _BOOLS = {0: False, 1: True}  # False and True are equal to 0 and 1, so they find themselves
-_HEX_KINDS = frozenset(("hex", "ohex", "handle"))
+_HEX_KINDS = frozenset(("hex", "ohex", "handle", "shex"))
 
 
 def cells(values: list, kind: str, element: str | None = None) -> list:
@@ -160,7 +160,8 @@ def _item(value, kind: str | None) -> str:
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
     if isinstance(value, int):
-        return f"0x{value:x}" if kind in _HEX_KINDS and value >= 0 else str(int(value))
+        return f"0x{value & 0xFFFF_FFFF_FFFF_FFFF:x}" if kind == "shex" else \
+            f"0x{value:x}" if kind in _HEX_KINDS and value >= 0 else str(int(value))
     return str(value)
 
 
@@ -672,10 +673,20 @@ def _problem(entry: EventEntry) -> str | None:
 
 
 # the column kinds a field of each in-type kind (templates.IN_TYPES) is written as: a number, a Boolean, a float or text
-KINDS_OF_FIELDS = {"int": ("int", "hex", "opt", "ohex", "handle"), "pointer": ("int", "hex", "opt", "ohex", "handle"),
+KINDS_OF_FIELDS = {"int": ("int", "opt"), "pointer": ("hex", "ohex", "handle"),
                    "bool": ("bool",), "float": ("float",), "guid": ("text",), "unicode": ("text",),
                    "ansi": ("text",), "binary": ("text",)}
-EMPTY_KINDS = ("opt", "ohex", "handle", "text", "time", "float", "bool")  # the kinds whose cell may be empty
+EMPTY_KINDS = ("opt", "ohex", "handle", "shex", "text", "time", "float", "bool")  # the kinds whose cell may be empty
+
+
+def kinds_of_field(in_type: str) -> tuple:
+    """The column kinds a field of this in-type may be written as, each spelling it as --json does: a pointer and a
+    64-bit number only as ``0x...`` (a JSON number past 2**53 is rounded), a signed one as its bit pattern
+    (``shex``), a narrower number in decimal."""
+    t = IN_TYPES[in_type]
+    if t.kind == "int" and t.width == 8:
+        return ("shex",) if t.signed else ("hex", "ohex", "handle")
+    return KINDS_OF_FIELDS[t.kind]
 
 
 def _column_problem(entry: EventEntry, column: Column, types: dict, required: set) -> str | None:
@@ -684,7 +695,7 @@ def _column_problem(entry: EventEntry, column: Column, types: dict, required: se
     if column.field is None:
         return None
     in_type = types[column.field]
-    allowed = ("text",) if column.field in entry.arrays else KINDS_OF_FIELDS[IN_TYPES[in_type].kind]
+    allowed = ("text",) if column.field in entry.arrays else kinds_of_field(in_type)
     what = f"a counted array of {in_type}" if column.field in entry.arrays else f"a {in_type}"
     if column.kind not in allowed:
         return f"{entry.event}: table column {column.name} reads field {column.field}, {what}: its kind must be " \
@@ -788,7 +799,8 @@ def entry_of(kind: EventKind) -> EventEntry | None:
 
 
 def field_kind(in_type: str, optional: bool = False) -> str:
-    """The table kind of a field of this in-type: pointers "handle", unsigned 64-bit words "hex", Booleans "bool",
+    """The table kind of a field of this in-type: pointers "handle", unsigned 64-bit words "hex", signed ones "shex"
+    (0x... of the bit pattern, as JSON writes them: a JSON number past 2**53 is rounded), Booleans "bool",
     Float and Double "float", strings, GUIDs and Binary "text", the rest numbers; ``optional``: a kind that holds
     None as well."""
     t = IN_TYPES[in_type]
@@ -796,7 +808,9 @@ def field_kind(in_type: str, optional: bool = False) -> str:
         return {"pointer": "handle", "bool": "bool", "float": "float"}[t.kind]
     if t.kind != "int":
         return "text"
-    kind = "hex" if t.width == 8 and not t.signed else "int"
+    if t.width == 8 and t.signed:
+        return "shex"  # holds None as well
+    kind = "hex" if t.width == 8 else "int"
     return {"int": "opt", "hex": "ohex"}[kind] if optional else kind
 
 

@@ -18,6 +18,7 @@ from ..._numpy import install_hint, parquet_unavailable
 from ...errors import EtwInputError
 from ...outfile import shadowed
 from ...jsonvalue import wide_text
+from ...wording import plural
 from ...names import ABIS, NEWEST, parse_abi, parse_version
 from ...target import target as make_target
 from ...bulk.table import FORMATS
@@ -164,10 +165,13 @@ def _summary(facts: dict, as_json: bool, stdout) -> int:
     w = stdout.write
     w(f"d3dkmddi etw --summary: {facts['file']}\n")
     for key, label in _SUMMARY_FACTS:
-        w(f"  {label + ':':<18} {facts[key] if facts[key] is not None else '-'}\n")
+        value = facts[key]
+        shown = "-" if value is None else f"{wide_text(value)} ({value:,})" if key in WIDE_FACTS and type(value) is int \
+            else value  # a 64-bit fact as --json spells it, its decimal beside
+        w(f"  {label + ':':<18} {shown}\n")
     w(f"  {'event headers:':<18} " + ", ".join(f"{n} {k}" for k, n in facts["header_kinds"].items()) + "\n")
     count = len(facts["providers"])
-    w(f"\n{count} provider{'s' if count != 1 else ''}{', most events first' if count > 1 else ''}:\n")
+    w(f"\n{plural(count, 'provider')}{', most events first' if count > 1 else ''}:\n")
     for p in facts["providers"]:
         names = p["id_names"]
         ids = ", ".join(f"{k} {names[k]}: {n}" if k in names else f"{k}: {n}"

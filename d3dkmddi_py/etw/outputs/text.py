@@ -25,7 +25,6 @@ class TextOut:
     def __init__(self, out, tracker):
         self.out, self.tracker = out, tracker
         self.errors = self.warnings = 0
-        self.rules: set = set()
         self._bodies: dict = {}  # (kind, bytes, adapter id, note, explain) -> (adapter, body): the bytes decide
 
     def line(self, text: str = "") -> None:
@@ -34,7 +33,6 @@ class TextOut:
     def _count(self, findings) -> None:
         self.errors += render.count_severity(findings, "error")
         self.warnings += render.count_severity(findings, "warning")
-        self.rules.update(f.rule_id for f in findings)
 
     def record(self, kind: str, data: bytes, *, findings=(), adapter=None, note: str = "",
                explain: bool = True) -> None:

@@ -603,7 +603,7 @@ def log_header(buffer: Buffer, name: str) -> LogHeader:
         "events_lost": events_lost, "buffers_lost": buffers_lost, "buffers_written": buffers_written,
         "windows_build": build, "log_version": f"{version & 0xFF}.{version >> 8 & 0xFF}",
         "timer_resolution": timer_resolution, "clock": CLOCKS.get(clock_type, f"unknown ({clock_type})"),
-        "clock_type": clock_type, "perf_freq": perf_freq, "cpu_mhz": cpu_mhz, "log_file_mode": f"0x{mode:08x}",
+        "clock_type": clock_type, "perf_freq": perf_freq, "cpu_mhz": cpu_mhz, "log_file_mode": f"0x{mode:x}",
         "maximum_file_size": max_file_size, "time_zone_bias_minutes": bias, "logger_name": logger_name,
         "log_file_name": log_file_name, "boot_time": filetime_text(boot_time), "start_filetime": start_time,
     }
