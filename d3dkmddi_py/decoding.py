@@ -22,6 +22,7 @@ from .outfile import safe_name
 from .resolve import resolve_layout
 from .span import _decimal, check_offset_count, check_range, word_bytes
 from .target import Target, as_target, class_of
+from .wording import plural
 
 
 # ------------------------------------------------------------------ data and records
@@ -154,7 +155,7 @@ def _hex_bytes_only(text: str, stripped: str) -> bytes:
         dump = None
     if dump is not None:
         raise DecodeError(f"{_clip(stripped)} has two readings: WinDbg memory text (address "
-                          f"{_windbg_address(dump.address)}, then {len(dump.data)} bytes) or hex bytes in memory "
+                          f"{_windbg_address(dump.address)}, then {plural(len(dump.data), 'byte')}) or hex bytes in memory "
                           f"order; choose with kind='windbg' or kind='hex' (on the command line --windbg or --hex)")
     long = next((g for g in _HEX_SEPARATORS.split(stripped) if len(g) > 2), None)
     if long is not None:
@@ -302,7 +303,7 @@ def _decode_file(layout: TypeLayout, cls, tgt: Target, path, offset, count, kind
         except OSError as exc:
             raise DecodeError(f"cannot read {shown}: {exc.strerror or exc}") from None
     if len(data) != n * size:
-        raise DecodeError(f"cannot read {shown}: it ended after {first + len(data)} bytes while being read "
+        raise DecodeError(f"cannot read {shown}: it ended after {plural(first + len(data), 'byte')} while being read "
                           f"(its size said {info.st_size})")
     records = [Record(_from_bytes(cls, data, i * size), i, first + i * size) for i in range(n)]
     return records, cls, tgt, Memory(data, None, shown)

@@ -30,6 +30,7 @@ from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address, windb
 from .names import absent_type, type_guard
 from .render import format_number, is_pointer
 from .resolve import resolve_layout
+from .wording import plural
 
 MAX_RECORDS = 65_536  # records one follow decodes in all
 MAX_BYTES = 16 << 20  # bytes one follow reads in all: records and byte arrays
@@ -195,13 +196,13 @@ class _Budget:
         records = min(integer_argument(records, "max_records", 1), 1 << 64)
         size = min(integer_argument(size, "max_bytes", 1), 1 << 64)
         self.records, self.bytes = records, size
-        self.limits = f"{records:,} records and {size:,} bytes"
+        self.limits = f"{plural(records, 'record')} and {plural(size, 'byte')}"
 
     def take(self, where: str, records: int, size: int, count: int, element: str) -> None:
         if records > self.records or size > self.bytes:
             raise FollowLimit(
                 f"{where}: {count} {element} would take the follow past its limit of {self.limits} in "
-                f"all ({self.records:,} records and {self.bytes:,} bytes left); the count looks wrong (is the "
+                f"all ({plural(self.records, 'record')} and {plural(self.bytes, 'byte')} left); the count looks wrong (is the "
                 f"structure at this address, and the target right?), or raise max_records= / max_bytes=")
         self.records -= records
         self.bytes -= size

@@ -176,7 +176,7 @@ class Ranges:
             return
         end = address + len(data)
         if end > _ADDRESS_END:
-            raise InvalidArgument(f"{origin}: {len(data)} bytes at {windbg_address(address)} run past the end of "
+            raise InvalidArgument(f"{origin}: {plural(len(data), 'byte')} at {windbg_address(address)} run past the end of "
                                   f"the {ADDRESS_BITS}-bit address space")
         lo = bisect_left(self._ends, address)  # first range ending at or after it (touching counts)
         hi = bisect_right(self._starts, end)  # ranges starting at or before its end

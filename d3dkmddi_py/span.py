@@ -53,7 +53,7 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
             return ""
         shown = records if wanted is None else wanted
         return (f"at x86 {name} is {small} bytes, and {shown} record{'s fill' if shown != 1 else ' fills'} the "
-                f"{available} bytes exactly: if the data is from a 32-bit target, {fix}")
+                f"{available} {noun(available, 'byte')} exactly: if the data is from a 32-bit target, {fix}")
 
     where = f"{origin} ({total} {noun(total, 'byte')})"
     available = total - offset
@@ -71,7 +71,7 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
         if spare:
             records = noun(whole, "record")
             abi = x86_hint()
-            fail(f"count all: {available} bytes from offset 0x{offset:X} are {whole} whole {name} {records} "
+            fail(f"count all: {available} {noun(available, 'byte')} from offset 0x{offset:X} are {whole} whole {name} {records} "
                  f"({size} bytes each at {layout.label}) and {spare} {noun(spare, 'byte')} left over",
                  (f"{abi}; else " if abi else "") +
                  f"pass --count {whole} (count={whole} in Python) to read the whole records, or fix the offset "

@@ -383,7 +383,7 @@ def _read_line(m, line: str, number: int, origin: str, *, partial: bool = False,
     else:
         got.address = address
     if address + len(got.data) > ADDRESS_END:
-        raise WinDbgTextError(f"{origin} line {number}: {len(got.data)} bytes at {_windbg_address(address)} run past "
+        raise WinDbgTextError(f"{origin} line {number}: {plural(len(got.data), 'byte')} at {_windbg_address(address)} run past "
                               f"the end of the {ADDRESS_BITS}-bit address space; the line is not a dump WinDbg "
                               f"printed", number, line)
     return got

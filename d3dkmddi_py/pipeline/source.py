@@ -8,6 +8,7 @@ from .._records import dataclass
 from ..errors import DecodeError
 from ..layout import TypeLayout
 from ..span import check_offset_count, check_range
+from ..wording import plural
 
 CHUNK_BYTES = 4 << 20  # input bytes per chunk: small enough to print at once, large enough for NumPy
 MAX_UNSIZED_BYTES = 256 << 20  # pipes, devices and standard input hold at most this much (documented)
@@ -103,7 +104,7 @@ class Records:
         except OSError as exc:
             raise DecodeError(f"cannot read {self.origin}: {exc.strerror or exc}") from None
         if len(data) != length or now != self.total:
-            raise DecodeError(f"{self.origin} changed size while it was read (it had {self.total} bytes, now "
+            raise DecodeError(f"{self.origin} changed size while it was read (it had {plural(self.total, 'byte')}, now "
                               f"{now}); read a copy that nothing is writing to")
         return data
 
@@ -277,7 +278,7 @@ def _text_pieces(f, origin: str, head: bytes, encoding: str, skip: int, size: in
             done += len(data)
         now = os.fstat(f.fileno()).st_size
         if done != size or now != size:
-            raise DecodeError(f"{origin} changed size while it was read (it had {size:,} bytes, now {now:,}); read "
+            raise DecodeError(f"{origin} changed size while it was read (it had {plural(size, 'byte')}, now {now:,}); read "
                               f"a copy that nothing is writing to")
     finally:
         f.close()

@@ -15,6 +15,7 @@ from ..errors import InvalidFieldType, InvalidFieldValue, UnsupportedTarget
 from ..layout import Leaf, read_leaf, record_leaves, typedef_layout, write_leaf  # noqa: F401 (re-exported)
 from ..names import ENUM_CLASSES, InterfaceVersion, parse_target
 from ..resolve import resolve_layout
+from ..wording import plural
 
 _RESERVED_NAME = re.compile(r"Reserved\d*|DXGK_ALLOC_RESERVED\d+")
 
@@ -187,7 +188,7 @@ def coerce_layout(value, type_name: str | None, tgt=None):
                                    f"is a {own._c_name_}, not a {type_name}")
         data = bytes(value)
         if len(data) != layout.size:
-            raise UnsupportedTarget(f"{own._c_name_} from {own._target_label_} is {len(data)} bytes; at "
+            raise UnsupportedTarget(f"{own._c_name_} from {own._target_label_} is {plural(len(data), 'byte')}; at "
                                     f"{layout.label} it is {layout.size}: pass target=None or the bytes")
         return layout, data
     if type_name is None and isinstance(value, int) and getattr(type(value), "__name__", None) in _spec_enums():

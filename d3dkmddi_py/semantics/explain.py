@@ -594,7 +594,7 @@ def explain(value, type_name: str | None = None, *, target=None, adapter: Adapte
     view = View.of(layout, data)
     meanings = _meanings(view, adapter)
     findings = check_record(layout, data, adapter)
-    lines = [f"{layout.c_name} at {layout.label}, {len(data)} bytes"]
+    lines = [f"{layout.c_name} at {layout.label}, {plural(len(data), 'byte')}"]
     width = max((len(leaf.path) for leaf in layout.leaves), default=0)
     for leaf in layout.leaves:
         v = view[leaf.path]

@@ -459,7 +459,7 @@ def test_a_million_records_stream_in_bounded_memory(million, command, source, fm
     elif fmt == "csv":  # one row per finding, and a header
         assert lines == 1 + _findings_per_cycle(million) * records // len(SCALE_WORDS)
     elif fmt == "text":
-        assert titles == records and tail.decode().splitlines()[-1].startswith(f"{records} records: ")
+        assert titles == records and tail.decode().splitlines()[-1].startswith(f"{records:,} records: ")
     else:
         assert lines == records
     assert time.monotonic() - started < 30

@@ -129,7 +129,7 @@ def test_live_bytes_past_2_64_are_shown_as_2_64_minus_1_and_said_in_every_output
     path = tmp_path / "big.etl"
     path.write_bytes(etl)
     text, status = run([str(path)])
-    assert "1 process' live bytes passed 2**64-1 (0xffffffffffffffff)" in text and status == 0  # warnings only
+    assert "the live bytes of 1 process passed 2**64-1 (0xffffffffffffffff)" in text and status == 0  # warnings only
     picture, _errors = series(etl)
     (a,) = picture.adapters.values()
     assert list(a.group("live")[P1].values) == [1 << 63, (1 << 64) - 1, (1 << 64) - 1]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...errors import listed, shown
 from ...semantics._rules import finding
+from ...wording import plural
 
 LONGER, SHORTER, NO_TEMPLATE, BOOLEAN, UNREADABLE, UNDECODED = (
     "ETW.PAYLOAD_LONGER", "ETW.PAYLOAD_SHORTER", "ETW.NO_TEMPLATE", "ETW.BOOLEAN_NOT_0_OR_1", "ETW.FIELD_UNREADABLE",
@@ -31,21 +32,21 @@ def findings(event) -> list:
     where = f"{_name(event)} version {event.version}"
     if odd.why:
         rule = UNDECODED if odd.why in ("header", "tracerpt") else NO_TEMPLATE
-        held = f"its payload ({len(odd.payload)} bytes) kept as hex" if odd.payload is not None else \
+        held = f"its payload ({plural(len(odd.payload), 'byte')}) kept as hex" if odd.payload is not None else \
             f"its {len(odd.names)} <Data> kept as text" if odd.names else "nothing of it decoded"
         what = _WHY[odd.why].format(version=event.version, id=kind.event_id)
         out.append(((rule, kind.event_id, event.version, odd.why),
                     finding(rule, "payload", kind.event_id, f"{what}: {held}")))
         return out + _unread(event, where)  # its <BinaryEventData> when not hex, a System value
     if odd.missing:
-        cut = f"the payload ends after {odd.cut_at} bytes, before" if odd.cut_at is not None else "XML has no"
+        cut = f"the payload ends after {plural(odd.cut_at, 'byte')}, before" if odd.cut_at is not None else "XML has no"
         out.append(((SHORTER, kind.event_id, event.version, odd.missing[0]),
                     finding(SHORTER, odd.missing[0], odd.cut_at or 0,
                             f"{where}: {cut} {_list(odd.missing)}; the fields before are read")))
     if odd.extra_bytes:
         out.append(((LONGER, kind.event_id, event.version, "extra_bytes"),
                     finding(LONGER, "extra_bytes", len(odd.extra_bytes),
-                            f"{where}: {len(odd.extra_bytes)} bytes after the template's last field, kept as "
+                            f"{where}: {plural(len(odd.extra_bytes), 'byte')} after the template's last field, kept as "
                             f"extra_bytes (each event's own in its row)")))
     if odd.names:
         out.append(((LONGER, kind.event_id, event.version, "names"),

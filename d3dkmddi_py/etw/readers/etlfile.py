@@ -29,6 +29,7 @@ from ...errors import EtwInputError
 from ...pipeline.source import MAX_UNSIZED_BYTES
 from ..model.times import UNIX_EPOCH_FILETIME, filetime_ns
 from .xpress import XpressError, decompress
+from ...wording import plural
 
 
 class Layout:
@@ -245,7 +246,7 @@ class _Reader:
             return None
         if len(head) < BUFFER_HEADER:
             raise _error(self.name, f"buffer {self.index} (file offset {at})",
-                         f"the file ends {len(head)} bytes into the buffer's 72-byte header (truncated)")
+                         f"the file ends {plural(len(head), 'byte')} into the buffer's 72-byte header (truncated)")
         return head
 
     def _read_rest(self, head: bytes, at: int) -> bytes:
@@ -359,7 +360,7 @@ def walk(buffer: Buffer, name: str):
     while p < end:
         if end - p < 8:
             if data[p:end].strip(b"\xff\x00"):
-                raise _error(name, buffer.where(p), f"{end - p} bytes left after the last event, too few for a header")
+                raise _error(name, buffer.where(p), f"{plural(end - p, 'byte')} left after the last event, too few for a header")
             return
         marker, second = unpack(data, p)
         if marker == _PADDING:
@@ -441,7 +442,7 @@ def _extended(buffer: Buffer, p: int, size: int, name: str):
             raise _error(name, buffer.where(q), f"an extended data item runs past the end of its {size}-byte event")
         _reserved, ext_type, linkage, length = EXTENDED_ITEM.struct.unpack_from(data, q)
         if q + EXTENDED_ITEM.length + length > end:
-            raise _error(name, buffer.where(q), f"an extended data item of {length} bytes runs past the end of its "
+            raise _error(name, buffer.where(q), f"an extended data item of {plural(length, 'byte')} runs past the end of its "
                                                 f"{size}-byte event")
         if ext_type == EXT_TYPE_PROV_TRAITS and length > 2:
             name_end = data.find(b"\0", q + TRAITS_NAME, q + EXTENDED_ITEM.length + length)
@@ -579,7 +580,7 @@ def log_header(buffer: Buffer, name: str) -> LogHeader:
         raise _error(name, buffer.where(p), f"the first event has HookId 0x{hook:04x}, not the log-file header's 0")
     q, end = p + SYSTEM_HEADER.length, p + size
     if end - q < LOGFILE.length:
-        raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
+        raise _error(name, buffer.where(p), f"the log-file header has {plural(end - q, 'byte')} of data, fewer than its fields")
     (buffer_size, version, build, processors, end_time, timer_resolution, max_file_size, mode, buffers_written,
      _start_buffers, pointer_size, events_lost, cpu_mhz) = LOGFILE.struct.unpack_from(data, q)
     if not BUFFER_HEADER <= buffer_size <= LARGEST_BUFFER:
@@ -592,7 +593,7 @@ def log_header(buffer: Buffer, name: str) -> LogHeader:
     tz_at = q + LOGFILE.length + 2 * pointer_size
     tail_at = logfile_tail_at(q, pointer_size)
     if end - tail_at < LOGFILE_TAIL.length:
-        raise _error(name, buffer.where(p), f"the log-file header has {end - q} bytes of data, fewer than its fields")
+        raise _error(name, buffer.where(p), f"the log-file header has {plural(end - q, 'byte')} of data, fewer than its fields")
     boot_time, perf_freq, start_time, clock_type, buffers_lost = LOGFILE_TAIL.struct.unpack_from(data, tail_at)
     bias = struct.unpack_from("<i", data, tz_at)[0]  # TIME_ZONE_INFORMATION.Bias: UTC = local time + bias
     strings = bytes(data[tail_at + LOGFILE_TAIL.length:end])
