@@ -33,6 +33,7 @@ import os
 from itertools import islice
 
 from ..csvtext import csv_bool, csv_cell
+from ..jsonvalue import wide_text
 from ..outfile import binary_stream, write_lines
 from .._numpy import numpy_module, optional_module as _need, pyarrow_installed
 
@@ -313,8 +314,8 @@ _WORD = (1 << 64) - 1
 
 
 def _signed_texts(values) -> list:
-    """``shex``: a signed 64-bit value's bit pattern, as ``wide_text`` writes one in JSON."""
-    return [None if v is None else f"0x{int(v) & _WORD:x}" for v in _plain(values)]
+    """``shex``: a signed 64-bit value's bit pattern, as JSON writes one (``wide_text``)."""
+    return [None if v is None else wide_text(int(v)) for v in _plain(values)]
 
 
 def _float_texts(values) -> list:
@@ -494,7 +495,8 @@ class ParquetWriter:
 
 def _arrow_types(pa) -> dict:
     return {"int": pa.int64(), "hex": pa.uint64(), "text": pa.string(), "opt": pa.int64(), "ohex": pa.uint64(),
-            "handle": pa.uint64(), "shex": pa.int64(), "time": pa.timestamp("ns", tz="UTC"), "float": pa.float64(), "bool": pa.bool_()}
+            "handle": pa.uint64(), "shex": pa.int64(), "time": pa.timestamp("ns", tz="UTC"), "float": pa.float64(),
+            "bool": pa.bool_()}
 
 
 def _arrow(pa, column, kind: str, kind_type, *, copy: bool = False):

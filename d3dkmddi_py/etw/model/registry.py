@@ -25,6 +25,7 @@ from ..._records import dataclass, field
 from ...bulk.table import KINDS as COLUMN_KINDS
 from ...errors import (D3dkmddiError, InvalidArgument, bad_argument, choice_argument, flag_argument, integer_argument,
                       items_argument, listed, mapping_argument, name_argument, text_argument)
+from ...jsonvalue import wide_text
 from ...names import InterfaceVersion, parse_version
 from ...span import _short
 from .dxgkrnl_manifest import EVENTS as MANIFEST_EVENTS, PROVIDER as PROVIDER_NAME, TASKS
@@ -160,7 +161,7 @@ def _item(value, kind: str | None) -> str:
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
     if isinstance(value, int):
-        return f"0x{value & 0xFFFF_FFFF_FFFF_FFFF:x}" if kind == "shex" else \
+        return wide_text(value) if kind == "shex" else \
             f"0x{value:x}" if kind in _HEX_KINDS and value >= 0 else str(int(value))
     return str(value)
 
