@@ -14,6 +14,7 @@ import sys
 from .errors import InvalidArgument, InvalidFieldType, InvalidFieldValue, MissingMember
 from .introspect import leaves
 from .layout import BitField, RecordLayout, Scalar, record_leaves
+from .wording import plural
 
 _UNSIGNED = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32, 8: ctypes.c_uint64}
 _SIGNED = {1: ctypes.c_int8, 2: ctypes.c_int16, 4: ctypes.c_int32, 8: ctypes.c_int64}
@@ -100,7 +101,7 @@ def _check_assignment(self, name, value):
                                    f"give a list of {rule.count} integers") from None
         if len(values) != rule.count:
             raise InvalidFieldValue(cls._c_name_, name, value, f"{rule.count} items of {rule.valid()}",
-                                    f"has {len(values)} items", f"give exactly {rule.count}")
+                                    f"has {plural(len(values), 'item')}", f"give exactly {rule.count}")
         checked = [rule.check_int(v, f"{name}[{i}]") for i, v in enumerate(values)]
         return type(getattr(self, name))(*checked)  # ctypes stores an array field only from an array
     return rule.check_int(value, name)

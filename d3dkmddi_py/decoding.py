@@ -439,9 +439,10 @@ def _span_at(layout: TypeLayout, address, count) -> tuple:
                           f"{_windbg_address(address)}: give a number of records (count=, --count N)")
     _, count = check_offset_count(0, count)
     if address + count * layout.size > ADDRESS_END:
-        raise DecodeError(f"{_decimal(count)} {layout.c_name} records of {layout.size} bytes at "
-                          f"{_windbg_address(address)} run past the end of the 64-bit address space: the address or "
-                          f"the count is wrong")
+        many = count != 1
+        raise DecodeError(f"{_decimal(count)} {layout.c_name} record{'s' if many else ''} of {layout.size} bytes at "
+                          f"{_windbg_address(address)} {'run' if many else 'runs'} past the end of the 64-bit address "
+                          f"space: the address or the count is wrong")
     return address, count
 
 

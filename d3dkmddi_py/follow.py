@@ -260,8 +260,8 @@ def check_target_address(layout: TypeLayout, address: int, count: int = 1) -> No
         what = f"{layout.c_name} at {windbg_address(address)}" if count == 1 else \
             f"{count} {layout.c_name} records of {layout.size} bytes at {windbg_address(address)}"
         if bits == 64:
-            raise DecodeError(f"{what} run past the end of the 64-bit address space: the address or the count is "
-                              f"wrong")
+            raise DecodeError(f"{what} {'runs' if count == 1 else 'run'} past the end of the 64-bit address space: "
+                              f"the address or the count is wrong")
         raise DecodeError(f"{what}: {layout.label} is a {bits}-bit target, whose addresses end at "
                           f"{hex_text((1 << bits) - 1)}, so this memory is a 64-bit target's (WinDbg shows its "
                           f"addresses with 16 digits); pass --abi x64 or arm64 (target= in Python)")

@@ -114,7 +114,8 @@ class LayoutDiff:
 
     def __repr__(self) -> str:
         return (f"<LayoutDiff {self.type_name} {self.a.label} against {self.b.label}: {len(self.leaves)} of "
-                f"{plural(self.same + len(self.leaves), 'leaf', 'leaves')} differ>")
+                f"{plural(self.same + len(self.leaves), 'leaf', 'leaves')} "
+                f"{'differs' if len(self.leaves) == 1 else 'differ'}>")
 
 
 def layout_diff(type_, a, b) -> LayoutDiff:

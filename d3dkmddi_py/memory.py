@@ -456,7 +456,7 @@ class ImageFile:
         return data
 
     def __repr__(self) -> str:
-        return f"<ImageFile {self.origin} at {windbg_address(self.base)}, {self.size} bytes>"
+        return f"<ImageFile {self.origin} at {windbg_address(self.base)}, {plural(self.size, 'byte')}>"
 
 
 # ------------------------------------------------------------------ a kernel crash dump

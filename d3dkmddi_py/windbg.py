@@ -121,7 +121,7 @@ def parse_hex(text: str) -> bytes:
                 raise DecodeError(f"bad hex: {ch!r} at position {group_start + i + 1} is not a hex digit "
                                   f"(in {_clip(group)})")
         if len(group) % 2:
-            raise DecodeError(f"odd-length hex: {_clip(group)} has {len(group)} digits; each byte is two digits "
+            raise DecodeError(f"odd-length hex: {_clip(group)} has {plural(len(group), 'digit')}; each byte is two digits "
                               f"(pad with a leading 0, e.g. {_clip('0' + group)})")
         out += bytes.fromhex(group)
     return bytes(out)

@@ -380,8 +380,10 @@ def _not_aperture_text(mask: int, system_memory) -> str:
     aperture segment``, ``segments 1, 2 and system memory, none of them an aperture segment``."""
     parts = [_segments_text(mask)] if mask else []
     parts += ["system memory"] if system_memory else []
-    one = len(parts) == 1 and (not mask or mask & (mask - 1) == 0)
-    return " and ".join(parts) + (", which is not an aperture segment" if one else ", none of them an aperture segment")
+    things = (mask.bit_count() if mask else 0) + (1 if system_memory else 0)
+    return " and ".join(parts) + (", which is not an aperture segment" if things == 1 else
+                                  ", neither of them an aperture segment" if things == 2 else
+                                  ", none of them an aperture segment")
 
 
 @lru_cache(maxsize=None)

@@ -47,7 +47,7 @@ def damaged() -> dict:
                                                              r"1,048,576, more than the 8,192 bytes the log-file "
                                                              r"header gives every buffer"),
         "event size past its buffer": (bytes(big_event), r"buffer 1 \(file offset 8192, byte 72 of it \(file offset "
-                                                         r"8264\)\): an EVENT_HEADER event of 60000 bytes runs 58120 "
+                                                         r"8264\)\): an EVENT_HEADER event of 60,000 bytes runs 58,120 "
                                                          r"bytes past the end of its buffer's events \(byte 1952\)"),
         "zero-length event": (bytes(zero_event), r"byte 72 of it \(file offset 8264\)\): an EVENT_HEADER event of 0 "
                                                  r"bytes, shorter than its 80-byte header"),

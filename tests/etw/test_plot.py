@@ -221,7 +221,7 @@ def test_series_past_the_bound_are_counted_and_said(monkeypatch):
     (a,) = picture.adapters.values()
     assert list(a.group("resident")) == [1, 2] and a.dropped == {"resident": 2}
     legend = [ax.get_legend() for ax in figure(picture).axes if ax.get_legend() is not None][0]
-    assert legend.get_title().get_text() == "1 more segments not drawn"
+    assert legend.get_title().get_text() == "1 more segment not drawn"
 
 
 def test_adapters_past_the_bound_are_counted_and_said(monkeypatch):

@@ -122,7 +122,7 @@ def panel(np, picture, a, ax, columns: int) -> None:
     if unmatched:
         ax.text(0.99, 0.97, f"{plural(unmatched, 'Stop')} of allocations not seen starting: nothing taken away",
                 ha="right", va="top", transform=ax.transAxes, fontsize=7)
-    draw.legend(ax, len(live) - len(keys), "processes")
+    draw.legend(ax, len(live) - len(keys), "process", "processes")
 
 
 PANEL = draw.Panel("live", ("opcode", "hDxgGlobalAlloc", "hVidMmGlobalAlloc", "hProcessId", "Size"), take, panel,

@@ -14,6 +14,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
 
+from ...jsonvalue import wide_text
 from ...semantics import Placement, check
 from ..model.registry import Applied, Column, StateTable
 from ..outputs import panels as draw
@@ -156,7 +157,7 @@ def move(state: Pressure, live, packer, target, adapter: int, handle: int, sourc
     if found is None:
         return Moved(adapter, handle, None, source, destination, size, operation)
     key, kept = found
-    process = kept[LIVE_PROCESS]
+    process = process_id(kept[LIVE_PROCESS])
     state.counters(adapter, process)[1] += size or 0
     findings = ()
     if destination:
@@ -236,7 +237,7 @@ def evict(state: Pressure, live, handle, number: int, ns, operation: str) -> Evi
     if found is None:
         return Evicted(None, handle, None, None, None, None, operation)
     key, kept = found
-    adapter, process, size = kept[LIVE_ADAPTER], kept[LIVE_PROCESS], kept[LIVE_SIZE]
+    adapter, process, size = kept[LIVE_ADAPTER], process_id(kept[LIVE_PROCESS]), kept[LIVE_SIZE]
     state.counters(adapter, process)[0] += 1
     for k in state.open_of.get((adapter, process), ()):
         s = state.open[k]
@@ -294,7 +295,7 @@ def change(state: Pressure, live, handle, segment, number: int, ns, operation: s
         live.where[key] = (segment, ns, number)
     elif segment == 0:  # as a paging operation's destination 0
         live.where.pop(key, None)
-    return Changed(kept[LIVE_ADAPTER], handle, kept[LIVE_PROCESS], segment, operation)
+    return Changed(kept[LIVE_ADAPTER], handle, process_id(kept[LIVE_PROCESS]), segment, operation)
 
 
 def change_apply(handle_field: str, operation: str, through_device: bool, segment_field: str | None = None):
@@ -320,12 +321,20 @@ def _global_of(tracker):
     return resolve
 
 
+def process_id(handle):
+    """A live allocation's hProcessId as the ``process`` its rows name, or None where it cannot be a process id
+    (a process id is 32 bits, as the usage events' ProcessId is; the handle itself stays in --json's fields)."""
+    return handle if handle is not None and 0 <= handle <= 0xFFFFFFFF else None
+
+
 def resolved(applied) -> dict:
-    """What --json carries of a paging, eviction or residency event: the allocation and process found."""
+    """What --json carries of a paging, eviction or residency event: the allocation and process found, spelled as
+    the tables spell them."""
     out = {"allocation": None if applied.allocation is None else f"0x{applied.allocation:x}",
            "process": applied.process}
     if isinstance(applied, Evicted):
-        out.update(size=applied.size, segment=applied.segment, resident_ms=applied.resident_ms)
+        out.update(size=None if applied.size is None else wide_text(applied.size), segment=applied.segment,
+                   resident_ms=applied.resident_ms)
     return out
 
 
@@ -406,8 +415,8 @@ def _sum_text(n: int) -> str:
 
 def _more(out, count: int, what: str, table: str) -> None:
     if count > SHOWN_LINES:
-        out.line(f"   ... and {count - SHOWN_LINES:,} {what}{'es' if what.endswith('h') else 's'} more (every one in "
-                 f"the {table} table)")
+        rest = plural(count - SHOWN_LINES, what, what + "es" if what.endswith("h") else None)
+        out.line(f"   ... and {rest} more (every one in the {table} table)")
 
 
 class PressureText(Section):
@@ -508,7 +517,7 @@ def paging_panel(np, picture, a, ax, columns: int) -> None:
         ax.vlines(x, 0, 0.1, transform=ax.get_xaxis_transform(), colors="black", linewidth=1,
                   label=f"{plural(len(s), 'eviction')}")
     draw.marks(np, picture, a, ax, columns)
-    draw.legend(ax, len(paged) - len(keys), "directions")
+    draw.legend(ax, len(paged) - len(keys), "direction")
 
 
 RULE = "ALLOCINFO.COMMITTED_OUTSIDE_SETS"  # a paging operation's destination is checked as a placement is

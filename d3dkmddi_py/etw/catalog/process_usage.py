@@ -133,7 +133,7 @@ def panel(np, picture, a, ax, columns: int) -> None:
                 else:  # begun by the last point drawn: no width to shade, a line where it begins
                     ax.axvline(start, color=colors[k], alpha=0.4, linewidth=1)
     draw.marks(np, picture, a, ax, columns)
-    draw.legend(ax, len(merged) - len(keys), "process groups")
+    draw.legend(ax, len(merged) - len(keys), "process group")
 
 
 register(EventEntry(

@@ -57,7 +57,7 @@ def panel(np, picture, a, ax, columns: int) -> None:
             ax.axhline(sizes[k], color=colors[k], linestyle="--", linewidth=1,
                        label=f"segment {k} Size {draw.size_text(sizes[k])}")
     draw.marks(np, picture, a, ax, columns)
-    draw.legend(ax, len(resident) - len(keys) + (1 if a.dropped.get("resident") else 0), "segments")
+    draw.legend(ax, len(resident) - len(keys) + (1 if a.dropped.get("resident") else 0), "segment")
 
 
 register(EventEntry(

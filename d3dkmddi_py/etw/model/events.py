@@ -254,7 +254,9 @@ def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_m
     if kind in ("unicode", "ansi", "guid", "binary", "float"):
         return _other(text, in_type, kind, name, where)
     low, top = in_type_range(in_type)
-    valid = f"valid {low}..{top:#x}" if low else f"valid 0..{top:#x}"
+    pattern = low < 0 and top == (1 << 63) - 1  # an Int64: --json writes its bit pattern, so it is read back
+    valid = f"valid {low}..{top:#x}" + (f", or its bit pattern 0x0..{2 * top + 1:#x}" if pattern else "") if low \
+        else f"valid 0..{top:#x}"
     if isinstance(text, bool):
         raise _bad(where, name, text, f"is a Boolean, not a number ({in_type}, {valid})")
     if isinstance(text, int):
@@ -278,6 +280,8 @@ def parse_value(text, in_type: str, name: str, where: str, bit_map=None, value_m
             raise _bad(where, name, text, f"is not a number ({in_type}: decimal or 0x-hex, {valid})")
     else:
         raise _bad(where, name, text, f"is a {type(text).__name__}, not a number ({in_type}, {valid})")
+    if pattern and top < value <= 2 * top + 1 and isinstance(text, str) and text.strip()[:2] in ("0x", "0X"):
+        value -= 2 * (top + 1)
     if not low <= value <= top:
         raise _bad(where, name, text, f"is out of range for {in_type} ({valid})")
     return bit_map(value) if bit_map is not None and not isinstance(bit_map, dict) else value

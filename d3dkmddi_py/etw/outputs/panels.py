@@ -179,9 +179,11 @@ def top(series: dict, keys: list) -> list:
     return sorted(sorted(keys, key=lambda k: (-high[k], k))[:DRAWN_SERIES])
 
 
-def legend(ax, more: int, noun: str) -> None:
+def legend(ax, more: int, noun: str, many: str | None = None) -> None:
+    """The panel's legend, titled with how many more ``noun``s (``many``: its plural) it leaves out."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1), fontsize=7, borderaxespad=0,
-              title=f"{more:,} more {noun} not drawn" if more else None, title_fontsize=7)
+              title=f"{plural(more, noun, many).replace(' ', ' more ', 1)} not drawn" if more else None,
+              title_fontsize=7)
 
 
 def colors(keys: list) -> dict:

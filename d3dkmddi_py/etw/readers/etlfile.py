@@ -306,7 +306,7 @@ def check_header(head: bytes, index: int, at: int, name: str, declared: LogHeade
         raise _error(name, where, f"BufferSize is {size}, not a buffer (72 bytes to 16 MB); not an .etl file, or "
                                   f"damaged here")
     if flags & FLAG_COMPRESSED and not BUFFER_HEADER <= saved <= LARGEST_BUFFER:
-        raise _error(name, where, f"a compressed buffer decompressing to {saved} bytes: damaged")
+        raise _error(name, where, f"a compressed buffer decompressing to {plural(saved, 'byte')}: damaged")
     held = held_bytes(head)
     if not BUFFER_HEADER <= offset <= held:
         raise _error(name, where, f"its events end at byte {offset} (Offset), outside its {held} bytes"
@@ -320,7 +320,7 @@ def check_header(head: bytes, index: int, at: int, name: str, declared: LogHeade
         processor = _processor(head)
         if processor >= declared.processors:
             raise _error(name, where, f"processor {processor} filled it, but the log-file header says the trace has "
-                                      f"{declared.processors} processors (0 to {declared.processors - 1}): damaged")
+                                      f"{plural(declared.processors, 'processor')} (0 to {declared.processors - 1}): damaged")
     return size
 
 
@@ -379,11 +379,11 @@ def walk(buffer: Buffer, name: str):
             raise _error(name, buffer.where(p), f"0x{marker:08x} is not an event header's marker: damaged, or the "
                                                 f"buffer's Offset ({end}) is past its events")
         if size < least:
-            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {size} bytes, shorter than its "
+            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {plural(size, 'byte')}, shorter than its "
                                                 f"{least}-byte header")
         if p + size > end:
-            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {size} bytes runs {p + size - end} "
-                                                f"bytes past the end of its buffer's events (byte {end})")
+            raise _error(name, buffer.where(p), f"{_a(KIND_NAMES[kind])} event of {plural(size, 'byte')} runs "
+                                                f"{plural(p + size - end, 'byte')} past the end of its buffer's events (byte {end})")
         yield kind, p, size
         p += (size + 7) & ~7
 

@@ -35,6 +35,7 @@ import sys
 from array import array
 
 from ..._numpy import optional_module
+from ...wording import plural
 
 _SLICE = 1 << 20  # the most an overlapping match copies at once: what decompressing holds besides the output
 _GROUP_IN = 4 + 32 * 2  # a flag word and 32 items of at most 2 bytes: what the fast path reads but for long matches
@@ -137,7 +138,7 @@ def _exact(src: bytes, n: int, i: int, out: bytearray, base: int, size: int, hal
     checking every item: (position after it, ``half``, whether the stream's end marker was met)."""
     o = len(out) - base
     if i + 4 > n:
-        raise XpressError(f"the stream ends at byte {i} before its next flag word ({o} of {size} bytes made)")
+        raise XpressError(f"the stream ends at byte {i} before its next flag word ({o} of {plural(size, 'byte')} made)")
     flags = int.from_bytes(src[i:i + 4], "little")
     i += 4
     count = 32  # flag bits left in ``flags``, used from the top
@@ -176,7 +177,7 @@ def _exact(src: bytes, n: int, i: int, out: bytearray, base: int, size: int, hal
             length += 7
         length += 3
         if o < distance:
-            raise XpressError(f"a match at byte {i} reaches {distance} bytes back, before the start of the output")
+            raise XpressError(f"a match at byte {i} reaches {plural(distance, 'byte')} back, before the start of the output")
         o += length
         if o > size:
             raise XpressError(f"a match at byte {i} makes {o} bytes, past the {size} expected")
@@ -331,5 +332,5 @@ def _python_decompress(src, size: int, out: bytearray | None = None) -> bytearra
         if ended:
             break
     if len(out) != end:
-        raise XpressError(f"the stream makes {len(out) - base} bytes, not the {size} expected")
+        raise XpressError(f"the stream makes {plural(len(out) - base, 'byte')}, not the {size} expected")
     return out
