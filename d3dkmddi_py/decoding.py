@@ -22,7 +22,7 @@ from .outfile import safe_name
 from .resolve import resolve_layout
 from .span import _decimal, check_offset_count, check_range, word_bytes
 from .target import Target, as_target, class_of
-from .wording import plural
+from .wording import noun, plural
 
 
 # ------------------------------------------------------------------ data and records
@@ -439,9 +439,8 @@ def _span_at(layout: TypeLayout, address, count) -> tuple:
                           f"{_windbg_address(address)}: give a number of records (count=, --count N)")
     _, count = check_offset_count(0, count)
     if address + count * layout.size > ADDRESS_END:
-        many = count != 1
-        raise DecodeError(f"{_decimal(count)} {layout.c_name} record{'s' if many else ''} of {layout.size} bytes at "
-                          f"{_windbg_address(address)} {'run' if many else 'runs'} past the end of the 64-bit address "
+        raise DecodeError(f"{_decimal(count)} {layout.c_name} {noun(count, 'record')} of {layout.size} bytes at "
+                          f"{_windbg_address(address)} {noun(count, 'runs', 'run')} past the end of the 64-bit address "
                           f"space: the address or the count is wrong")
     return address, count
 

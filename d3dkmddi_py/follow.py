@@ -30,7 +30,7 @@ from .memory import MemoryGap, UnreadableMemory, as_memory, parse_address, windb
 from .names import absent_type, type_guard
 from .render import format_number, is_pointer
 from .resolve import resolve_layout
-from .wording import plural
+from .wording import noun, plural
 
 MAX_RECORDS = 65_536  # records one follow decodes in all
 MAX_BYTES = 16 << 20  # bytes one follow reads in all: records and byte arrays
@@ -348,7 +348,7 @@ class _Walker:
                         note=f"more than {MAX_DEPTH} pointer levels below the first record")
         counted = isinstance(entry.count, str) and f"{p.owner}.{p.member}" not in self.counts
         where = (f"{layout.c_name}.{p.prefix}{entry.count} = {count}, the count of {p.path}" if counted
-                 else f"{layout.c_name}.{p.path} ({count} element{'s' if count != 1 else ''})")
+                 else f"{layout.c_name}.{p.path} ({count} {noun(count, 'element')})")
         if entry.type == BYTE:
             return self._bytes(where, p, pointer, entry, count, layout.abi)
         if entry.type not in _spec.TYPEDEFS and entry.type not in _spec.ALIASES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._records import dataclass
 from .errors import NotAType, UnknownType
 from .layout import Leaf, TypeLayout, bits_text
-from .wording import plural
+from .wording import noun, plural
 
 
 def leaves(type_or_instance) -> tuple[Leaf, ...]:
@@ -185,7 +185,7 @@ def _leaf_cell(leaf) -> str:
         return "-"
     if leaf.is_bitfield:
         return f"+0x{leaf.offset:03x} {bits_text(leaf.bit_offset, leaf.bit_width)}"
-    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} byte{'s' if leaf.bit_width != 8 else ''}"
+    return f"+0x{leaf.offset:03x} {leaf.c_type}, {leaf.bit_width // 8} {noun(leaf.bit_width // 8, 'byte')}"
 
 
 def size_text(layout: TypeLayout) -> str:

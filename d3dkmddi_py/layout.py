@@ -12,7 +12,7 @@ from . import _spec
 from ._spec.base import POINTER_SIZE, SCALARS
 from ._spec.model import Bits, If, Record
 from .names import target_label  # noqa: F401 (re-exported: layouts carry their label)
-from .wording import plural
+from .wording import noun, plural
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ class Line:
 
 def bits_text(bit: int, width: int) -> str:
     """A bitfield as ``dt`` prints it: ``Pos 3, 1 Bit``, ``Pos 0, 5 Bits``."""
-    return f"Pos {bit}, {width} Bit{'s' if width != 1 else ''}"
+    return f"Pos {bit}, {width} {noun(width, 'Bit')}"
 
 
 def layout_lines(rec: RecordLayout, leaves_by_path: dict, depth: int = 0, prefix: str = "") -> list:

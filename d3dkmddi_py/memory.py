@@ -24,7 +24,7 @@ from .errors import (DecodeError, InvalidArgument, integer_argument, name_argume
 from .windbg import ADDRESS_BITS, ADDRESS_END as _ADDRESS_END, parse_address
 from .windbg import Dump, Memory, line_holding, scan_log
 from .windbg import _windbg_address as windbg_address
-from .wording import plural
+from .wording import noun, plural
 
 WINDBG_RANGE_LIMIT = 256 << 20  # WinDbg's db refuses a longer L<count> without L? ("Range too large")
 _SHOWN_GAPS = 4  # missing ranges a message lists; the error's ``missing`` holds them all
@@ -100,10 +100,10 @@ def _address(value, name: str) -> int:
 
 
 def _ranges_text(missing) -> str:
-    shown = ", ".join(f"{windbg_address(s)}..{windbg_address(e - 1)} ({e - s} byte{'s' if e - s != 1 else ''})"
+    shown = ", ".join(f"{windbg_address(s)}..{windbg_address(e - 1)} ({e - s} {noun(e - s, 'byte')})"
                       for s, e in missing[:_SHOWN_GAPS])
     more = len(missing) - _SHOWN_GAPS
-    return shown + (f" and {more} more range{'s' if more != 1 else ''}" if more > 0 else "")
+    return shown + (f" and {more} more {noun(more, 'range')}" if more > 0 else "")
 
 
 def gap_error(origin: str, address: int, size: int, missing: list, why: str) -> MemoryGap:

@@ -52,7 +52,7 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
         if small == size or not fits:
             return ""
         shown = records if wanted is None else wanted
-        return (f"at x86 {name} is {small} bytes, and {shown} record{'s fill' if shown != 1 else ' fills'} the "
+        return (f"at x86 {name} is {small} bytes, and {shown} {noun(shown, 'record')} {noun(shown, 'fills', 'fill')} the "
                 f"{available} {noun(available, 'byte')} exactly: if the data is from a 32-bit target, {fix}")
 
     where = f"{origin} ({total} {noun(total, 'byte')})"
@@ -80,7 +80,7 @@ def check_range(layout: TypeLayout, total: int, origin: str, offset: int = 0, co
     need = wanted * size
     if need > available:
         records = f"{_decimal(wanted)} records of {name} need" if wanted > 1 else f"{name} needs"
-        fit = f" ({whole} whole record{'s fit' if whole != 1 else ' fits'})" if wanted > 1 else ""
+        fit = f" ({whole} whole {noun(whole, 'record')} {noun(whole, 'fits', 'fit')})" if wanted > 1 else ""
         fail(f"{records} {_decimal(need)} bytes at offset 0x{offset:X} ({size} each at {layout.label}); "
              f"{where} has {available} there{fit}", x86_hint())
     return offset, wanted

@@ -16,7 +16,7 @@ from types import GeneratorType
 
 from ._records import dataclass
 from .errors import DecodeError, InvalidArgument, WinDbgTextError, bad_argument
-from .wording import plural
+from .wording import noun, plural
 
 
 # ------------------------------------------------------------------ data
@@ -674,17 +674,17 @@ class LogScan:
         parts = []
         if self.skipped:
             number, line = self.first_skipped
-            parts.append(f"skipped {self.skipped} line{'s' if self.skipped != 1 else ''} that "
+            parts.append(f"skipped {self.skipped} {noun(self.skipped, 'line')} that "
                          f"{'are' if self.skipped != 1 else 'is'} not a memory dump (the first, line {number}: "
                          f"{_clip(line)})")
         if self.not_bytes:
             number, line = self.first_not_bytes
-            parts.append(f"skipped {self.not_bytes} dump line{'s' if self.not_bytes != 1 else ''} of dD, df, da or "
-                         f"du, which print{'s' if self.not_bytes == 1 else ''} decimal numbers or characters, not "
+            parts.append(f"skipped {self.not_bytes} dump {noun(self.not_bytes, 'line')} of dD, df, da or "
+                         f"du, which {noun(self.not_bytes, 'prints', 'print')} decimal numbers or characters, not "
                          f"the bytes exactly (the first, line {number}: {_clip(line)})")
         if self.unreadable:
             number, line = self.first_unreadable
-            parts.append(f"{self.unreadable} dump line{'s' if self.unreadable != 1 else ''} the debugger could "
+            parts.append(f"{self.unreadable} dump {noun(self.unreadable, 'line')} the debugger could "
                          f"not read, shown as ?? (the first, line {number})")
         return f"{self.origin}: " + "; ".join(parts) if parts else ""
 

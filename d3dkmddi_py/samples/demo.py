@@ -11,6 +11,7 @@ import shlex
 
 from .. import dttext, jsonformat, render
 from ..semantics import check, field_meanings
+from ..wording import noun
 from . import ALLOCATIONS_PATH, SEGMENTS_PATH, WINDBG_PATH, allocations, build, sample_adapter, \
     sample_target, segments
 
@@ -90,9 +91,9 @@ def run(json_output: bool = False) -> str:
     out += [
         "",
         "== Summary",
-        f"segments: {len(segs)}, {seg_findings} finding{'s' if seg_findings != 1 else ''}",
+        f"segments: {len(segs)}, {seg_findings} {noun(seg_findings, 'finding')}",
         f"allocations: {len(allocs)}, {clean} without findings, {len(allocs) - clean} with "
-        f"{errors} error{'s' if errors != 1 else ''} and {warnings} warning{'s' if warnings != 1 else ''} "
+        f"{errors} {noun(errors, 'error')} and {warnings} {noun(warnings, 'warning')} "
         f"from {len(rules)} distinct rules",
         "",
         "Next, on the same files:",

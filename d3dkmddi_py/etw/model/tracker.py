@@ -21,7 +21,7 @@ from .events import Event, registered_kind
 from .times import time_ns
 from .odd import OddReports
 from .schema import EventKind
-from .section import plural
+from ...wording import noun, plural
 from .state import SERIES_GROUPS, AdapterTrace, Series
 
 LOOSE_KEPT = 10_000  # findings of events with no record to sit under that the text lists (the rest are counted)
@@ -116,7 +116,7 @@ class WidePointers:
             return None
         number, name, value = self.first
         return (f"--abi {abi} reads 4-byte pointers, and {plural(self.count, 'event')} "
-                f"carr{'ies' if self.count == 1 else 'y'} pointers above 4 GB, as a 64-bit machine's are (the first: event #{number} {name} 0x{value:x}): "
+                f"{noun(self.count, 'carries', 'carry')} pointers above 4 GB, as a 64-bit machine's are (the first: event #{number} {name} 0x{value:x}): "
                 f"the records are laid out for the wrong machine; pass --abi x64 or arm64")
 
 

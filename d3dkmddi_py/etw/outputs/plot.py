@@ -268,7 +268,7 @@ def _notes(picture: Picture, hidden: list) -> list:
                      f"collected")
     if picture.axis == "number":
         notes.append("x is the event's number: some event has no time the picture can read")
-    notes += [f"{what} ({n:,} time{'s' if n != 1 else ''})" for what, n in picture.said.items()]
+    notes += [f"{what} ({plural(n, 'time')})" for what, n in picture.said.items()]
     return notes or [" "]
 
 

@@ -26,6 +26,7 @@ from ..._numpy import numpy_module
 from ...bulk.table import Table, columns_table, writer
 from ...errors import EtwInputError, integer_argument
 from ...outfile import check_output, make_output_folder, open_output, remove_made_folders, safe_name
+from ...wording import plural
 from ..readers import etlcolumns
 from ..model.registry import ENTRIES, ENTRY_OF, OPTIONAL, TEMPLATES
 from ..model.mapping import ALLOCATION_TYPE, SEGMENT
@@ -577,7 +578,7 @@ class TraceTables:
         self.counts["findings"] += len(numbers)
 
     def message(self) -> str:
-        parts = [f"{n:,} {'row' if n == 1 else 'rows'} of {name}" for name, n in self.counts.items()]
+        parts = [f"{plural(n, 'row')} of {name}" for name, n in self.counts.items()]
         return f"wrote {', '.join(parts)} to {safe_name(self.directory)}"
 
 
