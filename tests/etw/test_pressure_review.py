@@ -231,3 +231,34 @@ def test_where_an_allocation_is_after_a_paging_event_is_labelled_a_reading_for_e
                          ("PageInAllocation", "uiSegmentId")):
         (mapping,) = [m for m in etw.ENTRIES[event].mapping if m.field == field]
         assert WHERE_NEXT in mapping.reason, event
+
+
+def test_a_process_handle_that_cannot_be_a_process_id_is_an_empty_process_cell_in_every_format_not_a_traceback(
+        tmp_path):
+    """Second hostile pass of issue 31: an allocation's hProcessId of 2**64-16 made --format parquet (and the Dask
+    recipe) raise OverflowError, and CSV, JSON lines and --json's resolved wrote a decimal past 2**53. A process id
+    is 32 bits, so such a handle names no process there: the cell is empty; --json's fields keep the handle."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    handle = (1 << 64) - 16
+    data = trace([segment(1), segment(2), allocation(0x1000, process=handle), transfer(0x1000, 2, 1, 4 * MB),
+                  evict(0x1000)])
+    found = both(data, tmp_path)
+    assert [r["process"] for r in rows(found, "paging") + rows(found, "evictions")] == ["", ""]
+    for name in ("paging", "evictions"):
+        (line,) = tables(data, tmp_path / "j", True, "jsonl")[f"{name}.jsonl"].decode().splitlines()
+        assert json.loads(line)["process"] is None
+    assert "error" not in tables(data, tmp_path / "p", True, "parquet")
+    assert pq.read_table(tmp_path / "p" / "out-True-parquet" / "evictions.parquet").column("process").to_pylist() == \
+        [None]
+    path = tmp_path / "t.etl"
+    path.write_bytes(data)
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.execute(["etw", str(path), "--json"], out, err) in (0, 1), err.getvalue()
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    (evicted,) = [e for e in lines if e.get("symbol") == "EvictAllocation"]
+    assert evicted["resolved"]["process"] is None and evicted["resolved"]["size"] == f"0x{MB:x}"
+    (started,) = [e for e in lines if e.get("id") == 33]
+    assert started["fields"]["hProcessId"] == f"0x{handle:x}"
